@@ -1,0 +1,49 @@
+# Flightdeck: `make run` sets everything up and serves on 127.0.0.1:8000; `make test` checks everything.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test install frontend lint typecheck pytest schema bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+
+.stamp-python: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+.stamp-frontend: frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	touch $@
+
+install: .stamp-python .stamp-frontend
+
+frontend: .stamp-frontend
+	cd frontend && npm run build
+
+run: install frontend
+	$(BIN)/flightdeck serve --host $(HOST) --port $(PORT)
+
+lint: .stamp-python
+	$(BIN)/ruff check server tests bench
+	$(BIN)/ruff format --check server tests bench
+
+typecheck: .stamp-python
+	$(BIN)/mypy
+
+pytest: install frontend
+	$(BIN)/pytest
+
+test: lint typecheck pytest
+
+schema: .stamp-python
+	$(BIN)/flightdeck export-schema > schema.graphql
+
+bench: install frontend
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .stamp-* frontend/node_modules frontend/dist

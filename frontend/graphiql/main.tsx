@@ -1,0 +1,35 @@
+// GraphiQL for Flightdeck, bundled by Vite so the page never needs a CDN.
+// Monaco's language workers must be registered before any editor mounts; the
+// Vite flavour of the setup module turns them into same-origin worker chunks.
+import 'graphiql/setup-workers/vite';
+import 'graphiql/style.css';
+
+import { createGraphiQLFetcher } from '@graphiql/toolkit';
+import { GraphiQL } from 'graphiql';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+
+const container = document.getElementById('graphiql');
+if (!container) {
+  throw new Error('GraphiQL mount point #graphiql is missing');
+}
+
+// The server injects the endpoint path; resolve it against the page so both
+// the HTTP and the WebSocket URL stay on whatever host served this page.
+const httpUrl = new URL(container.dataset.endpoint ?? '/graphql', window.location.href);
+const wsUrl = new URL(httpUrl);
+wsUrl.protocol = httpUrl.protocol === 'https:' ? 'wss:' : 'ws:';
+
+// Headers typed into GraphiQL's headers editor (e.g. Authorization: Bearer ...)
+// are merged into every request by GraphiQL itself, including the ws
+// connection_init payload.
+const fetcher = createGraphiQLFetcher({
+  url: httpUrl.href,
+  subscriptionUrl: wsUrl.href,
+});
+
+createRoot(container).render(
+  <StrictMode>
+    <GraphiQL fetcher={fetcher} />
+  </StrictMode>,
+);

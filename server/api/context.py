@@ -1,0 +1,48 @@
+"""Per-request context: who is calling, the runtime, and the request's data loaders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from strawberry.dataloader import DataLoader
+
+from ..auth import Principal
+from ..db.models import BranchingConditionRow, PlanStep
+from ..services import plan_queries
+from ..services.runtime import Runtime
+
+
+@dataclass
+class Loaders:
+    runtime: Runtime
+    steps: DataLoader[str, list[PlanStep]] = field(init=False)
+    conditions: DataLoader[str, list[BranchingConditionRow]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.steps = DataLoader(load_fn=self._load_steps, cache=False)
+        self.conditions = DataLoader(load_fn=self._load_conditions, cache=False)
+
+    async def _load_steps(self, plan_ids: list[str]) -> list[list[PlanStep]]:
+        async with self.runtime.db.reader() as session:
+            return await plan_queries.steps_by_plan(session, plan_ids)
+
+    async def _load_conditions(self, plan_ids: list[str]) -> list[list[BranchingConditionRow]]:
+        async with self.runtime.db.reader() as session:
+            return await plan_queries.conditions_by_plan(session, plan_ids)
+
+
+@dataclass
+class Context:
+    runtime: Runtime
+    principal: Principal
+    loaders: Loaders
+    request: Any = None
+    response: Any = None
+    connection_params: dict[str, Any] | None = None
+
+
+def make_context(
+    runtime: Runtime, principal: Principal, request: Any = None, response: Any = None
+) -> Context:
+    return Context(runtime, principal, Loaders(runtime), request, response)

@@ -1,0 +1,94 @@
+"""userErrors (business errors as data) and top-level auth errors."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from enum import StrEnum
+from typing import Any, TypeVar
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.types import Info
+
+from ..auth import Principal
+from ..errors import ErrorCode, Problem, ServiceError, from_invalid_transition
+from ..machines.errors import InvalidTransition
+from ..services.runtime import Tx, unit_of_work
+from .context import Context
+
+UserErrorCode = strawberry.enum(ErrorCode, name="UserErrorCode", description="Stable codes for userErrors.")
+
+
+@strawberry.type(description="A business error: the mutation changed nothing.")
+class UserError:
+    code: UserErrorCode  # type: ignore[valid-type]
+    message: str
+    field: list[str] = strawberry.field(description="Path of the input field the error is about.")
+    entity: str | None = None
+    from_state: str | None = None
+    to_state: str | None = None
+
+    @staticmethod
+    def from_problem(p: Problem) -> UserError:
+        return UserError(
+            code=p.code,
+            message=p.message,
+            field=p.field,
+            entity=p.entity,
+            from_state=p.from_state,
+            to_state=p.to_state,
+        )
+
+
+class AuthCode(StrEnum):
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    FORBIDDEN = "FORBIDDEN"
+
+
+def auth_error(code: AuthCode, message: str) -> GraphQLError:
+    return GraphQLError(message, extensions={"code": code.value})
+
+
+R = TypeVar("R")
+
+
+def principal_of(info: Info[Context, Any]) -> Principal:
+    return info.context.principal
+
+
+async def run_mutation(
+    info: Info[Context, Any], action: Callable[[Tx], Awaitable[R]]
+) -> tuple[R | None, list[UserError]]:
+    """Run ``action`` in one transaction; business errors come back as userErrors, nothing written."""
+    ctx = info.context
+    try:
+        async with unit_of_work(ctx.runtime, ctx.principal) as tx:
+            result = await action(tx)
+    except ServiceError as exc:
+        return None, [UserError.from_problem(p) for p in exc.problems]
+    except InvalidTransition as exc:
+        return None, [UserError.from_problem(p) for p in from_invalid_transition(exc).problems]
+    return result, []
+
+
+async def run_query(info: Info[Context, Any], action: Callable[[Any], Awaitable[R]]) -> R | None:
+    """Run a read. Not found is null; a malformed argument is a top-level error with its code."""
+    try:
+        async with info.context.runtime.db.reader() as session:
+            return await action(session)
+    except ServiceError as exc:
+        first = exc.problems[0]
+        if first.code is ErrorCode.NOT_FOUND:
+            return None
+        raise GraphQLError(str(exc), extensions={"code": first.code.value, "field": first.field}) from None
+
+
+SAFE_CODES = {c.value for c in AuthCode} | {c.value for c in ErrorCode}
+
+
+def should_mask_error(error: GraphQLError) -> bool:
+    """Mask what we did not mean to say: unexpected exceptions, not validation or our own codes."""
+    if error.original_error is None:
+        return False
+    code = (error.extensions or {}).get("code")
+    return code not in SAFE_CODES

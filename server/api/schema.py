@@ -1,0 +1,53 @@
+"""The root schema: domains compose here; protection is on by default."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import strawberry
+from strawberry.extensions import (
+    MaskErrors,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    SchemaExtension,
+    ValidationCache,
+)
+from strawberry.schema.config import StrawberryConfig
+
+from ..config import Settings
+from .errors import should_mask_error
+from .oplog import OperationLogExtension
+from .plans.mutations import PlanMutations
+from .plans.queries import PlanQueries
+
+
+@strawberry.type
+class Query(PlanQueries):
+    pass
+
+
+@strawberry.type
+class Mutation(PlanMutations):
+    pass
+
+
+def build_schema(settings: Settings) -> strawberry.Schema:
+    # Factories: Strawberry builds fresh extensions per operation (the parse and validation caches
+    # live at module level, so they survive that).
+    extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
+        lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
+        lambda: ParserCache(maxsize=512),
+        lambda: QueryDepthLimiter(max_depth=settings.max_query_depth),
+        lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
+        lambda: ValidationCache(maxsize=512),
+        lambda: MaskErrors(should_mask_error=should_mask_error),
+        OperationLogExtension,
+    ]
+    return strawberry.Schema(
+        query=Query,
+        mutation=Mutation,
+        extensions=extensions,
+        config=StrawberryConfig(disable_field_suggestions=True),
+    )

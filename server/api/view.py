@@ -1,0 +1,117 @@
+"""GraphQL over HTTP (the GraphQL-over-HTTP spec) and over WebSocket (graphql-transport-ws).
+
+Strawberry does the protocol work; this view adds authentication, the
+``application/graphql-response+json`` media type with its status codes, and 405 for a mutation
+sent with GET.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cross_web import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+from strawberry.exceptions import ConnectionRejectionError
+from strawberry.http import GraphQLHTTPResponse
+from strawberry.schema.exceptions import InvalidOperationTypeError
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+
+from ..auth import DEV_PRINCIPAL, Authenticator, Principal
+from ..services.runtime import Runtime
+from .context import Context, make_context
+
+GRAPHQL_RESPONSE = "application/graphql-response+json"
+LEGACY_JSON = "application/json"
+
+
+class AuthFailed(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def preferred_media_type(accept: str) -> str:
+    """``application/json`` only for a client that asks for it and not for the newer type."""
+    accept = accept.lower()
+    if GRAPHQL_RESPONSE in accept or LEGACY_JSON not in accept:
+        return GRAPHQL_RESPONSE
+    return LEGACY_JSON
+
+
+class FlightdeckGraphQL(GraphQL[Context, None]):
+    def __init__(self, runtime: Runtime, authenticator: Authenticator, **kwargs: Any) -> None:
+        from .schema import build_schema
+
+        super().__init__(
+            build_schema(runtime.settings),
+            graphql_ide=None,
+            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+            allowed_origins=runtime.settings.allowed_origins,
+            **kwargs,
+        )
+        self.runtime = runtime
+        self.authenticator = authenticator
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except AuthFailed as exc:
+            body = {"errors": [{"message": exc.message, "extensions": {"code": "UNAUTHENTICATED"}}]}
+            response = Response(
+                json.dumps(body),
+                status_code=401,
+                media_type=GRAPHQL_RESPONSE,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+            await response(scope, receive, send)
+
+    async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> Context:
+        if isinstance(request, WebSocket):
+            # Authenticated in on_ws_connect from the connection_init payload.
+            return make_context(self.runtime, DEV_PRINCIPAL, request, response)
+        principal = await self._principal(request.headers.get("authorization"))
+        return make_context(self.runtime, principal, request, response)
+
+    async def _principal(self, header: str | None) -> Principal:
+        result = await self.authenticator.authenticate(header)
+        if isinstance(result, str):
+            raise AuthFailed(result)
+        return result
+
+    async def on_ws_connect(self, context: Context) -> dict[str, object] | None:
+        params = context.connection_params or {}
+        header = params.get("Authorization") or params.get("authorization")
+        result = await self.authenticator.authenticate(header if isinstance(header, str) else None)
+        if isinstance(result, str):
+            raise ConnectionRejectionError({"message": result})
+        context.principal = result
+        return None
+
+    async def get_sub_response(self, request: Request | WebSocket) -> Response:
+        sub_response = await super().get_sub_response(request)
+        sub_response.media_type = preferred_media_type(request.headers.get("accept", ""))
+        return sub_response
+
+    def create_response(
+        self, response_data: GraphQLHTTPResponse | list[GraphQLHTTPResponse], sub_response: Response
+    ) -> Response:
+        response = super().create_response(response_data, sub_response)
+        media_type = sub_response.media_type or GRAPHQL_RESPONSE
+        response.headers["content-type"] = media_type
+        request_error = isinstance(response_data, dict) and "data" not in response_data
+        if media_type == GRAPHQL_RESPONSE and request_error and response.status_code == 200:
+            response.status_code = 400
+        return response
+
+    async def execute_single(self, request: Any, request_adapter: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().execute_single(request, request_adapter, *args, **kwargs)
+        except HTTPException as exc:
+            if isinstance(exc.__cause__, InvalidOperationTypeError) and request_adapter.method == "GET":
+                raise HTTPException(405, "mutations are not allowed over GET; use POST") from exc
+            raise

@@ -1,0 +1,86 @@
+"""The ASGI application: GraphQL at /graphql, GraphiQL for browsers, the dashboard at /."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
+
+from .api.view import FlightdeckGraphQL
+from .auth import Authenticator
+from .clock import Clock, SystemClock
+from .config import Settings
+from .db.engine import Database
+from .db.migrate import upgrade_async
+from .graphiql import FRONTEND_DIST, render_graphiql
+from .oplog import OperationLogWriter
+from .services.runtime import Runtime
+
+
+class GraphQLEndpoint:
+    """GraphiQL for a browser's GET; everything else is GraphQL."""
+
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        view: FlightdeckGraphQL = self.app.state.graphql
+        if scope["type"] == "http" and scope["method"] == "GET" and view.runtime.settings.graphiql:
+            request = Request(scope, receive)
+            if "text/html" in request.headers.get("accept", "") and "query" not in request.query_params:
+                await HTMLResponse(render_graphiql())(scope, receive, send)
+                return
+        await view(scope, receive, send)
+
+
+def create_app(
+    settings: Settings | None = None, clock: Clock | None = None, *, migrate: bool = True
+) -> Starlette:
+    settings = settings or Settings()
+    clock = clock or SystemClock()
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if migrate:
+            await upgrade_async(settings.database_url)
+        db = Database(settings.database_url)
+        runtime = Runtime(db=db, clock=clock, settings=settings)
+        if settings.operation_log:
+            runtime.operation_log = OperationLogWriter(db)
+            runtime.operation_log.start()
+        app.state.runtime = runtime
+        app.state.graphql = FlightdeckGraphQL(runtime, Authenticator(db))
+        try:
+            yield
+        finally:
+            if runtime.operation_log is not None:
+                await runtime.operation_log.stop()
+            await db.dispose()
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def index(request: Request) -> Response:
+        page = FRONTEND_DIST / "index.html"
+        if page.is_file():
+            return FileResponse(page)
+        return RedirectResponse("/graphql")
+
+    app = Starlette(
+        lifespan=lifespan,
+        routes=[
+            Route("/healthz", health),
+            Route("/", index),
+            Mount("/static", StaticFiles(directory=FRONTEND_DIST, check_dir=False), name="static"),
+        ],
+    )
+    endpoint = GraphQLEndpoint(app)
+    app.router.routes.insert(0, Route("/graphql", endpoint, methods=["GET", "POST"]))
+    app.router.routes.insert(1, WebSocketRoute("/graphql", endpoint))
+    return app

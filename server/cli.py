@@ -1,0 +1,147 @@
+"""The ``flightdeck`` command: serve, migrate, export-schema, keys."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from typing import Annotated
+
+import typer
+
+from .auth import Role, count_active_keys, create_key, list_keys, revoke_key
+from .clock import SystemClock
+from .config import Settings
+from .db.engine import Database
+from .db.migrate import upgrade
+
+app = typer.Typer(help="Flightdeck: a live state engine for AI-agent work.", no_args_is_help=True)
+keys_app = typer.Typer(help="Manage API keys (each maps to a tenant and a role).", no_args_is_help=True)
+app.add_typer(keys_app, name="keys")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        try:
+            return all(ipaddress.ip_address(a[4][0]).is_loopback for a in socket.getaddrinfo(host, None))
+        except OSError:
+            return False
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (default: FLIGHTDECK_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default: FLIGHTDECK_PORT).")] = None,
+) -> None:
+    """Apply migrations and serve GraphQL, GraphiQL and the dashboard."""
+    import uvicorn
+
+    from .app import create_app
+
+    settings = Settings()
+    host = host or settings.host
+    port = port if port is not None else settings.port
+    upgrade(settings.database_url)
+    dev_mode = asyncio.run(_no_keys(settings))
+    if dev_mode and not is_loopback(host) and not settings.allow_non_loopback_dev_mode:
+        typer.echo(
+            f"refusing to bind {host}: no API keys exist, so the server would run in dev mode with no "
+            "authentication. Create one with `flightdeck keys create --tenant T --role admin`, "
+            "or bind 127.0.0.1.",
+            err=True,
+        )
+        raise typer.Exit(2)
+    if dev_mode:
+        typer.echo(
+            "dev mode: no API keys exist, every request acts as the 'default' tenant's admin", err=True
+        )
+    uvicorn.run(
+        create_app(settings, migrate=False), host=host, port=port, log_level="info", ws="websockets-sansio"
+    )
+
+
+async def _no_keys(settings: Settings) -> bool:
+    db = Database(settings.database_url)
+    try:
+        return await count_active_keys(db) == 0
+    finally:
+        await db.dispose()
+
+
+@app.command()
+def migrate() -> None:
+    """Bring the database schema up to date."""
+    settings = Settings()
+    upgrade(settings.database_url)
+    typer.echo("database is up to date")
+
+
+@app.command("export-schema")
+def export_schema() -> None:
+    """Print the GraphQL schema (SDL)."""
+    from .api.schema import build_schema
+
+    typer.echo(build_schema(Settings()).as_str().rstrip("\n"))
+
+
+@keys_app.command("create")
+def keys_create(
+    tenant: Annotated[str, typer.Option(help="Tenant the key acts for.")],
+    role: Annotated[Role, typer.Option(help="agent, reviewer, viewer or admin.")],
+    name: Annotated[str, typer.Option(help="A label to recognise the key by.")] = "",
+) -> None:
+    """Create a key. It is printed once; only its hash is stored."""
+    settings = Settings()
+    upgrade(settings.database_url)
+
+    async def run() -> tuple[str, str]:
+        db = Database(settings.database_url)
+        try:
+            return await create_key(db, tenant, role, name, SystemClock().now())
+        finally:
+            await db.dispose()
+
+    key_id, key = asyncio.run(run())
+    typer.echo(f"key id: {key_id}", err=True)
+    typer.echo(key)
+
+
+@keys_app.command("list")
+def keys_list() -> None:
+    """List keys (never the keys themselves)."""
+    settings = Settings()
+    upgrade(settings.database_url)
+
+    async def run() -> None:
+        db = Database(settings.database_url)
+        try:
+            for row in await list_keys(db):
+                state = "revoked" if row.revoked_at else "active"
+                typer.echo(f"{row.id}  {row.tenant_id}  {row.role}  {state}  {row.name}")
+        finally:
+            await db.dispose()
+
+    asyncio.run(run())
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: str) -> None:
+    """Revoke a key by its id."""
+    settings = Settings()
+    upgrade(settings.database_url)
+
+    async def run() -> bool:
+        db = Database(settings.database_url)
+        try:
+            return await revoke_key(db, key_id, SystemClock().now())
+        finally:
+            await db.dispose()
+
+    if not asyncio.run(run()):
+        typer.echo(f"no active key {key_id}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"revoked {key_id}")

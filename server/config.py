@@ -1,0 +1,47 @@
+"""Settings from the environment (``FLIGHTDECK_*``; ``DATABASE_URL`` and ``BROADCAST_URL`` also bare)."""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="FLIGHTDECK_", extra="ignore")
+
+    database_url: str = Field(
+        default="sqlite+aiosqlite:///./flightdeck.db",
+        validation_alias=AliasChoices("FLIGHTDECK_DATABASE_URL", "DATABASE_URL"),
+        description="SQLAlchemy async URL: sqlite+aiosqlite:///path or postgresql+asyncpg://...",
+    )
+    broadcast_url: str = Field(
+        default="memory://",
+        validation_alias=AliasChoices("FLIGHTDECK_BROADCAST_URL", "BROADCAST_URL"),
+        description="Where change notices are published: memory://, redis://host:port or postgres://...",
+    )
+    host: str = Field(default="127.0.0.1", description="Address `flightdeck serve` binds to.")
+    port: int = Field(default=8000, description="Port `flightdeck serve` listens on.")
+    stall_threshold_seconds: float = Field(
+        default=30 * 60, gt=0, description="A step in progress longer than this is stalled."
+    )
+    max_query_depth: int = Field(default=12, ge=1, description="Deepest selection a query may nest.")
+    max_aliases: int = Field(default=30, ge=1, description="Most aliases one document may use.")
+    max_tokens: int = Field(default=4000, ge=1, description="Most lexer tokens one document may have.")
+    max_text_bytes: int = Field(
+        default=64 * 1024, ge=1, description="Longest instructions, summary or note (UTF-8 bytes)."
+    )
+    max_result_bytes: int = Field(
+        default=1024 * 1024, ge=1, description="Largest step result data or research output (bytes)."
+    )
+    max_steps: int = Field(default=200, ge=1, description="Most steps one plan may have.")
+    max_page_size: int = Field(default=100, ge=1, description="Hard cap on `first` for connections.")
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Extra WebSocket/browser origins allowed (the server's own origin always is).",
+    )
+    graphiql: bool = Field(default=True, description="Serve GraphiQL at GET /graphql.")
+    operation_log: bool = Field(default=True, description="Record every GraphQL operation.")
+    allow_non_loopback_dev_mode: bool = Field(
+        default=False,
+        description="Let dev mode (no API keys) bind beyond loopback. Leave off.",
+    )

@@ -1,0 +1,83 @@
+"""Engines and transactions.
+
+SQLite: WAL, ``busy_timeout``, foreign keys, and every write transaction opened with ``BEGIN IMMEDIATE``
+on one write connection that an in-process lock hands out in turn (a pool of writers only sleeps in
+``busy_timeout``). Reads use their own pool and never block the writer. PostgreSQL: one pool; callers
+lock their aggregate root with ``SELECT ... FOR UPDATE``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
+class Database:
+    def __init__(self, url: str, *, pool_size: int = 10) -> None:
+        self.url = make_url(url)
+        self.is_sqlite = self.url.get_backend_name() == "sqlite"
+        if self.is_sqlite:
+            if self.url.database in (None, "", ":memory:"):
+                raise ValueError("Flightdeck needs a SQLite file, not an in-memory database")
+            self.write_engine = create_async_engine(self.url, pool_size=1, max_overflow=0)
+            self.read_engine = create_async_engine(self.url, pool_size=pool_size, max_overflow=0)
+            _configure_sqlite(self.write_engine, begin="BEGIN IMMEDIATE")
+            _configure_sqlite(self.read_engine, begin="BEGIN")
+        else:
+            self.write_engine = create_async_engine(
+                self.url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True
+            )
+            self.read_engine = self.write_engine
+        self._writer_lock = asyncio.Lock() if self.is_sqlite else None
+        self._write_sessions = async_sessionmaker(self.write_engine, expire_on_commit=False)
+        self._read_sessions = async_sessionmaker(self.read_engine, expire_on_commit=False)
+
+    @property
+    def dialect(self) -> str:
+        return self.url.get_backend_name()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        """A write transaction: committed when the block exits normally, rolled back otherwise."""
+        if self._writer_lock is None:
+            async with self._write_sessions() as session, session.begin():
+                yield session
+            return
+        async with self._writer_lock, self._write_sessions() as session, session.begin():
+            yield session
+
+    @asynccontextmanager
+    async def reader(self) -> AsyncIterator[AsyncSession]:
+        """A read-only session (a snapshot per statement on PostgreSQL, per transaction on SQLite)."""
+        async with self._read_sessions() as session:
+            yield session
+
+    async def dispose(self) -> None:
+        await self.write_engine.dispose()
+        if self.read_engine is not self.write_engine:
+            await self.read_engine.dispose()
+
+
+def _configure_sqlite(engine: AsyncEngine, *, begin: str) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Take transaction control from the driver so that BEGIN IMMEDIATE is ours to emit.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql(begin)

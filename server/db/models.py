@@ -1,0 +1,184 @@
+"""SQLAlchemy models. Every row carries ``tenant_id``; states are stored as their string values."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from .types import JSONType, UTCDateTime
+
+ID = String(36)
+# SQLite only autoincrements INTEGER PRIMARY KEY; PostgreSQL gets a 64-bit identity.
+SERIAL = BigInteger().with_variant(Integer, "sqlite")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class ApiKey(Base):
+    __tablename__ = "api_keys"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64), index=True)
+    role: Mapped[str] = mapped_column(String(16))
+    name: Mapped[str] = mapped_column(String(200), default="")
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+
+class TenantCounter(Base):
+    """The per-tenant event counter: its row lock orders event ``seq`` by commit."""
+
+    __tablename__ = "tenant_counters"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    last_seq: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class ResearchPlan(Base):
+    __tablename__ = "research_plans"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    title: Mapped[str] = mapped_column(Text, default="")
+    research_question: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(32))
+    output_formatting_notes: Mapped[str | None] = mapped_column(Text, nullable=True)
+    stall_threshold_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    session_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    __table_args__ = (Index("ix_research_plans_tenant_status", "tenant_id", "status", "created_at"),)
+
+
+class PlanStep(Base):
+    __tablename__ = "plan_steps"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    plan_id: Mapped[str] = mapped_column(ID, ForeignKey("research_plans.id", ondelete="CASCADE"))
+    step_order: Mapped[int] = mapped_column(Integer)
+    step_type: Mapped[str] = mapped_column(String(32))
+    title: Mapped[str] = mapped_column(Text, default="")
+    instructions: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(32))
+    result_summary: Mapped[str | None] = mapped_column(Text, nullable=True)
+    result_data: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    confidence: Mapped[float | None] = mapped_column(Float, nullable=True)
+    step_execution_report: Mapped[str | None] = mapped_column(Text, nullable=True)
+    output_formatting_notes: Mapped[str | None] = mapped_column(Text, nullable=True)
+    failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    review_summary: Mapped[str | None] = mapped_column(Text, nullable=True)
+    review_questions: Mapped[list[str] | None] = mapped_column(JSONType, nullable=True)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (
+        Index("ix_plan_steps_plan_order", "plan_id", "step_order"),
+        # The stall scan: in_progress steps by start time, across tenants.
+        Index("ix_plan_steps_status_started", "status", "started_at"),
+    )
+
+
+class BranchingConditionRow(Base):
+    __tablename__ = "branching_conditions"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    plan_id: Mapped[str] = mapped_column(ID, ForeignKey("research_plans.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    after_step_id: Mapped[str] = mapped_column(ID, ForeignKey("plan_steps.id", ondelete="CASCADE"))
+    target_step_id: Mapped[str | None] = mapped_column(
+        ID, ForeignKey("plan_steps.id", ondelete="SET NULL"), nullable=True
+    )
+    field: Mapped[str] = mapped_column(String(200))
+    op: Mapped[str] = mapped_column(String(16))
+    value: Mapped[Any] = mapped_column(JSONType, nullable=True)
+    action: Mapped[str] = mapped_column(String(16))
+
+    __table_args__ = (Index("ix_branching_conditions_plan", "plan_id", "position"),)
+
+
+class SkillExecution(Base):
+    __tablename__ = "skill_executions"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    session_id: Mapped[str] = mapped_column(String(200))
+    skill_name: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(32))
+    plan_id: Mapped[str | None] = mapped_column(
+        ID, ForeignKey("research_plans.id", ondelete="SET NULL"), nullable=True
+    )
+    output_media_type: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    output_formatting_instructions: Mapped[str | None] = mapped_column(Text, nullable=True)
+    result_summary: Mapped[str | None] = mapped_column(Text, nullable=True)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+
+    __table_args__ = (Index("ix_skill_executions_session", "tenant_id", "session_id", "started_at"),)
+
+
+class ResearchOutput(Base):
+    __tablename__ = "research_outputs"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    plan_id: Mapped[str] = mapped_column(ID, ForeignKey("research_plans.id", ondelete="CASCADE"))
+    title: Mapped[str] = mapped_column(Text, default="")
+    media_type: Mapped[str] = mapped_column(String(200))
+    content: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (Index("ix_research_outputs_plan", "plan_id"),)
+
+
+class Event(Base):
+    """The append-only event log; ``seq`` is gap-free per tenant in commit order."""
+
+    __tablename__ = "events"
+
+    id: Mapped[int] = mapped_column(SERIAL, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    seq: Mapped[int] = mapped_column(BigInteger)
+    entity_type: Mapped[str] = mapped_column(String(32))
+    entity_id: Mapped[str] = mapped_column(ID)
+    root_type: Mapped[str] = mapped_column(String(32))
+    root_id: Mapped[str] = mapped_column(ID)
+    kind: Mapped[str] = mapped_column(String(64))
+    from_state: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    to_state: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    actor: Mapped[str] = mapped_column(String(200))
+    data: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (
+        UniqueConstraint("tenant_id", "seq", name="uq_events_tenant_seq"),
+        Index("ix_events_root", "tenant_id", "root_id", "seq"),
+    )
+
+
+class OperationLog(Base):
+    __tablename__ = "operation_log"
+
+    id: Mapped[int] = mapped_column(SERIAL, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    operation_name: Mapped[str] = mapped_column(String(200))
+    operation_type: Mapped[str] = mapped_column(String(16))
+    duration_ms: Mapped[float] = mapped_column(Float)
+    error: Mapped[bool] = mapped_column(Boolean)
+    actor: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (Index("ix_operation_log_tenant_time", "tenant_id", "created_at"),)

@@ -1,0 +1,72 @@
+"""Business errors: raised inside a service transaction (rolling it back) and returned as userErrors."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from .machines.errors import InvalidTransition
+
+
+class ErrorCode(StrEnum):
+    INVALID_TRANSITION = "INVALID_TRANSITION"
+    NOT_FOUND = "NOT_FOUND"
+    VALIDATION_FAILED = "VALIDATION_FAILED"
+    CONFLICT = "CONFLICT"
+
+
+class ServiceError(Exception):
+    """One or more user errors; the transaction that raised it writes nothing."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(p.message for p in problems))
+
+
+class Problem:
+    __slots__ = ("code", "entity", "field", "from_state", "message", "to_state")
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        field: list[str] | None = None,
+        entity: str | None = None,
+        from_state: str | None = None,
+        to_state: str | None = None,
+    ) -> None:
+        self.code = code
+        self.message = message
+        self.field = field or []
+        self.entity = entity
+        self.from_state = from_state
+        self.to_state = to_state
+
+    def __repr__(self) -> str:
+        return f"Problem({self.code}, {self.message!r}, field={self.field})"
+
+
+def fail(code: ErrorCode, message: str, field: list[str] | None = None) -> ServiceError:
+    return ServiceError([Problem(code, message, field)])
+
+
+def not_found(what: str, ident: str, field: list[str] | None = None) -> ServiceError:
+    return fail(ErrorCode.NOT_FOUND, f"{what} {ident} not found", field)
+
+
+def invalid(message: str, field: list[str] | None = None) -> ServiceError:
+    return fail(ErrorCode.VALIDATION_FAILED, message, field)
+
+
+def from_invalid_transition(exc: InvalidTransition, field: list[str] | None = None) -> ServiceError:
+    return ServiceError(
+        [
+            Problem(
+                ErrorCode.INVALID_TRANSITION,
+                str(exc),
+                field,
+                entity=exc.entity,
+                from_state=exc.from_state,
+                to_state=exc.to_state,
+            )
+        ]
+    )

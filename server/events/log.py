@@ -1,0 +1,94 @@
+"""Appending to the event log inside a transaction, with ``seq`` allocated from the tenant's counter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ..db.models import Event, TenantCounter
+
+
+@dataclass
+class PendingEvent:
+    entity_type: str
+    entity_id: str
+    root_type: str
+    root_id: str
+    kind: str
+    from_state: str | None
+    to_state: str | None
+    data: dict[str, Any]
+
+
+@dataclass
+class EventBuffer:
+    tenant_id: str
+    actor: str
+    now: datetime
+    events: list[PendingEvent] = field(default_factory=list)
+    seqs: list[int] = field(default_factory=list)
+
+    def record(
+        self,
+        kind: str,
+        *,
+        entity_type: str,
+        entity_id: str,
+        root_type: str,
+        root_id: str,
+        from_state: str | None = None,
+        to_state: str | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        self.events.append(
+            PendingEvent(entity_type, entity_id, root_type, root_id, kind, from_state, to_state, data or {})
+        )
+
+
+async def write_events(session: AsyncSession, buffer: EventBuffer) -> None:
+    """Insert the buffered events with consecutive ``seq`` values.
+
+    Called last in the transaction: the counter row stays locked from here to commit, so a later
+    transaction of the same tenant gets higher numbers and commits after this one.
+    """
+    n = len(buffer.events)
+    if n == 0:
+        return
+    make_insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    upsert = (
+        make_insert(TenantCounter)
+        .values(tenant_id=buffer.tenant_id, last_seq=n)
+        .on_conflict_do_update(
+            index_elements=[TenantCounter.tenant_id], set_={"last_seq": TenantCounter.last_seq + n}
+        )
+        .returning(TenantCounter.last_seq)
+    )
+    last = int((await session.execute(upsert)).scalar_one())
+    first = last - n + 1
+    buffer.seqs = list(range(first, last + 1))
+    await session.execute(
+        insert(Event),
+        [
+            {
+                "tenant_id": buffer.tenant_id,
+                "seq": seq,
+                "entity_type": e.entity_type,
+                "entity_id": e.entity_id,
+                "root_type": e.root_type,
+                "root_id": e.root_id,
+                "kind": e.kind,
+                "from_state": e.from_state,
+                "to_state": e.to_state,
+                "actor": buffer.actor,
+                "data": e.data,
+                "created_at": buffer.now,
+            }
+            for seq, e in zip(buffer.seqs, buffer.events, strict=True)
+        ],
+    )

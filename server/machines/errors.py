@@ -1,0 +1,19 @@
+"""Errors raised by the pure state machines."""
+
+from __future__ import annotations
+
+
+class InvalidTransition(Exception):
+    """A state change that the machine's transition table does not allow."""
+
+    def __init__(self, entity: str, from_state: str, to_state: str, entity_id: str | None = None) -> None:
+        self.entity = entity
+        self.from_state = from_state
+        self.to_state = to_state
+        self.entity_id = entity_id
+        subject = f"{entity} {entity_id}" if entity_id else entity
+        super().__init__(f"{subject} cannot go from {from_state} to {to_state}")
+
+
+class InvalidMachine(Exception):
+    """A transition table that fails its definition checks."""

@@ -1,0 +1,101 @@
+"""Research plan and plan step machines, exactly as seed 000 defines them, and derivePlanStatus."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+
+from .machine import Machine
+
+
+class PlanStatus(StrEnum):
+    PLANNING = "planning"
+    EXECUTING = "executing"
+    AWAITING_REVIEW = "awaiting_review"
+    STALLED = "stalled"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class StepStatus(StrEnum):
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    AWAITING_INPUT = "awaiting_input"
+    COMPLETED = "completed"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
+P = PlanStatus
+S = StepStatus
+
+VALID_PLAN_TRANSITIONS: dict[PlanStatus, frozenset[PlanStatus]] = {
+    P.PLANNING: frozenset({P.EXECUTING, P.FAILED}),
+    P.EXECUTING: frozenset({P.AWAITING_REVIEW, P.STALLED, P.COMPLETED, P.FAILED}),
+    P.AWAITING_REVIEW: frozenset({P.EXECUTING, P.FAILED}),
+    P.STALLED: frozenset({P.EXECUTING, P.FAILED}),
+    P.COMPLETED: frozenset(),
+    P.FAILED: frozenset(),
+}
+
+VALID_STEP_TRANSITIONS: dict[StepStatus, frozenset[StepStatus]] = {
+    S.PENDING: frozenset({S.IN_PROGRESS, S.SKIPPED}),
+    S.IN_PROGRESS: frozenset({S.AWAITING_INPUT, S.COMPLETED, S.FAILED}),
+    S.AWAITING_INPUT: frozenset({S.IN_PROGRESS, S.COMPLETED, S.SKIPPED, S.FAILED}),
+    S.COMPLETED: frozenset(),
+    S.SKIPPED: frozenset(),
+    S.FAILED: frozenset({S.PENDING}),  # retry
+}
+
+PLAN_MACHINE = Machine(
+    entity="plan",
+    initial=P.PLANNING,
+    transitions=VALID_PLAN_TRANSITIONS,
+    final=frozenset({P.COMPLETED, P.FAILED}),
+    description="Research plan lifecycle (seed 000).",
+)
+
+STEP_MACHINE = Machine(
+    entity="step",
+    initial=S.PENDING,
+    transitions=VALID_STEP_TRANSITIONS,
+    final=frozenset({S.COMPLETED, S.SKIPPED}),
+    description="Research plan step lifecycle (seed 000); failed -> pending is the retry path.",
+)
+
+TERMINAL_STEP_STATUSES = frozenset({S.COMPLETED, S.SKIPPED, S.FAILED})
+
+
+def can_transition_plan(from_state: PlanStatus, to_state: PlanStatus) -> bool:
+    return PLAN_MACHINE.can(from_state, to_state)
+
+
+def can_transition_step(from_state: StepStatus, to_state: StepStatus) -> bool:
+    return STEP_MACHINE.can(from_state, to_state)
+
+
+def transition_plan(from_state: PlanStatus, to_state: PlanStatus) -> PlanStatus:
+    """Return ``to_state`` or raise ``InvalidTransition`` carrying both states."""
+    return PLAN_MACHINE.check(from_state, to_state)
+
+
+def transition_step(from_state: StepStatus, to_state: StepStatus) -> StepStatus:
+    """Return ``to_state`` or raise ``InvalidTransition`` carrying both states."""
+    return STEP_MACHINE.check(from_state, to_state)
+
+
+def derive_plan_status(step_statuses: Iterable[StepStatus]) -> PlanStatus:
+    """The plan status implied by its steps, rules in the seed's strict order.
+
+    1. no steps -> planning; 2. any awaiting_input -> awaiting_review;
+    3. all terminal (completed, skipped or failed) -> completed; 4. otherwise executing.
+    A failed step counts as terminal: plans fail only explicitly.
+    """
+    statuses = list(step_statuses)
+    if not statuses:
+        return P.PLANNING
+    if S.AWAITING_INPUT in statuses:
+        return P.AWAITING_REVIEW
+    if all(s in TERMINAL_STEP_STATUSES for s in statuses):
+        return P.COMPLETED
+    return P.EXECUTING

@@ -1,0 +1,92 @@
+"""The operation log writer: a bounded queue drained in batches by one background task.
+
+Recording never delays a response: ``submit`` only enqueues, and when the queue is full the record is
+dropped and counted rather than waited for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import asdict, dataclass
+from datetime import datetime
+
+from sqlalchemy import insert
+
+from .db.engine import Database
+from .db.models import OperationLog
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class OperationRecord:
+    tenant_id: str
+    actor: str
+    operation_name: str
+    operation_type: str
+    duration_ms: float
+    error: bool
+    at: datetime
+
+
+class OperationLogWriter:
+    def __init__(self, db: Database, *, max_queue: int = 10_000, batch: int = 500) -> None:
+        self._db = db
+        self._queue: asyncio.Queue[OperationRecord] = asyncio.Queue(max_queue)
+        self._batch = batch
+        self._task: asyncio.Task[None] | None = None
+        self.dropped = 0
+        self.written = 0
+
+    def submit(self, record: OperationRecord) -> None:
+        try:
+            self._queue.put_nowait(record)
+        except asyncio.QueueFull:
+            self.dropped += 1
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="operation-log-writer")
+
+    async def stop(self) -> None:
+        """Write what is queued, then stop."""
+        if self._task is None:
+            return
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
+        await self.flush()
+
+    async def flush(self) -> None:
+        while not self._queue.empty():
+            await self._write(self._take_batch())
+
+    def _take_batch(self) -> list[OperationRecord]:
+        items: list[OperationRecord] = []
+        while len(items) < self._batch and not self._queue.empty():
+            items.append(self._queue.get_nowait())
+        return items
+
+    async def _run(self) -> None:
+        while True:
+            first = await self._queue.get()
+            await asyncio.sleep(0.05)  # let a burst collect into one transaction
+            batch = [first, *self._take_batch()]
+            try:
+                await self._write(batch)
+            except Exception:
+                logger.exception("could not write %d operation log records", len(batch))
+
+    async def _write(self, batch: list[OperationRecord]) -> None:
+        if not batch:
+            return
+        rows = []
+        for r in batch:
+            row = asdict(r)
+            row["created_at"] = row.pop("at")
+            rows.append(row)
+        async with self._db.transaction() as session:
+            await session.execute(insert(OperationLog), rows)
+        self.written += len(batch)

@@ -1,0 +1,242 @@
+"""startNextStep and submitStepResult: the agent's execution loop (seed 003, phase 2 and 4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from sqlalchemy import select
+
+from ..db.models import BranchingConditionRow, PlanStep, ResearchPlan, SkillExecution
+from ..errors import ErrorCode, Problem, ServiceError
+from ..events.kinds import AuditEvent, EngineEvent
+from ..machines.branching import BranchAction, BranchingCondition, BranchOp, StepOutcome, condition_matches
+from ..machines.plan import PlanStatus, StepStatus
+from .plan_inputs import StepResult
+from .plan_rows import (
+    lock_plan,
+    lock_plan_of_step,
+    move_plan,
+    move_step,
+    plan_steps,
+    require_not_terminal,
+    settle_plan,
+)
+from .runtime import Tx
+from .validation import Problems, check_confidence, check_json_size, check_text
+
+
+class NextStepOutcome(StrEnum):
+    STARTED = "started"
+    PLAN_COMPLETE = "plan_complete"
+    PLAN_FAILED = "plan_failed"
+    AWAITING_REVIEW = "awaiting_review"
+    NO_PENDING_STEPS = "no_pending_steps"
+
+
+@dataclass
+class NextStep:
+    outcome: NextStepOutcome
+    plan: ResearchPlan
+    step: PlanStep | None = None
+    in_progress_count: int = 0
+    failed_count: int = 0
+    output_media_type: str | None = None
+    output_formatting_instructions: str | None = None
+    step_formatting_notes: list[PlanStep] = field(default_factory=list)
+
+
+def note_session(tx: Tx, plan: ResearchPlan, session_id: str | None) -> None:
+    """Record ``session_resumed`` when a session other than the plan's last one picks it up."""
+    if not session_id or session_id == plan.session_id:
+        return
+    previous = plan.session_id
+    plan.session_id = session_id
+    plan.updated_at = tx.now
+    if previous is not None:
+        tx.events.record(
+            AuditEvent.SESSION_RESUMED,
+            entity_type="plan",
+            entity_id=plan.id,
+            root_type="plan",
+            root_id=plan.id,
+            data={"sessionId": session_id, "previousSessionId": previous, "planStatus": plan.status},
+        )
+
+
+async def start_next_step(tx: Tx, plan_id: str, session_id: str | None = None) -> NextStep:
+    plan = await lock_plan(tx, plan_id)
+    note_session(tx, plan, session_id)
+    status = PlanStatus(plan.status)
+    steps = await plan_steps(tx, plan.id)
+    if status is PlanStatus.COMPLETED:
+        return await _plan_complete(tx, plan, steps)
+    if status is PlanStatus.FAILED:
+        return NextStep(NextStepOutcome.PLAN_FAILED, plan)
+    if status is PlanStatus.AWAITING_REVIEW:
+        return NextStep(NextStepOutcome.AWAITING_REVIEW, plan)
+    step = next((s for s in steps if s.status == StepStatus.PENDING), None)
+    if step is None:
+        return NextStep(
+            NextStepOutcome.NO_PENDING_STEPS,
+            plan,
+            in_progress_count=sum(s.status == StepStatus.IN_PROGRESS for s in steps),
+            failed_count=sum(s.status == StepStatus.FAILED for s in steps),
+        )
+    move_step(tx, plan, step, StepStatus.IN_PROGRESS)
+    if status in (PlanStatus.PLANNING, PlanStatus.STALLED):
+        move_plan(
+            tx, plan, PlanStatus.EXECUTING, reason="resumed" if status is PlanStatus.STALLED else "started"
+        )
+    tx.events.record(
+        AuditEvent.STEP_STARTED,
+        entity_type="step",
+        entity_id=step.id,
+        root_type="plan",
+        root_id=plan.id,
+        data={"stepOrder": step.step_order, "stepType": step.step_type, "sessionId": session_id},
+    )
+    return NextStep(NextStepOutcome.STARTED, plan, step)
+
+
+async def _plan_complete(tx: Tx, plan: ResearchPlan, steps: list[PlanStep]) -> NextStep:
+    skill = await tx.session.scalar(
+        select(SkillExecution)
+        .where(SkillExecution.plan_id == plan.id, SkillExecution.tenant_id == tx.tenant_id)
+        .order_by(SkillExecution.started_at.desc())
+        .limit(1)
+    )
+    return NextStep(
+        NextStepOutcome.PLAN_COMPLETE,
+        plan,
+        output_media_type=skill.output_media_type if skill else None,
+        output_formatting_instructions=skill.output_formatting_instructions if skill else None,
+        step_formatting_notes=[
+            s for s in steps if s.status == StepStatus.COMPLETED and s.output_formatting_notes
+        ],
+    )
+
+
+@dataclass
+class SubmittedResult:
+    plan: ResearchPlan
+    step: PlanStep
+    fired: BranchingConditionRow | None
+    skipped: list[PlanStep]
+
+
+async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
+    settings = tx.settings
+    problems = Problems()
+    problems.check(
+        check_text, result.result_summary, ["resultSummary"], settings.max_text_bytes, required=True
+    )
+    problems.check(
+        check_text, result.step_execution_report, ["stepExecutionReport"], settings.max_result_bytes
+    )
+    problems.check(
+        check_text, result.output_formatting_notes, ["outputFormattingNotes"], settings.max_text_bytes
+    )
+    problems.check(check_json_size, result.result_data, ["resultData"], settings.max_result_bytes)
+    problems.check(check_confidence, result.confidence, ["confidence"])
+    problems.raise_if_any()
+
+    plan, step = await lock_plan_of_step(tx, result.step_id)
+    require_not_terminal(plan)
+    if step.status not in (StepStatus.PENDING, StepStatus.IN_PROGRESS):
+        raise ServiceError(
+            [
+                Problem(
+                    ErrorCode.INVALID_TRANSITION,
+                    f"step {step.id} is {step.status}; a result is accepted only for a pending or "
+                    "in_progress step",
+                    ["stepId"],
+                    entity="step",
+                    from_state=step.status,
+                    to_state=StepStatus.COMPLETED.value,
+                )
+            ]
+        )
+    if step.status == StepStatus.PENDING:
+        # Seed 003's timing edge case: walk both edges rather than add one.
+        move_step(tx, plan, step, StepStatus.IN_PROGRESS, reason="result submitted for a pending step")
+    move_step(tx, plan, step, StepStatus.COMPLETED)
+    step.result_summary = result.result_summary
+    step.result_data = result.result_data
+    step.confidence = result.confidence
+    step.step_execution_report = result.step_execution_report
+    step.output_formatting_notes = result.output_formatting_notes
+    tx.events.record(
+        AuditEvent.STEP_COMPLETED,
+        entity_type="step",
+        entity_id=step.id,
+        root_type="plan",
+        root_id=plan.id,
+        data={"stepOrder": step.step_order, "confidence": result.confidence},
+    )
+    if plan.status in (PlanStatus.PLANNING, PlanStatus.STALLED):
+        move_plan(tx, plan, PlanStatus.EXECUTING, reason="step result submitted")
+
+    steps = await plan_steps(tx, plan.id)
+    fired = await _first_firing_condition(tx, step)
+    skipped: list[PlanStep] = []
+    if fired is not None:
+        tx.events.record(
+            EngineEvent.BRANCH_FIRED,
+            entity_type="step",
+            entity_id=step.id,
+            root_type="plan",
+            root_id=plan.id,
+            data={
+                "conditionId": fired.id,
+                "action": fired.action,
+                "field": fired.field,
+                "op": fired.op,
+                "value": fired.value,
+                "targetStepId": fired.target_step_id,
+            },
+        )
+        if fired.action == BranchAction.FAIL:
+            rule = f"{fired.field} {fired.op} {fired.value!r}"
+            plan.failure_reason = f"branching condition on step {step.step_order} fired: {rule}"
+            move_plan(tx, plan, PlanStatus.FAILED, reason="branching condition", conditionId=fired.id)
+            return SubmittedResult(plan, step, fired, [])
+        skipped = _skip_to(tx, plan, steps, step, fired)
+    settle_plan(tx, plan, steps)
+    return SubmittedResult(plan, step, fired, skipped)
+
+
+async def _first_firing_condition(tx: Tx, step: PlanStep) -> BranchingConditionRow | None:
+    rows = await tx.session.scalars(
+        select(BranchingConditionRow)
+        .where(BranchingConditionRow.after_step_id == step.id)
+        .order_by(BranchingConditionRow.position)
+    )
+    outcome = StepOutcome(step.confidence, step.result_summary, step.result_data or {})
+    for row in rows:
+        cond = BranchingCondition(
+            after_step_order=step.step_order,
+            field=row.field,
+            op=BranchOp(row.op),
+            value=row.value,
+            action=BranchAction(row.action),
+        )
+        if condition_matches(cond, outcome):
+            return row
+    return None
+
+
+def _skip_to(
+    tx: Tx, plan: ResearchPlan, steps: list[PlanStep], source: PlanStep, cond: BranchingConditionRow
+) -> list[PlanStep]:
+    target = next((s for s in steps if s.id == cond.target_step_id), None)
+    if target is None:
+        return []
+    skipped = [
+        s
+        for s in steps
+        if source.step_order < s.step_order < target.step_order and s.status == StepStatus.PENDING
+    ]
+    for s in skipped:
+        move_step(tx, plan, s, StepStatus.SKIPPED, reason="branching skip_to", conditionId=cond.id)
+    return skipped

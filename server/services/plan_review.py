@@ -1,0 +1,138 @@
+"""requestUserReview and submitUserDecision: the human in the loop (seed 003, phase 3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..db.models import PlanStep, ResearchPlan
+from ..errors import ErrorCode, Problem, ServiceError
+from ..events.kinds import AuditEvent
+from ..machines.plan import PLAN_MACHINE, STEP_MACHINE, PlanStatus, StepStatus
+from .plan_inputs import Decision
+from .plan_rows import lock_plan_of_step, move_plan, move_step, plan_steps, require_not_terminal, settle_plan
+from .runtime import Tx
+from .validation import Problems, check_text
+
+FEEDBACK_SEPARATOR = "\n\n---\n\nUser feedback: "
+
+
+@dataclass
+class Reviewed:
+    plan: ResearchPlan
+    step: PlanStep
+
+
+def _refuse(entity: str, row_id: str, from_state: str, to_state: str, why: str, field: str) -> ServiceError:
+    return ServiceError(
+        [
+            Problem(
+                ErrorCode.INVALID_TRANSITION,
+                f"{entity} {row_id} is {from_state}: {why}",
+                [field],
+                entity=entity,
+                from_state=from_state,
+                to_state=to_state,
+            )
+        ]
+    )
+
+
+async def request_user_review(tx: Tx, step_id: str, summary: str, questions: list[str]) -> Reviewed:
+    limit = tx.settings.max_text_bytes
+    problems = Problems()
+    problems.check(check_text, summary, ["summary"], limit, required=True)
+    for i, q in enumerate(questions):
+        problems.check(check_text, q, ["questions", str(i)], limit, required=True)
+    problems.raise_if_any()
+
+    plan, step = await lock_plan_of_step(tx, step_id)
+    require_not_terminal(plan)
+    # Check both edges before changing either, as the seed's handler does.
+    if not STEP_MACHINE.can(StepStatus(step.status), StepStatus.AWAITING_INPUT):
+        raise _refuse(
+            "step",
+            step.id,
+            step.status,
+            "awaiting_input",
+            "only an in_progress step can ask for review",
+            "stepId",
+        )
+    if not PLAN_MACHINE.can(PlanStatus(plan.status), PlanStatus.AWAITING_REVIEW):
+        raise _refuse(
+            "plan",
+            plan.id,
+            plan.status,
+            "awaiting_review",
+            "only an executing plan can pause for review",
+            "stepId",
+        )
+    move_step(tx, plan, step, StepStatus.AWAITING_INPUT)
+    move_plan(tx, plan, PlanStatus.AWAITING_REVIEW)
+    step.review_summary = summary
+    step.review_questions = list(questions)
+    tx.events.record(
+        AuditEvent.USER_REVIEWED,
+        entity_type="step",
+        entity_id=step.id,
+        root_type="plan",
+        root_id=plan.id,
+        data={"action": "review_requested", "summary": summary, "questions": list(questions)},
+    )
+    return Reviewed(plan, step)
+
+
+_STEP_EFFECT = {
+    Decision.APPROVE: StepStatus.COMPLETED,
+    Decision.REJECT: StepStatus.FAILED,
+    Decision.MODIFY: StepStatus.IN_PROGRESS,
+    Decision.SKIP: StepStatus.SKIPPED,
+}
+
+
+async def submit_user_decision(tx: Tx, step_id: str, decision: Decision, feedback: str | None) -> Reviewed:
+    check_text(feedback, ["feedback"], tx.settings.max_text_bytes, required=decision is Decision.MODIFY)
+    plan, step = await lock_plan_of_step(tx, step_id)
+    require_not_terminal(plan)
+    if step.status != StepStatus.AWAITING_INPUT:
+        raise _refuse(
+            "step",
+            step.id,
+            step.status,
+            _STEP_EFFECT[decision].value,
+            "decisions are taken only on a step awaiting input",
+            "stepId",
+        )
+    if decision is Decision.MODIFY:
+        assert feedback is not None
+        updated = step.instructions + FEEDBACK_SEPARATOR + feedback
+        check_text(updated, ["feedback"], tx.settings.max_text_bytes)
+        step.instructions = updated
+    move_step(tx, plan, step, _STEP_EFFECT[decision], decision=decision.value)
+    tx.events.record(
+        AuditEvent.USER_REVIEWED,
+        entity_type="step",
+        entity_id=step.id,
+        root_type="plan",
+        root_id=plan.id,
+        data={"action": "decision_submitted", "decision": decision.value, "feedback": feedback},
+    )
+    if decision is Decision.REJECT:
+        step.failure_reason = feedback or "rejected by reviewer"
+        tx.events.record(
+            AuditEvent.STEP_FAILED,
+            entity_type="step",
+            entity_id=step.id,
+            root_type="plan",
+            root_id=plan.id,
+            data={"reason": step.failure_reason, "via": "user_decision"},
+        )
+        plan.failure_reason = f"step {step.step_order} rejected by reviewer"
+        move_plan(tx, plan, PlanStatus.FAILED, decision=decision.value)
+        return Reviewed(plan, step)
+    steps = await plan_steps(tx, plan.id)
+    if plan.status == PlanStatus.AWAITING_REVIEW and not any(
+        s.status == StepStatus.AWAITING_INPUT for s in steps
+    ):
+        move_plan(tx, plan, PlanStatus.EXECUTING, decision=decision.value)
+    settle_plan(tx, plan, steps)
+    return Reviewed(plan, step)

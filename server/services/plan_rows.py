@@ -1,0 +1,105 @@
+"""Loading and locking plan rows, and keeping a plan's status in line with its steps."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import select
+
+from ..db.models import PlanStep, ResearchPlan
+from ..errors import ErrorCode, Problem, ServiceError, not_found
+from ..machines.plan import PLAN_MACHINE, STEP_MACHINE, PlanStatus, StepStatus, derive_plan_status
+from .runtime import Tx
+from .transitions import change_state
+from .validation import parse_id
+
+TERMINAL_PLAN = frozenset({PlanStatus.COMPLETED, PlanStatus.FAILED})
+
+
+async def lock_plan(tx: Tx, plan_id: str, field: str = "planId") -> ResearchPlan:
+    """The plan row, locked for this transaction (FOR UPDATE; SQLite's writer lock already holds)."""
+    pid = parse_id(plan_id, field)
+    plan = await tx.session.scalar(
+        select(ResearchPlan)
+        .where(ResearchPlan.id == pid, ResearchPlan.tenant_id == tx.tenant_id)
+        .with_for_update()
+    )
+    if plan is None:
+        raise not_found("plan", plan_id, [field])
+    return plan
+
+
+async def lock_plan_of_step(tx: Tx, step_id: str, field: str = "stepId") -> tuple[ResearchPlan, PlanStep]:
+    sid = parse_id(step_id, field)
+    plan_id = await tx.session.scalar(
+        select(PlanStep.plan_id).where(PlanStep.id == sid, PlanStep.tenant_id == tx.tenant_id)
+    )
+    if plan_id is None:
+        raise not_found("step", step_id, [field])
+    plan = await lock_plan(tx, plan_id)
+    step = await tx.session.get(PlanStep, sid, populate_existing=True)
+    if step is None:  # removed between the two reads, before we held the lock
+        raise not_found("step", step_id, [field])
+    return plan, step
+
+
+async def plan_steps(tx: Tx, plan_id: str) -> list[PlanStep]:
+    rows = await tx.session.scalars(
+        select(PlanStep).where(PlanStep.plan_id == plan_id).order_by(PlanStep.step_order)
+    )
+    return list(rows.all())
+
+
+def require_not_terminal(plan: ResearchPlan) -> None:
+    if plan.status in TERMINAL_PLAN:
+        raise ServiceError(
+            [
+                Problem(
+                    ErrorCode.INVALID_TRANSITION,
+                    f"plan {plan.id} is {plan.status}, a terminal state: it cannot change any more",
+                    entity="plan",
+                    from_state=plan.status,
+                )
+            ]
+        )
+
+
+def move_step(tx: Tx, plan: ResearchPlan, step: PlanStep, to: StepStatus, **data: object) -> None:
+    change_state(tx, STEP_MACHINE, step, to, root_type="plan", root_id=plan.id, data=dict(data) or None)
+    if to is StepStatus.IN_PROGRESS and step.started_at is None:
+        step.started_at = tx.now
+    if to in (StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.FAILED):
+        step.completed_at = tx.now
+
+
+def move_plan(tx: Tx, plan: ResearchPlan, to: PlanStatus, **data: object) -> None:
+    """Move the plan to ``to``, through ``executing`` when the table has no direct edge.
+
+    The table is never widened: ``planning -> executing -> completed`` is two recorded transitions.
+    """
+    current = PlanStatus(plan.status)
+    if current == to:
+        return
+    via = PlanStatus.EXECUTING
+    if not PLAN_MACHINE.can(current, to) and PLAN_MACHINE.can(current, via) and PLAN_MACHINE.can(via, to):
+        move_plan(tx, plan, via, **data)
+    change_state(tx, PLAN_MACHINE, plan, to, root_type="plan", root_id=plan.id, data=dict(data) or None)
+    if to is PlanStatus.COMPLETED:
+        plan.completed_at = tx.now
+
+
+def settle_plan(tx: Tx, plan: ResearchPlan, steps: Sequence[PlanStep], **data: object) -> None:
+    """Bring the plan's status in line with ``derive_plan_status`` after its steps changed.
+
+    Leaving ``planning`` or ``stalled`` for plain ``executing`` is the caller's explicit act (an agent
+    starting or delivering work); derivation only decides review and completion.
+    """
+    if plan.status in TERMINAL_PLAN:
+        return
+    derived = derive_plan_status(StepStatus(s.status) for s in steps)
+    current = PlanStatus(plan.status)
+    if derived is PlanStatus.EXECUTING and current in (PlanStatus.PLANNING, PlanStatus.STALLED):
+        return
+    if derived is PlanStatus.PLANNING:
+        return
+    move_plan(tx, plan, derived, **data)

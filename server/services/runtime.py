@@ -1,0 +1,73 @@
+"""What every service needs (database, clock, settings) and the unit of work that wraps one mutation."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ..auth import Principal
+from ..clock import Clock
+from ..config import Settings
+from ..db.engine import Database
+from ..events.log import EventBuffer, write_events
+from ..oplog import OperationLogWriter
+
+logger = logging.getLogger(__name__)
+
+# Called after commit with (tenant id, the seqs just committed); must not raise or block.
+CommitListener = Callable[[str, Sequence[int]], None]
+
+
+@dataclass
+class Runtime:
+    db: Database
+    clock: Clock
+    settings: Settings
+    commit_listeners: list[CommitListener] = field(default_factory=list)
+    operation_log: OperationLogWriter | None = None
+
+    def notify_committed(self, tenant_id: str, seqs: Sequence[int]) -> None:
+        for listener in self.commit_listeners:
+            try:
+                listener(tenant_id, seqs)
+            except Exception:  # a listener's bug must not turn a committed change into an error
+                logger.exception("commit listener failed")
+
+
+@dataclass
+class Tx:
+    """One open write transaction: the session, who acts, the time it acts at, and its events."""
+
+    session: AsyncSession
+    principal: Principal
+    runtime: Runtime
+    events: EventBuffer
+
+    @property
+    def tenant_id(self) -> str:
+        return self.principal.tenant_id
+
+    @property
+    def now(self) -> datetime:
+        return self.events.now
+
+    @property
+    def settings(self) -> Settings:
+        return self.runtime.settings
+
+
+@asynccontextmanager
+async def unit_of_work(runtime: Runtime, principal: Principal) -> AsyncIterator[Tx]:
+    """One transaction: changes and their events commit together; on an exception, neither does."""
+    async with runtime.db.transaction() as session:
+        buffer = EventBuffer(principal.tenant_id, principal.name, runtime.clock.now())
+        tx = Tx(session, principal, runtime, buffer)
+        yield tx
+        await write_events(session, buffer)
+    if buffer.seqs:
+        runtime.notify_committed(principal.tenant_id, buffer.seqs)

@@ -1,0 +1,66 @@
+"""Input checks shared by the services; each failure names the input field it is about."""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from typing import Any
+
+from ..errors import ErrorCode, Problem, ServiceError, invalid
+
+
+def parse_id(value: str, field: str) -> str:
+    """The canonical form of an id, or VALIDATION_FAILED for anything that is not one."""
+    try:
+        return str(uuid.UUID(value))
+    except (ValueError, AttributeError, TypeError):
+        raise invalid(f"{field} is not a valid id: {value!r}", [field]) from None
+
+
+def check_text(value: str | None, field: list[str], limit: int, *, required: bool = False) -> None:
+    if value is None or value == "":
+        if required:
+            raise invalid(f"{'.'.join(field)} must not be empty", field)
+        return
+    size = len(value.encode())
+    if size > limit:
+        raise invalid(f"{'.'.join(field)} is {size} bytes; the limit is {limit}", field)
+
+
+def check_json_size(value: Any, field: list[str], limit: int) -> None:
+    if value is None:
+        return
+    try:
+        size = len(json.dumps(value, allow_nan=False).encode())
+    except ValueError:
+        raise invalid(f"{'.'.join(field)} must be JSON without NaN or Infinity", field) from None
+    if size > limit:
+        raise invalid(f"{'.'.join(field)} is {size} bytes; the limit is {limit}", field)
+
+
+def check_confidence(value: float | None, field: list[str]) -> None:
+    if value is None:
+        return
+    if math.isnan(value) or not 0.0 <= value <= 1.0:
+        raise invalid(f"{'.'.join(field)} must be a number in [0, 1], got {value}", field)
+
+
+class Problems:
+    """Collects several input problems so one response can report them all."""
+
+    def __init__(self) -> None:
+        self.items: list[Problem] = []
+
+    def add(self, message: str, field: list[str]) -> None:
+        self.items.append(Problem(ErrorCode.VALIDATION_FAILED, message, field))
+
+    def check(self, fn: Any, *args: Any, **kwargs: Any) -> None:
+        try:
+            fn(*args, **kwargs)
+        except ServiceError as exc:
+            self.items.extend(exc.problems)
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            raise ServiceError(self.items)

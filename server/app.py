@@ -55,7 +55,7 @@ def create_app(
             runtime.operation_log = OperationLogWriter(db)
             runtime.operation_log.start()
         app.state.runtime = runtime
-        app.state.graphql = FlightdeckGraphQL(runtime, Authenticator(db))
+        app.state.graphql = FlightdeckGraphQL(runtime, Authenticator(db, ttl=settings.auth_cache_seconds))
         try:
             yield
         finally:

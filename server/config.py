@@ -39,6 +39,9 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Extra WebSocket/browser origins allowed (the server's own origin always is).",
     )
+    auth_cache_seconds: float = Field(
+        default=5.0, ge=0, description="How long a key lookup is cached (a revoked key works this long)."
+    )
     graphiql: bool = Field(default=True, description="Serve GraphiQL at GET /graphql.")
     operation_log: bool = Field(default=True, description="Record every GraphQL operation.")
     allow_non_loopback_dev_mode: bool = Field(

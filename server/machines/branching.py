@@ -116,11 +116,20 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and not math.isnan(value)
 
 
+def _kind(value: Any) -> str:
+    """Booleans, numbers and strings never compare with each other (True is not 1, "0.6" is not 0.6)."""
+    if isinstance(value, bool):
+        return "bool"
+    if _is_number(value):
+        return "number"
+    return type(value).__name__
+
+
 def _compare(actual: Any, op: BranchOp, expected: Any) -> bool:
-    if op is BranchOp.EQ:
-        return bool(actual == expected)
-    if op is BranchOp.NE:
-        return bool(actual != expected)
+    if op in (BranchOp.EQ, BranchOp.NE):
+        if _kind(actual) != _kind(expected):
+            return False
+        return bool(actual == expected) if op is BranchOp.EQ else bool(actual != expected)
     if op is BranchOp.CONTAINS:
         if isinstance(actual, str):
             return isinstance(expected, str) and expected in actual

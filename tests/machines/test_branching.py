@@ -350,3 +350,23 @@ def test_several_problems_are_reported_at_once_with_their_indexes() -> None:
         (3, "value"),
         (3, "targetStepOrder"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("actual", "op", "expected"),
+    [
+        (0.6, BranchOp.NE, "0.6"),
+        (0.6, BranchOp.EQ, "0.6"),
+        (True, BranchOp.EQ, 1),
+        (1, BranchOp.EQ, True),
+        (True, BranchOp.NE, 0),
+    ],
+)
+def test_eq_and_ne_never_match_across_value_kinds(actual: object, op: BranchOp, expected: object) -> None:
+    cond = BranchingCondition(1, "flag", op, expected, BranchAction.FAIL)
+    assert not condition_matches(cond, StepOutcome(None, None, {"flag": actual}))
+
+
+def test_ne_matches_a_different_value_of_the_same_kind() -> None:
+    cond = BranchingCondition(1, "flag", BranchOp.NE, "b", BranchAction.FAIL)
+    assert condition_matches(cond, StepOutcome(None, None, {"flag": "a"}))

@@ -1,4 +1,4 @@
-"""Settings from the environment (``FLIGHTDECK_*``; ``DATABASE_URL`` and ``BROADCAST_URL`` also bare)."""
+"""Settings from the environment (``FLIGHTDECK_*``; ``DATABASE_URL`` also bare)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,6 @@ class Settings(BaseSettings):
         default="sqlite+aiosqlite:///./flightdeck.db",
         validation_alias=AliasChoices("FLIGHTDECK_DATABASE_URL", "DATABASE_URL"),
         description="SQLAlchemy async URL: sqlite+aiosqlite:///path or postgresql+asyncpg://...",
-    )
-    broadcast_url: str = Field(
-        default="memory://",
-        validation_alias=AliasChoices("FLIGHTDECK_BROADCAST_URL", "BROADCAST_URL"),
-        description="Where change notices are published: memory://, redis://host:port or postgres://...",
     )
     host: str = Field(default="127.0.0.1", description="Address `flightdeck serve` binds to.")
     port: int = Field(default=8000, description="Port `flightdeck serve` listens on.")

@@ -48,7 +48,9 @@ def test_serve_refuses_a_non_loopback_address_in_dev_mode(tmp_path: Path) -> Non
     assert "refusing to bind 0.0.0.0" in served.stderr
 
 
-@pytest.mark.parametrize(("host", "loopback"), [("127.0.0.1", True), ("::1", True), ("localhost", True),
-                                                ("0.0.0.0", False), ("10.1.2.3", False)])
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [("127.0.0.1", True), ("::1", True), ("localhost", True), ("0.0.0.0", False), ("10.1.2.3", False)],
+)
 def test_is_loopback(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback

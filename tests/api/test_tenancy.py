@@ -125,7 +125,10 @@ async def test_only_reviewers_and_admins_decide_and_viewers_only_read(keys: Keys
 
 
 async def test_requests_without_a_valid_key_are_unauthenticated_once_keys_exist(
-    keys: Keys, as_key, settings: Settings, clock: FakeClock  # type: ignore[no-untyped-def]
+    keys: Keys,
+    as_key,
+    settings: Settings,
+    clock: FakeClock,  # type: ignore[no-untyped-def]
 ) -> None:
     query = "{ researchPlans { totalCount } }"
     for token in (None, "fdk_not-a-key"):

@@ -62,7 +62,9 @@ async def _tail(settings: Settings, stop: asyncio.Event) -> list[int]:
         await db.dispose()
 
 
-async def test_concurrent_writers_produce_gap_free_commit_ordered_seq(settings: Settings, clock: FakeClock) -> None:
+async def test_concurrent_writers_produce_gap_free_commit_ordered_seq(
+    settings: Settings, clock: FakeClock
+) -> None:
     stop = asyncio.Event()
     tail = asyncio.create_task(_tail(settings, stop))
     await asyncio.gather(*(_writer(settings, clock, stop) for _ in range(WRITERS)))

@@ -37,7 +37,9 @@ async def test_every_pending_step_starts_exactly_once_under_concurrent_agents(
         created = await clients[0].execute(ops.CREATE_PLAN, {"input": ops.plan_input(1)})
         plan_id = created["createResearchPlan"]["plan"]["id"]
         more = [{"stepType": "ANALYZE", "instructions": f"extra {i}"} for i in range(STEPS - 1)]
-        await clients[0].execute(ops.MODIFY, {"input": {"planId": plan_id, "action": "ADD_STEPS", "steps": more}})
+        await clients[0].execute(
+            ops.MODIFY, {"input": {"planId": plan_id, "action": "ADD_STEPS", "steps": more}}
+        )
 
         async def agent(i: int) -> dict[str, object]:
             data = await clients[i % 2].execute(ops.START_NEXT_STEP, {"planId": plan_id, "sessionId": "s"})
@@ -61,7 +63,9 @@ async def test_every_pending_step_starts_exactly_once_under_concurrent_agents(
     db = Database(settings.database_url)
     try:
         async with db.reader() as session:
-            statuses = (await session.scalars(select(PlanStep.status).where(PlanStep.plan_id == plan_id))).all()
+            statuses = (
+                await session.scalars(select(PlanStep.status).where(PlanStep.plan_id == plan_id))
+            ).all()
             started_events = (
                 await session.scalars(
                     select(Event.entity_id).where(Event.root_id == plan_id, Event.kind == "step_started")

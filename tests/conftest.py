@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import shutil
 import socket
 import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,7 +25,7 @@ from server.auth import DEV_PRINCIPAL, Principal
 from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
-from server.db.migrate import upgrade_async
+from server.db.migrate import upgrade
 from server.services.runtime import Runtime
 
 POSTGRES_ENV = "FLIGHTDECK_TEST_POSTGRES_URL"
@@ -39,55 +43,84 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-async def _create_pg_database() -> tuple[str, str]:
-    """A fresh database of our own on the shared PostgreSQL server: (its URL, the admin URL)."""
-    import asyncpg
-
+def _postgres_base_url() -> Any:
     base = os.environ.get(POSTGRES_ENV)
     if not base:
         _service_missing(
             f"PostgreSQL tests need {POSTGRES_ENV}, e.g. postgresql+asyncpg://postgres@127.0.0.1:5432/test"
         )
-    assert base is not None
-    url = make_url(base)
-    name = f"fd_test_{uuid.uuid4().hex[:12]}"
+    return make_url(str(base))
+
+
+async def _admin(sql: str) -> None:
+    import asyncpg
+
+    url = _postgres_base_url()
     admin_dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
     try:
         conn = await asyncpg.connect(admin_dsn)
     except (OSError, asyncpg.PostgresError) as exc:
         _service_missing(f"PostgreSQL at {url.host}:{url.port} is not reachable: {exc}")
     try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
+        await conn.execute(sql)
     finally:
         await conn.close()
-    return url.set(database=name).render_as_string(hide_password=False), admin_dsn
 
 
-async def _drop_pg_database(db_url: str, admin_dsn: str) -> None:
-    import asyncpg
+def upgrade_in_thread(url: str) -> None:
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(upgrade, url).result()
 
-    name = make_url(db_url).database
-    conn = await asyncpg.connect(admin_dsn)
+
+def _pg_url(name: str) -> str:
+    return str(_postgres_base_url().set(database=name).render_as_string(hide_password=False))
+
+
+def _off_loop(coro_fn: Any, *args: Any) -> Any:
+    """Run a coroutine function to completion on a thread of its own.
+
+    Session fixtures are first requested from inside a test's running event loop, where
+    ``asyncio.run`` may not be called.
+    """
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(coro_fn(*args))).result()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One migrated SQLite file per session; each test gets a copy (migrating per test is slow)."""
+    path = tmp_path_factory.mktemp("template") / "template.db"
+    upgrade_in_thread(f"sqlite+aiosqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_template() -> Iterator[str]:
+    """One migrated PostgreSQL database per session, used as the TEMPLATE of each test's database."""
+    name = f"fd_tmpl_{uuid.uuid4().hex[:12]}"
+    _off_loop(_admin, f'CREATE DATABASE "{name}"')
     try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        upgrade_in_thread(_pg_url(name))
+        yield name
     finally:
-        await conn.close()
+        _off_loop(_admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-async def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[str]:
-    """A migrated, empty database: a SQLite file, then a PostgreSQL database of its own."""
+async def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """A migrated, empty database of this test's own: a SQLite file, then a PostgreSQL database."""
     if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'flightdeck.db'}"
-        await upgrade_async(url)
-        yield url
+        path = tmp_path / "flightdeck.db"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        yield f"sqlite+aiosqlite:///{path}"
         return
-    url, admin = await _create_pg_database()
+    template = request.getfixturevalue("postgres_template")
+    name = f"fd_test_{uuid.uuid4().hex[:12]}"
+    await _admin(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
     try:
-        await upgrade_async(url)
-        yield url
+        yield _pg_url(name)
     finally:
-        await _drop_pg_database(url, admin)
+        await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

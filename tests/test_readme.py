@@ -17,7 +17,8 @@ def test_every_setting_is_in_the_readme_configuration_table() -> None:
 
 def test_readme_shows_the_two_commands() -> None:
     text = README.read_text()
-    assert "make run" in text and "make test" in text
+    assert "make run" in text
+    assert "make test" in text
 
 
 def test_every_graphql_operation_in_the_tour_is_valid_against_the_schema() -> None:

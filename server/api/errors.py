@@ -87,8 +87,15 @@ SAFE_CODES = {c.value for c in AuthCode} | {c.value for c in ErrorCode}
 
 
 def should_mask_error(error: GraphQLError) -> bool:
-    """Mask what we did not mean to say: unexpected exceptions, not validation or our own codes."""
-    if error.original_error is None:
+    """Mask what we did not mean to say: unexpected exceptions, not validation or our own codes.
+
+    graphql-core wraps its own request errors (a variable of the wrong type, an unknown enum value) in
+    another GraphQLError; only a chain that ends in an arbitrary exception is unexpected.
+    """
+    cause: BaseException | None = error.original_error
+    while isinstance(cause, GraphQLError):
+        cause = cause.original_error
+    if cause is None:
         return False
     code = (error.extensions or {}).get("code")
     return code not in SAFE_CODES

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 
 import strawberry
 from strawberry.extensions import (
@@ -21,6 +22,21 @@ from .errors import should_mask_error
 from .oplog import OperationLogExtension
 from .plans.mutations import PlanMutations
 from .plans.queries import PlanQueries
+
+_SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
+
+
+class HideSuggestions(SchemaExtension):
+    """No "Did you mean ...?" in any error: suggestions would reveal schema names.
+
+    ``disable_field_suggestions`` only covers unknown fields; graphql-core also suggests arguments,
+    types, enum values and input fields, and Strawberry does not pass ``hide_suggestions`` on.
+    """
+
+    def on_operation(self) -> Iterator[None]:
+        yield
+        for error in getattr(self.execution_context.result, "errors", None) or []:
+            error.message = _SUGGESTION.sub("", error.message)
 
 
 @strawberry.type
@@ -43,6 +59,7 @@ def build_schema(settings: Settings) -> strawberry.Schema:
         lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
         lambda: ValidationCache(maxsize=512),
         lambda: MaskErrors(should_mask_error=should_mask_error),
+        HideSuggestions,
         OperationLogExtension,
     ]
     return strawberry.Schema(

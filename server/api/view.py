@@ -20,6 +20,7 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types import ExecutionResult
 
 from ..auth import DEV_PRINCIPAL, Authenticator, Principal
 from ..services.runtime import Runtime
@@ -96,6 +97,16 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
         sub_response = await super().get_sub_response(request)
         sub_response.media_type = preferred_media_type(request.headers.get("accept", ""))
         return sub_response
+
+    async def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
+        response = await super().process_result(request, result)
+        if result.data is None and result.errors and all(e.path is None for e in result.errors):
+            # A request error (syntax, validation, variables, limits): execution never started, so
+            # the response has no ``data`` entry (GraphQL spec, "Response Format") and, as
+            # application/graphql-response+json, becomes a 400 in create_response. Field errors
+            # always carry a path and keep ``data: null`` with 200.
+            response.pop("data", None)
+        return response
 
     def create_response(
         self, response_data: GraphQLHTTPResponse | list[GraphQLHTTPResponse], sub_response: Response

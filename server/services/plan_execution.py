@@ -142,7 +142,7 @@ async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
     problems.raise_if_any()
 
     plan, step = await lock_plan_of_step(tx, result.step_id)
-    require_not_terminal(plan)
+    require_not_terminal(plan, "stepId")
     if step.status not in (StepStatus.PENDING, StepStatus.IN_PROGRESS):
         raise ServiceError(
             [
@@ -174,12 +174,9 @@ async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
         root_id=plan.id,
         data={"stepOrder": step.step_order, "confidence": result.confidence},
     )
-    if plan.status in (PlanStatus.PLANNING, PlanStatus.STALLED):
-        move_plan(tx, plan, PlanStatus.EXECUTING, reason="step result submitted")
 
     steps = await plan_steps(tx, plan.id)
     fired = await _first_firing_condition(tx, step)
-    skipped: list[PlanStep] = []
     if fired is not None:
         tx.events.record(
             EngineEvent.BRANCH_FIRED,
@@ -199,9 +196,12 @@ async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
         if fired.action == BranchAction.FAIL:
             rule = f"{fired.field} {fired.op} {fired.value!r}"
             plan.failure_reason = f"branching condition on step {step.step_order} fired: {rule}"
+            # Seed 000 has planning -> failed for exactly this case: no detour through executing.
             move_plan(tx, plan, PlanStatus.FAILED, reason="branching condition", conditionId=fired.id)
             return SubmittedResult(plan, step, fired, [])
-        skipped = _skip_to(tx, plan, steps, step, fired)
+    if plan.status in (PlanStatus.PLANNING, PlanStatus.STALLED):
+        move_plan(tx, plan, PlanStatus.EXECUTING, reason="step result submitted")
+    skipped = _skip_to(tx, plan, steps, step, fired) if fired is not None else []
     settle_plan(tx, plan, steps)
     return SubmittedResult(plan, step, fired, skipped)
 

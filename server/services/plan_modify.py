@@ -99,6 +99,8 @@ async def _add_steps(tx: Tx, plan: ResearchPlan, steps: list[PlanStep], mod: Pla
 
 async def _remove_step(tx: Tx, plan: ResearchPlan, steps: list[PlanStep], mod: PlanModification) -> list[str]:
     step = _find_step(steps, mod.step_id)
+    if len(steps) == 1:
+        raise invalid("a plan needs at least one step; this is its last", ["stepId"])
     if step.status != StepStatus.PENDING:
         raise ServiceError(
             [
@@ -217,7 +219,7 @@ _HANDLERS = {
 
 async def retry_step(tx: Tx, step_id: str) -> Modified:
     plan, step = await lock_plan_of_step(tx, step_id)
-    require_not_terminal(plan)
+    require_not_terminal(plan, "stepId")
     move_step(tx, plan, step, StepStatus.PENDING, reason="retry")
     step.started_at = None
     step.completed_at = None
@@ -238,7 +240,7 @@ async def retry_step(tx: Tx, step_id: str) -> Modified:
 async def fail_plan(tx: Tx, plan_id: str, reason: str) -> ResearchPlan:
     check_text(reason, ["reason"], tx.settings.max_text_bytes, required=True)
     plan = await lock_plan(tx, plan_id)
-    require_not_terminal(plan)
+    require_not_terminal(plan, "planId")
     plan.failure_reason = reason
     move_plan(tx, plan, PlanStatus.FAILED, reason=reason)
     tx.events.record(

@@ -46,7 +46,7 @@ async def request_user_review(tx: Tx, step_id: str, summary: str, questions: lis
     problems.raise_if_any()
 
     plan, step = await lock_plan_of_step(tx, step_id)
-    require_not_terminal(plan)
+    require_not_terminal(plan, "stepId")
     # Check both edges before changing either, as the seed's handler does.
     if not STEP_MACHINE.can(StepStatus(step.status), StepStatus.AWAITING_INPUT):
         raise _refuse(
@@ -92,7 +92,7 @@ _STEP_EFFECT = {
 async def submit_user_decision(tx: Tx, step_id: str, decision: Decision, feedback: str | None) -> Reviewed:
     check_text(feedback, ["feedback"], tx.settings.max_text_bytes, required=decision is Decision.MODIFY)
     plan, step = await lock_plan_of_step(tx, step_id)
-    require_not_terminal(plan)
+    require_not_terminal(plan, "stepId")
     if step.status != StepStatus.AWAITING_INPUT:
         raise _refuse(
             "step",

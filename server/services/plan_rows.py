@@ -50,13 +50,14 @@ async def plan_steps(tx: Tx, plan_id: str) -> list[PlanStep]:
     return list(rows.all())
 
 
-def require_not_terminal(plan: ResearchPlan) -> None:
+def require_not_terminal(plan: ResearchPlan, field: str) -> None:
     if plan.status in TERMINAL_PLAN:
         raise ServiceError(
             [
                 Problem(
                     ErrorCode.INVALID_TRANSITION,
                     f"plan {plan.id} is {plan.status}, a terminal state: it cannot change any more",
+                    [field],
                     entity="plan",
                     from_state=plan.status,
                 )
@@ -66,7 +67,8 @@ def require_not_terminal(plan: ResearchPlan) -> None:
 
 def move_step(tx: Tx, plan: ResearchPlan, step: PlanStep, to: StepStatus, **data: object) -> None:
     change_state(tx, STEP_MACHINE, step, to, root_type="plan", root_id=plan.id, data=dict(data) or None)
-    if to is StepStatus.IN_PROGRESS and step.started_at is None:
+    if to is StepStatus.IN_PROGRESS:
+        # Restarted by a modify decision too: time spent waiting for a person is not running time.
         step.started_at = tx.now
     if to in (StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.FAILED):
         step.completed_at = tx.now

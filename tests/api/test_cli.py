@@ -25,7 +25,8 @@ def test_keys_create_prints_the_key_once_and_stores_only_its_hash(tmp_path: Path
     made = _run(["keys", "create", "--tenant", "acme", "--role", "reviewer", "--name", "ci"], db)
     assert made.returncode == 0, made.stderr
     key = made.stdout.strip()
-    assert key.startswith("fdk_") and len(key) > 40
+    assert key.startswith("fdk_")
+    assert len(key) > 40
     rows = sqlite3.connect(db).execute("SELECT tenant_id, role, key_hash FROM api_keys").fetchall()
     assert len(rows) == 1
     tenant, role, key_hash = rows[0]
@@ -33,7 +34,8 @@ def test_keys_create_prints_the_key_once_and_stores_only_its_hash(tmp_path: Path
     assert key not in key_hash
     assert key.encode() not in db.read_bytes()
     listed = _run(["keys", "list"], db)
-    assert "acme" in listed.stdout and key not in listed.stdout
+    assert "acme" in listed.stdout
+    assert key not in listed.stdout
 
 
 def test_keys_create_rejects_an_unknown_role(tmp_path: Path) -> None:

@@ -28,8 +28,8 @@ run: install frontend
 	$(BIN)/flightdeck serve --host $(HOST) --port $(PORT)
 
 lint: .stamp-python
-	$(BIN)/ruff check server tests bench
-	$(BIN)/ruff format --check server tests bench
+	$(BIN)/ruff check server tests $(wildcard bench)
+	$(BIN)/ruff format --check server tests $(wildcard bench)
 
 typecheck: .stamp-python
 	$(BIN)/mypy

@@ -19,7 +19,10 @@ from .config import Settings
 from .db.engine import Database
 from .db.migrate import upgrade_async
 from .graphiql import FRONTEND_DIST, render_graphiql
+from .loops.runner import Loop
+from .loops.stalls import scan_stalls
 from .oplog import OperationLogWriter
+from .pubsub import Notice, NoticeBus
 from .services.runtime import Runtime
 
 
@@ -54,11 +57,27 @@ def create_app(
         if settings.operation_log:
             runtime.operation_log = OperationLogWriter(db)
             runtime.operation_log.start()
+        bus = NoticeBus(
+            settings.broadcast_url,
+            settings.broadcast_channel,
+            on_notice=lambda n: runtime.feed.announce(n.tenant_id, n.seq),
+            on_resync=runtime.feed.resync,
+        )
+        runtime.commit_listeners.append(lambda tenant, seqs: bus.publish_nowait(Notice(tenant, max(seqs))))
+        await bus.start()
+        stalls = Loop("stalls", settings.stall_scan_interval_seconds, lambda: scan_stalls(runtime))
+        stalls.start()
         app.state.runtime = runtime
+        app.state.bus = bus
         app.state.graphql = FlightdeckGraphQL(runtime, Authenticator(db, ttl=settings.auth_cache_seconds))
         try:
             yield
         finally:
+            # uvicorn has already let in-flight requests finish; now stop the timers, publish what is
+            # pending, end the subscribers' tails and write the last operation log records.
+            await stalls.stop()
+            await bus.stop()
+            await runtime.feed.close()
             if runtime.operation_log is not None:
                 await runtime.operation_log.stop()
             await db.dispose()

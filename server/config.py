@@ -1,4 +1,4 @@
-"""Settings from the environment (``FLIGHTDECK_*``; ``DATABASE_URL`` also bare)."""
+"""Settings from the environment (``FLIGHTDECK_*``; ``DATABASE_URL`` and ``BROADCAST_URL`` also bare)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,28 @@ class Settings(BaseSettings):
         default="sqlite+aiosqlite:///./flightdeck.db",
         validation_alias=AliasChoices("FLIGHTDECK_DATABASE_URL", "DATABASE_URL"),
         description="SQLAlchemy async URL: sqlite+aiosqlite:///path or postgresql+asyncpg://...",
+    )
+    broadcast_url: str = Field(
+        default="memory://",
+        validation_alias=AliasChoices("FLIGHTDECK_BROADCAST_URL", "BROADCAST_URL"),
+        description="Where change notices go between server processes: memory:// (one process), "
+        "redis://host:port/db or postgres://user@host/db.",
+    )
+    broadcast_channel: str = Field(
+        default="flightdeck_events", min_length=1, max_length=63, description="Channel name for notices."
+    )
+    feed_poll_seconds: float = Field(
+        default=2.0, gt=0, description="A subscriber that heard no notice this long re-reads the log."
+    )
+    feed_ring_size: int = Field(
+        default=4096, ge=16, description="Newest events kept in memory per tenant for subscribers."
+    )
+    stall_scan_interval_seconds: float = Field(
+        default=30.0, gt=0, description="How often the stall monitor scans for stalled steps."
+    )
+    legacy_graphql_ws: bool = Field(
+        default=False,
+        description="Also accept the legacy graphql-ws WebSocket protocol (off: it has had auth CVEs).",
     )
     host: str = Field(default="127.0.0.1", description="Address `flightdeck serve` binds to.")
     port: int = Field(default=8000, description="Port `flightdeck serve` listens on.")

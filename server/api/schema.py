@@ -19,6 +19,8 @@ from strawberry.schema.config import StrawberryConfig
 
 from ..config import Settings
 from .errors import should_mask_error
+from .events.queries import EventQueries
+from .events.subscriptions import EventSubscriptions
 from .oplog import OperationLogExtension
 from .plans.mutations import PlanMutations
 from .plans.queries import PlanQueries
@@ -40,12 +42,17 @@ class HideSuggestions(SchemaExtension):
 
 
 @strawberry.type
-class Query(PlanQueries):
+class Query(PlanQueries, EventQueries):
     pass
 
 
 @strawberry.type
 class Mutation(PlanMutations):
+    pass
+
+
+@strawberry.type
+class Subscription(EventSubscriptions):
     pass
 
 
@@ -65,6 +72,7 @@ def build_schema(settings: Settings) -> strawberry.Schema:
     return strawberry.Schema(
         query=Query,
         mutation=Mutation,
+        subscription=Subscription,
         extensions=extensions,
         config=StrawberryConfig(disable_field_suggestions=True),
     )

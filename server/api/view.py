@@ -19,7 +19,7 @@ from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.schema.exceptions import InvalidOperationTypeError
-from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 
 from ..auth import DEV_PRINCIPAL, Authenticator, Principal
@@ -51,7 +51,11 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
         super().__init__(
             build_schema(runtime.settings),
             graphql_ide=None,
-            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+            subscription_protocols=(
+                (GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL)
+                if runtime.settings.legacy_graphql_ws
+                else (GRAPHQL_TRANSPORT_WS_PROTOCOL,)
+            ),
             allowed_origins=runtime.settings.allowed_origins,
             **kwargs,
         )

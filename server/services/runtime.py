@@ -14,6 +14,7 @@ from ..auth import Principal
 from ..clock import Clock
 from ..config import Settings
 from ..db.engine import Database
+from ..events.feed import EventFeed
 from ..events.log import EventBuffer, write_events
 from ..oplog import OperationLogWriter
 
@@ -30,6 +31,15 @@ class Runtime:
     settings: Settings
     commit_listeners: list[CommitListener] = field(default_factory=list)
     operation_log: OperationLogWriter | None = None
+    feed: EventFeed = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.feed = EventFeed(
+            self.db,
+            ring_size=self.settings.feed_ring_size,
+            poll_seconds=self.settings.feed_poll_seconds,
+        )
+        self.commit_listeners.append(self.feed.announce_committed)
 
     def notify_committed(self, tenant_id: str, seqs: Sequence[int]) -> None:
         for listener in self.commit_listeners:

@@ -9,7 +9,7 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from ...db.models import BranchingConditionRow, Event, PlanStep, ResearchOutput, ResearchPlan, SkillExecution
+from ...db.models import BranchingConditionRow, PlanStep, ResearchOutput, ResearchPlan, SkillExecution
 from ...machines.branching import BranchAction, BranchOp
 from ...machines.plan import TERMINAL_STEP_STATUSES, PlanStatus, StepStatus
 from ...machines.skill import SkillStatus
@@ -17,6 +17,7 @@ from ...services import plan_queries
 from ...services.plan_inputs import StepType
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
+from ..pagination import PageInfo
 
 
 @strawberry.type(name="PlanStep", description="One step of a research plan.")
@@ -220,43 +221,6 @@ class ResearchOutputType:
         )
 
 
-@strawberry.type(name="Event", description="One entry of the append-only event log.")
-class EventType:
-    seq: int = strawberry.field(description="Gap-free per tenant, in commit order.")
-    kind: str = strawberry.field(description="Past tense: step_started, plan_transitioned, ...")
-    entity_type: str
-    entity_id: strawberry.ID
-    root_type: str
-    root_id: strawberry.ID
-    from_state: str | None
-    to_state: str | None
-    actor: str
-    data: JSON
-    created_at: datetime
-
-    @staticmethod
-    def from_row(row: Event) -> EventType:
-        return EventType(
-            seq=row.seq,
-            kind=row.kind,
-            entity_type=row.entity_type,
-            entity_id=strawberry.ID(row.entity_id),
-            root_type=row.root_type,
-            root_id=strawberry.ID(row.root_id),
-            from_state=row.from_state,
-            to_state=row.to_state,
-            actor=row.actor,
-            data=cast(JSON, row.data),
-            created_at=row.created_at,
-        )
-
-
-@strawberry.type
-class PageInfo:
-    has_next_page: bool
-    end_cursor: str | None
-
-
 @strawberry.type
 class ResearchPlanEdge:
     cursor: str
@@ -268,15 +232,3 @@ class ResearchPlanConnection:
     edges: list[ResearchPlanEdge]
     page_info: PageInfo
     total_count: int
-
-
-@strawberry.type
-class EventEdge:
-    cursor: str
-    node: EventType
-
-
-@strawberry.type
-class EventConnection:
-    edges: list[EventEdge]
-    page_info: PageInfo

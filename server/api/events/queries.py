@@ -1,0 +1,44 @@
+"""The events query: history of a plan (or any root), in seq order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import strawberry
+from strawberry.types import Info
+
+from ...services import plan_queries
+from ..context import Context
+from ..errors import run_query
+from ..pagination import PageInfo
+from .types import EventConnection, EventEdge, EventType
+
+I = Info[Context, Any]  # noqa: E741
+
+
+def _cap(info: I, first: int) -> int:
+    return max(1, min(first, info.context.runtime.settings.max_page_size))
+
+
+@strawberry.type
+class EventQueries:
+    @strawberry.field(description="The event log in seq order, optionally for one plan (or other root).")
+    async def events(
+        self, info: I, root_id: strawberry.ID | None = None, after: int = 0, first: int = 100
+    ) -> EventConnection:
+        tenant = info.context.principal.tenant_id
+        root = str(root_id) if root_id is not None else None
+
+        async def read(session: Any) -> EventConnection:
+            page = await plan_queries.plan_events(session, tenant, root, after, _cap(info, first))
+            edges = [EventEdge(cursor=str(e.seq), node=EventType.from_row(e)) for e in page.items]
+            return EventConnection(
+                edges=edges,
+                page_info=PageInfo(
+                    has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None
+                ),
+            )
+
+        result = await run_query(info, read)
+        assert result is not None
+        return result

@@ -1,0 +1,124 @@
+"""Subscriptions: the resumable event stream, live plan snapshots, and stall alerts."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from datetime import datetime
+from typing import Any
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.types import Info
+
+from ...events.feed import LoggedEvent
+from ...events.kinds import EngineEvent
+from ...services import plan_queries
+from ..context import Context
+from ..errors import run_query
+from ..plans.types import ResearchPlanType
+from .types import EventType
+
+I = Info[Context, Any]  # noqa: E741
+
+
+@strawberry.input(description="Every given condition must hold.")
+class EventFilter:
+    root_id: strawberry.ID | None = None
+    root_type: str | None = strawberry.field(default=None, description="plan, skill_execution, ...")
+    entity_type: str | None = None
+    kinds: list[str] | None = strawberry.field(default=None, description='e.g. ["plan_stalled"]')
+
+    def matches(self, event: LoggedEvent) -> bool:
+        return (
+            (self.root_id is None or event.root_id == str(self.root_id))
+            and (self.root_type is None or event.root_type == self.root_type)
+            and (self.entity_type is None or event.entity_type == self.entity_type)
+            and (not self.kinds or event.kind in self.kinds)
+        )
+
+
+@strawberry.type
+class StalledStep:
+    step_id: strawberry.ID
+    running_seconds: float
+
+
+@strawberry.type(description="A plan the stall monitor moved to stalled.")
+class StallAlert:
+    seq: int
+    plan_id: strawberry.ID
+    steps: list[StalledStep]
+    threshold_seconds: float
+    detected_at: datetime
+
+    @strawberry.field
+    async def plan(self, info: I) -> ResearchPlanType | None:
+        tenant = info.context.principal.tenant_id
+        row = await run_query(info, lambda s: plan_queries.get_plan(s, tenant, str(self.plan_id)))
+        return ResearchPlanType.from_row(row) if row else None
+
+    @staticmethod
+    def from_event(event: LoggedEvent) -> StallAlert:
+        running = event.data.get("runningSeconds", {})
+        return StallAlert(
+            seq=event.seq,
+            plan_id=strawberry.ID(event.root_id),
+            steps=[
+                StalledStep(step_id=strawberry.ID(sid), running_seconds=float(running.get(sid, 0.0)))
+                for sid in event.data.get("stepIds", [])
+            ],
+            threshold_seconds=float(event.data.get("thresholdSeconds", 0.0)),
+            detected_at=event.created_at,
+        )
+
+
+async def _start(info: I, after: int | None) -> int:
+    if after is not None and after < 0:
+        raise GraphQLError("after must be a seq (>= 0)", extensions={"code": "VALIDATION_FAILED"})
+    ctx = info.context
+    return after if after is not None else await ctx.runtime.feed.position(ctx.principal.tenant_id)
+
+
+@strawberry.type
+class EventSubscriptions:
+    @strawberry.subscription(
+        description="Every event after `after` (replayed from the log), then live ones: each once, in seq "
+        "order. Without `after`, only events from now on. Resume with the last seq you saw."
+    )
+    async def events(
+        self, info: I, after: int | None = None, filter: EventFilter | None = None
+    ) -> AsyncGenerator[EventType, None]:
+        ctx = info.context
+        start = await _start(info, after)
+        async for batch in ctx.runtime.feed.follow(ctx.principal.tenant_id, start):
+            for event in batch:
+                if filter is None or filter.matches(event):
+                    yield EventType.from_row(event)
+
+    @strawberry.subscription(description="The plan now, then again after every change to it.")
+    async def research_plan_updated(
+        self, info: I, id: strawberry.ID
+    ) -> AsyncGenerator[ResearchPlanType, None]:
+        ctx = info.context
+        tenant = ctx.principal.tenant_id
+        start = await ctx.runtime.feed.position(tenant)
+
+        async def snapshot() -> ResearchPlanType:
+            row = await run_query(info, lambda s: plan_queries.get_plan(s, tenant, str(id)))
+            if row is None:
+                raise GraphQLError(f"plan {id} not found", extensions={"code": "NOT_FOUND"})
+            return ResearchPlanType.from_row(row)
+
+        yield await snapshot()
+        async for batch in ctx.runtime.feed.follow(tenant, start):
+            if any(e.root_id == str(id) for e in batch):
+                yield await snapshot()
+
+    @strawberry.subscription(description="Each stall as the monitor detects it (replayed after `after`).")
+    async def stall_alerts(self, info: I, after: int | None = None) -> AsyncGenerator[StallAlert, None]:
+        ctx = info.context
+        start = await _start(info, after)
+        async for batch in ctx.runtime.feed.follow(ctx.principal.tenant_id, start):
+            for event in batch:
+                if event.kind == EngineEvent.PLAN_STALLED:
+                    yield StallAlert.from_event(event)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -68,6 +69,7 @@ def create_app(
         stalls = Loop("stalls", settings.stall_scan_interval_seconds, lambda: scan_stalls(runtime))
         stalls.start()
         app.state.runtime = runtime
+        app.state.loop = asyncio.get_running_loop()
         app.state.bus = bus
         app.state.graphql = FlightdeckGraphQL(runtime, Authenticator(db, ttl=settings.auth_cache_seconds))
         try:

@@ -150,6 +150,11 @@ class LiveServer:
     settings: Settings
     thread: threading.Thread
     server: uvicorn.Server
+    app: Any
+
+    def call(self, coro: Any, within: float = 30) -> Any:
+        """Run a coroutine on the server's own event loop (to inspect its state) and return its result."""
+        return asyncio.run_coroutine_threadsafe(coro, self.app.state.loop).result(within)
 
     @property
     def graphql_url(self) -> str:
@@ -165,9 +170,8 @@ def start_server(settings: Settings, clock: FakeClock) -> LiveServer:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        create_app(settings, clock, migrate=False), log_level="warning", lifespan="on", ws="websockets-sansio"
-    )
+    app = create_app(settings, clock, migrate=False)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="websockets-sansio")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -176,7 +180,7 @@ def start_server(settings: Settings, clock: FakeClock) -> LiveServer:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.02)
-    return LiveServer(f"http://127.0.0.1:{port}", clock, settings, thread, server)
+    return LiveServer(f"http://127.0.0.1:{port}", clock, settings, thread, server, app)
 
 
 def stop_server(live: LiveServer) -> None:

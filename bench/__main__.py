@@ -1,0 +1,84 @@
+"""`make bench`: start real servers, measure, print JSON and a Markdown table.
+
+python -m bench [--only transitions,latency,stall,memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from server.db.migrate import upgrade
+
+from . import latency, stall_scan, transitions
+
+TARGETS = {
+    "transitions_per_second_http": (">=", 1000.0),
+    "http_to_service_ratio": (">=", 0.3),
+    "latency_p99_ms": ("<=", 100.0),
+    "delivered_ratio": ("==", 1.0),
+    "stall_scan_ms": ("<=", 50.0),
+    "memory_per_idle_subscriber_kb": ("<=", 50.0),
+}
+
+
+def fresh_sqlite(folder: Path, name: str) -> str:
+    url = f"sqlite+aiosqlite:///{folder / name}"
+    upgrade(url)  # before any event loop runs: alembic runs its own
+    return url
+
+
+def run(only: set[str]) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        if "transitions" in only:
+            service = asyncio.run(transitions.in_process(fresh_sqlite(folder, "service.db")))
+            http = asyncio.run(transitions.over_http(fresh_sqlite(folder, "http.db")))
+            results["transitions_per_second_service"] = round(service, 1)
+            results["transitions_per_second_http"] = round(http, 1)
+            results["http_to_service_ratio"] = round(http / service, 3)
+        if "latency" in only:
+            fanout = asyncio.run(latency.fanout_latency(fresh_sqlite(folder, "latency.db")))
+            results.update({k: v for k, v in fanout.items() if k.startswith(("latency", "delivered"))})
+            results["every_subscriber_in_order_once"] = fanout["every_subscriber_in_order_once"]
+        if "stall" in only:
+            quiet = asyncio.run(stall_scan.scan(fresh_sqlite(folder, "stall.db"), stalled=0))
+            busy = asyncio.run(stall_scan.scan(fresh_sqlite(folder, "stall2.db"), stalled=100))
+            results["stall_scan_ms"] = quiet["ms"]
+            results["stall_scan_with_100_stalls_ms"] = busy["ms"]
+            results["stall_scan_with_100_stalls_found"] = busy["stalled_found"]
+        if "memory" in only:
+            memory = asyncio.run(latency.idle_memory(fresh_sqlite(folder, "memory.db")))
+            results["memory_per_idle_subscriber_kb"] = memory["memory_per_idle_subscriber_kb"]
+    return results
+
+
+def verdict(name: str, value: float) -> str:
+    if name not in TARGETS:
+        return ""
+    op, target = TARGETS[name]
+    ok = {">=": value >= target, "<=": value <= target, "==": value == target}[op]
+    return f"{op} {target:g}: {'met' if ok else 'MISSED'}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench")
+    parser.add_argument("--only", default="transitions,latency,stall,memory")
+    args = parser.parse_args()
+    results = run(set(args.only.split(",")))
+    print(json.dumps(results, indent=2))
+    print()
+    print("| figure | value | target |")
+    print("|---|---|---|")
+    for name, value in results.items():
+        shown = verdict(name, float(value)) if isinstance(value, int | float) else ""
+        print(f"| {name} | {value} | {shown} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""(a) Plan-step transitions per second: 16 agents over HTTP, and the same work in-process."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import httpx
+
+from server.auth import DEV_PRINCIPAL
+from server.clock import SystemClock
+from server.config import Settings
+from server.db.engine import Database
+from server.services import plan_create, plan_execution
+from server.services.plan_inputs import NewPlan, NewStep, StepResult
+from server.services.runtime import Runtime, unit_of_work
+
+from .server_process import ServerProcess
+
+AGENTS = 16
+STEPS = 40
+
+CREATE = """mutation($input: CreateResearchPlanInput!) { createResearchPlan(input: $input) {
+  plan { id } userErrors { code } } }"""
+START = """mutation($planId: ID!) { startNextStep(planId: $planId) {
+  outcome step { id } userErrors { code } } }"""
+SUBMIT = """mutation($input: SubmitStepResultInput!) { submitStepResult(input: $input) {
+  step { status } userErrors { code } } }"""
+
+
+def plan_input() -> dict[str, Any]:
+    steps = [{"stepType": "SEARCH", "instructions": f"step {i}"} for i in range(STEPS)]
+    return {"researchQuestion": "bench", "steps": steps}
+
+
+async def http_agent(client: httpx.AsyncClient) -> int:
+    async def call(query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        response = await client.post("/graphql", json={"query": query, "variables": variables})
+        body: dict[str, Any] = response.json()
+        assert "errors" not in body, body
+        return body["data"]
+
+    plan_id = (await call(CREATE, {"input": plan_input()}))["createResearchPlan"]["plan"]["id"]
+    transitions = 0
+    for _ in range(STEPS):
+        step = (await call(START, {"planId": plan_id}))["startNextStep"]["step"]
+        payload = await call(
+            SUBMIT, {"input": {"stepId": step["id"], "resultSummary": "ok", "confidence": 0.9}}
+        )
+        assert payload["submitStepResult"]["userErrors"] == []
+        transitions += 2
+    return transitions
+
+
+async def over_http(database_url: str) -> float:
+    with ServerProcess(database_url, FLIGHTDECK_OPERATION_LOG="true") as server:
+        limits = httpx.Limits(max_connections=AGENTS)
+        async with httpx.AsyncClient(base_url=server.url, limits=limits, timeout=60) as client:
+            await http_agent(client)  # warm up caches and connections
+            started = time.perf_counter()
+            counts = await asyncio.gather(*(http_agent(client) for _ in range(AGENTS)))
+            elapsed = time.perf_counter() - started
+    return sum(counts) / elapsed
+
+
+async def service_agent(runtime: Runtime) -> int:
+    async with unit_of_work(runtime, DEV_PRINCIPAL) as tx:
+        created = await plan_create.create_research_plan(
+            tx, NewPlan("bench", [NewStep("search", f"step {i}") for i in range(STEPS)])
+        )
+    transitions = 0
+    for _ in range(STEPS):
+        async with unit_of_work(runtime, DEV_PRINCIPAL) as tx:
+            nxt = await plan_execution.start_next_step(tx, created.plan.id)
+        assert nxt.step is not None
+        async with unit_of_work(runtime, DEV_PRINCIPAL) as tx:
+            await plan_execution.submit_step_result(tx, StepResult(nxt.step.id, "ok", confidence=0.9))
+        transitions += 2
+    return transitions
+
+
+async def in_process(database_url: str) -> float:
+    settings = Settings(database_url=database_url)
+    runtime = Runtime(Database(database_url), SystemClock(), settings)
+    try:
+        await service_agent(runtime)
+        started = time.perf_counter()
+        counts = await asyncio.gather(*(service_agent(runtime) for _ in range(AGENTS)))
+        elapsed = time.perf_counter() - started
+    finally:
+        await runtime.db.dispose()
+    return sum(counts) / elapsed

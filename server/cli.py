@@ -60,7 +60,13 @@ def serve(
             "dev mode: no API keys exist, every request acts as the 'default' tenant's admin", err=True
         )
     uvicorn.run(
-        create_app(settings, migrate=False), host=host, port=port, log_level="info", ws="websockets-sansio"
+        create_app(settings, migrate=False),
+        host=host,
+        port=port,
+        log_level="info",
+        ws="websockets-sansio",
+        # Compression state costs ~50 KB per WebSocket; our messages are small JSON.
+        ws_per_message_deflate=False,
     )
 
 

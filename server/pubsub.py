@@ -47,7 +47,8 @@ class Notice:
     @staticmethod
     def decode(message: str) -> Notice | None:
         tenant, sep, seq = message.rpartition("\t")
-        if not sep or not seq.isdigit():
+        # isdigit() alone accepts digits such as "²" that int() refuses
+        if not sep or not tenant or not (seq.isascii() and seq.isdigit()):
             return None
         return Notice(tenant, int(seq))
 
@@ -92,13 +93,17 @@ class PostgresNoticeBackend(BroadcastBackend):
         self._publish_lock = asyncio.Lock()
         self._listen: Any = None
         self._publish: Any = None
+        self._lost: Exception | None = None  # kept apart from the queue, which may be full
 
     async def connect(self) -> None:
         import asyncpg
 
         self._listen = await asyncpg.connect(self._url)
         self._publish = await asyncpg.connect(self._url)
+        # Losing either connection means reconnecting both: a dead publish connection would otherwise
+        # fail every publish while the LISTEN connection stays healthy and nothing ever reconnects.
         self._listen.add_termination_listener(self._terminated)
+        self._publish.add_termination_listener(self._terminated)
 
     async def disconnect(self) -> None:
         for conn in (self._listen, self._publish):
@@ -119,6 +124,8 @@ class PostgresNoticeBackend(BroadcastBackend):
             await self._publish.execute("SELECT pg_notify($1, $2)", channel, message)
 
     async def next_published(self) -> BroadcastEvent:
+        if self._lost is not None:
+            raise self._lost
         item = await self._queue.get()
         if isinstance(item, Exception):
             raise item
@@ -128,9 +135,11 @@ class PostgresNoticeBackend(BroadcastBackend):
         with contextlib.suppress(asyncio.QueueFull):  # dropping is safe: subscribers re-read the log
             self._queue.put_nowait(BroadcastEvent(channel, payload))
 
-    def _terminated(self, _conn: Any) -> None:
-        with contextlib.suppress(asyncio.QueueFull):
-            self._queue.put_nowait(ConnectionError("the LISTEN connection to PostgreSQL was closed"))
+    def _terminated(self, conn: Any) -> None:
+        which = "LISTEN" if conn is self._listen else "publish"
+        self._lost = ConnectionError(f"the {which} connection to PostgreSQL was closed")
+        with contextlib.suppress(asyncio.QueueFull):  # only wakes a waiting reader; _lost is the record
+            self._queue.put_nowait(self._lost)
 
 
 def make_backend(url: str) -> BroadcastBackend:
@@ -167,6 +176,7 @@ class NoticeBus:
         self.connected = asyncio.Event()
         self.reconnects = 0
         self.publish_failures = 0
+        self.published = 0
         # Only the newest seq per tenant matters, so pending notices coalesce instead of queueing.
         self._pending: dict[str, int] = {}
         self._pending_set = asyncio.Event()
@@ -183,9 +193,10 @@ class NoticeBus:
             await asyncio.wait_for(self.connected.wait(), timeout=5)
 
     async def stop(self) -> None:
-        """Publish what is pending, then disconnect."""
+        """Publish what is pending, then disconnect (a broker that does not answer cannot hold us up)."""
         if self._pending and self._backend is not None:
-            await self._flush()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._flush(), timeout=2)
         for task in (self._publisher, self._task):
             if task is not None:
                 task.cancel()
@@ -194,32 +205,53 @@ class NoticeBus:
         self._task = self._publisher = None
 
     def publish_nowait(self, notice: Notice) -> None:
-        """Queue a notice for other processes (called after commit; never blocks)."""
+        """Queue a notice for other processes (called after commit; never blocks, never raises).
+
+        While the broker is slow or away, notices of one tenant coalesce into its newest seq, which is
+        published once the broker is back.
+        """
         if notice.seq > self._pending.get(notice.tenant_id, 0):
             self._pending[notice.tenant_id] = notice.seq
             self._pending_set.set()
 
     async def _publish_pending(self) -> None:
+        delay = self._backoff[0]
         while True:
             await self._pending_set.wait()
-            await self._flush()
+            await self.connected.wait()  # while disconnected, pending notices keep coalescing
+            if await self._flush():
+                delay = self._backoff[0]
+            else:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self._backoff[1])
 
-    async def _flush(self) -> None:
+    async def _flush(self) -> bool:
+        """Publish every pending notice; one that fails stays pending unless a newer one came meanwhile."""
         self._pending_set.clear()
         pending, self._pending = self._pending, {}
+        ok = True
         for tenant_id, seq in pending.items():
-            await self.publish(Notice(tenant_id, seq))
+            if not await self.publish(Notice(tenant_id, seq)):
+                ok = False
+                if seq > self._pending.get(tenant_id, 0):
+                    self._pending[tenant_id] = seq
+                    self._pending_set.set()
+        return ok
 
-    async def publish(self, notice: Notice) -> None:
+    async def publish(self, notice: Notice) -> bool:
+        """Publish one notice now; False (logged, counted) when the broker is away or refuses it."""
         backend = self._backend
         if backend is None:
             self.publish_failures += 1
-            return
+            return False
         try:
             await backend.publish(self.channel, notice.encode())
         except Exception:
             self.publish_failures += 1
             logger.warning("could not publish %s; subscribers will find it in the log", notice, exc_info=True)
+            return False
+        self.published += 1
+        return True
 
     async def _supervise(self) -> None:
         delay = self._backoff[0]

@@ -171,7 +171,9 @@ def start_server(settings: Settings, clock: FakeClock) -> LiveServer:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     app = create_app(settings, clock, migrate=False)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="websockets-sansio")
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="on", ws="websockets-sansio", ws_per_message_deflate=False
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -119,6 +119,8 @@ class TenantTail:
     async def _run(self) -> None:
         db = self.feed.db
         while True:
+            # Cleared before reading, so that a resync or notice arriving during the read wakes us again.
+            self._wake.clear()
             try:
                 if self.loaded < 0:
                     self.loaded = await last_seq(db, self.tenant_id)
@@ -137,8 +139,9 @@ class TenantTail:
                 logger.exception("reading the event log for tenant %s failed; retrying", self.tenant_id)
                 await asyncio.sleep(self.feed.poll_seconds)
                 continue
-            self._wake.clear()
-            if self.known > self.loaded:
+            if batch and self.known > self.loaded:
+                # Announced but not read yet. Only after progress: a notice for a seq this log does not
+                # have (a foreign or garbled one) must cost one read, not a busy loop of reads.
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.feed.poll_seconds)

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import Select, and_, or_, select
 
 from ..auth import Principal, Role
 from ..db.models import PlanStep, ResearchPlan
@@ -31,15 +31,8 @@ class StallFound:
     step_ids: list[str]
 
 
-async def candidate_plans(runtime: Runtime, now: datetime) -> dict[tuple[str, str], float | None]:
-    """(tenant, plan) -> the plan's own threshold, for executing plans with a step that may be stalled."""
-    default = timedelta(seconds=runtime.settings.stall_threshold_seconds)
-    cutoff = now - default
-    started_before = or_(
-        PlanStep.started_at < cutoff,
-        and_(PlanStep.started_at.is_(None), PlanStep.updated_at < cutoff),
-    )
-    query = (
+def _executing_plans_with_running_steps() -> Select[str, str, float | None]:
+    return (
         select(ResearchPlan.tenant_id, ResearchPlan.id, ResearchPlan.stall_threshold_seconds)
         .join(PlanStep, PlanStep.plan_id == ResearchPlan.id)
         .where(
@@ -47,11 +40,30 @@ async def candidate_plans(runtime: Runtime, now: datetime) -> dict[tuple[str, st
             ResearchPlan.status == PlanStatus.EXECUTING.value,
         )
     )
+
+
+def overdue_query(cutoff: datetime) -> Select[str, str, float | None]:
+    """Executing plans with a step in progress since before ``cutoff``: the (status, started_at) index."""
+    started_before = or_(
+        PlanStep.started_at < cutoff,
+        and_(PlanStep.started_at.is_(None), PlanStep.updated_at < cutoff),
+    )
+    return _executing_plans_with_running_steps().where(started_before)
+
+
+def own_threshold_query() -> Select[str, str, float | None]:
+    """Executing plans with a threshold of their own and a step in progress (checked exactly later)."""
+    return _executing_plans_with_running_steps().where(ResearchPlan.stall_threshold_seconds.is_not(None))
+
+
+async def candidate_plans(runtime: Runtime, now: datetime) -> dict[tuple[str, str], float | None]:
+    """(tenant, plan) -> the plan's own threshold, for executing plans with a step that may be stalled."""
+    cutoff = now - timedelta(seconds=runtime.settings.stall_threshold_seconds)
     async with runtime.db.reader() as session:
         # Past the server's threshold (served by the (status, started_at) index) ...
-        rows = list((await session.execute(query.where(started_before))).all())
+        rows = list((await session.execute(overdue_query(cutoff))).all())
         # ... or in a plan with a threshold of its own, which the exact check below applies.
-        rows += (await session.execute(query.where(ResearchPlan.stall_threshold_seconds.is_not(None)))).all()
+        rows += (await session.execute(own_threshold_query())).all()
     return {(tenant, plan_id): threshold for tenant, plan_id, threshold in rows}
 
 

@@ -49,10 +49,14 @@ class OperationLogWriter:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="operation-log-writer")
 
-    async def stop(self) -> None:
+    async def stop(self, timeout: float = 10.0) -> None:
         """Write what is queued, then stop."""
         if self._task is None:
             return
+        # Let the task write the batch it holds: cancelling it mid-batch would lose records it has
+        # already taken off the queue. Bounded, so a database that is gone cannot hang shutdown.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._queue.join(), timeout)
         self._task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
@@ -71,13 +75,16 @@ class OperationLogWriter:
 
     async def _run(self) -> None:
         while True:
-            first = await self._queue.get()
-            await asyncio.sleep(0.05)  # let a burst collect into one transaction
-            batch = [first, *self._take_batch()]
+            batch = [await self._queue.get()]
             try:
+                await asyncio.sleep(0.05)  # let a burst collect into one transaction
+                batch += self._take_batch()
                 await self._write(batch)
             except Exception:
                 logger.exception("could not write %d operation log records", len(batch))
+            finally:
+                for _ in batch:
+                    self._queue.task_done()
 
     async def _write(self, batch: list[OperationRecord]) -> None:
         if not batch:

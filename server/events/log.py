@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import insert
+from sqlalchemy import Table, insert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..db.models import Event, TenantCounter
+
+EVENTS = cast(Table, Event.__table__)
 
 
 @dataclass
@@ -72,8 +74,9 @@ async def write_events(session: AsyncSession, buffer: EventBuffer) -> None:
     last = int((await session.execute(upsert)).scalar_one())
     first = last - n + 1
     buffer.seqs = list(range(first, last + 1))
+    # Core, not ORM, insert: one executemany and no identity-map bookkeeping for rows we never read back.
     await session.execute(
-        insert(Event),
+        insert(EVENTS),
         [
             {
                 "tenant_id": buffer.tenant_id,

@@ -31,6 +31,20 @@ async def lock_plan(tx: Tx, plan_id: str, field: str = "planId") -> ResearchPlan
 
 async def lock_plan_of_step(tx: Tx, step_id: str, field: str = "stepId") -> tuple[ResearchPlan, PlanStep]:
     sid = parse_id(step_id, field)
+    if tx.runtime.db.is_sqlite:
+        # BEGIN IMMEDIATE already holds the whole database, so one joined read is current.
+        row = (
+            await tx.session.execute(
+                select(PlanStep, ResearchPlan)
+                .join(ResearchPlan, ResearchPlan.id == PlanStep.plan_id)
+                .where(PlanStep.id == sid, PlanStep.tenant_id == tx.tenant_id)
+            )
+        ).first()
+        if row is None:
+            raise not_found("step", step_id, [field])
+        return row[1], row[0]
+    # PostgreSQL: lock the plan first (every writer does, so no deadlock), then read the step as it is
+    # now; a step read before the lock could be stale.
     plan_id = await tx.session.scalar(
         select(PlanStep.plan_id).where(PlanStep.id == sid, PlanStep.tenant_id == tx.tenant_id)
     )

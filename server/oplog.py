@@ -19,6 +19,8 @@ from .db.models import OperationLog
 
 logger = logging.getLogger(__name__)
 
+STOP_DRAIN_SECONDS = 10.0  # how long stop() lets the writer finish what it holds
+
 
 @dataclass(frozen=True)
 class OperationRecord:
@@ -49,14 +51,14 @@ class OperationLogWriter:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="operation-log-writer")
 
-    async def stop(self, timeout: float = 10.0) -> None:
+    async def stop(self) -> None:
         """Write what is queued, then stop."""
         if self._task is None:
             return
         # Let the task write the batch it holds: cancelling it mid-batch would lose records it has
         # already taken off the queue. Bounded, so a database that is gone cannot hang shutdown.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._queue.join(), timeout)
+            await asyncio.wait_for(self._queue.join(), STOP_DRAIN_SECONDS)
         self._task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._task

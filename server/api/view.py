@@ -25,6 +25,7 @@ from strawberry.types import ExecutionResult
 from ..auth import DEV_PRINCIPAL, Authenticator, Principal
 from ..services.runtime import Runtime
 from .context import Context, make_context
+from .fanout import Fanout, FanoutTransportWSHandler
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 LEGACY_JSON = "application/json"
@@ -45,6 +46,8 @@ def preferred_media_type(accept: str) -> str:
 
 
 class FlightdeckGraphQL(GraphQL[Context, None]):
+    graphql_transport_ws_handler_class = FanoutTransportWSHandler
+
     def __init__(self, runtime: Runtime, authenticator: Authenticator, **kwargs: Any) -> None:
         from .schema import build_schema
 
@@ -61,6 +64,7 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
         )
         self.runtime = runtime
         self.authenticator = authenticator
+        self.fanout = Fanout(self.schema, runtime.settings)  # type: ignore[arg-type]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:

@@ -136,3 +136,20 @@ async def test_subscribers_only_see_their_own_tenant(
                 await seen_by_b
     finally:
         await a.aclose()
+
+
+async def test_identical_event_subscriptions_render_each_event_once(
+    live_server: LiveServer, client: GraphQLClient
+) -> None:
+    fanout = live_server.app.state.graphql.fanout
+    async with ws_session(live_server.ws_url) as one, ws_session(live_server.ws_url) as two:
+        first = asyncio.create_task(collect(one, EVENTS, {"after": 0}, 4))
+        second = asyncio.create_task(collect(two, EVENTS, {"after": 0}, 4))
+        await asyncio.sleep(0.3)
+        created = await client.execute(ops.CREATE_PLAN, {"input": ops.plan_input(1)})
+        await client.execute(ops.START_NEXT_STEP, {"planId": created["createResearchPlan"]["plan"]["id"]})
+        a, b = await first, await second
+    assert a == b
+    assert [r["events"]["seq"] for r in a] == [1, 2, 3, 4]
+    assert fanout.renders == 4
+    assert fanout.sends == 8

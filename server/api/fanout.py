@@ -1,0 +1,179 @@
+"""Shared work for event subscriptions: each distinct subscription renders each event once.
+
+Strawberry executes a subscription's selection set once per subscriber per event, then encodes it once
+per subscriber. With a thousand dashboards on the same stream that is a thousand identical executions
+per event. Subscriptions to ``events`` and ``stallAlerts`` with the same document and variables (and
+tenant) have the same answer for the same event, because events are immutable: here the first
+subscriber to reach an event executes the selection and encodes the ``next`` payload, and everyone
+else sends those bytes.
+
+Only well-formed documents that validate take this path; anything else (errors included) goes through
+Strawberry's own handler unchanged, so error reporting stays Strawberry's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import AsyncIterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from graphql import (
+    DocumentNode,
+    ExecutionResult,
+    FieldNode,
+    GraphQLError,
+    OperationDefinitionNode,
+    OperationType,
+    parse,
+    specified_rules,
+    validate,
+)
+from graphql.execution import Executor, create_source_event_stream, execute_subscription_event
+from strawberry import Schema
+from strawberry.extensions import MaxAliasesLimiter, QueryDepthLimiter
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler
+from strawberry.utils.aio import aclosing
+
+from ..config import Settings
+from .context import Context
+from .errors import should_mask_error
+
+SHARED_FIELDS = frozenset({"events", "stallAlerts"})
+
+
+@dataclass(frozen=True)
+class Prepared:
+    key: str
+    executor: Executor[Context]
+    stream: AsyncIterable[Any]
+
+
+class Fanout:
+    def __init__(self, schema: Schema, settings: Settings, cache_size: int = 50_000) -> None:
+        self.schema = schema
+        self.settings = settings
+        self._rules = [
+            *specified_rules,
+            *QueryDepthLimiter(max_depth=settings.max_query_depth).validation_rules,
+            *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
+        ]
+        self._rendered: OrderedDict[tuple[str, int], str] = OrderedDict()
+        self._cache_size = cache_size
+        self.renders = 0
+        self.sends = 0
+        self._document = lru_cache(maxsize=512)(self._parse_and_validate)
+
+    def _parse_and_validate(self, query: str) -> DocumentNode | None:
+        try:
+            document = parse(query, max_tokens=self.settings.max_tokens)
+        except GraphQLError:
+            return None
+        if validate(self.schema._schema, document, self._rules):
+            return None
+        return document
+
+    async def prepare(
+        self, query: str, variables: dict[str, Any] | None, operation_name: str | None, context: Context
+    ) -> Prepared | None:
+        """The shared path for this operation, or None to leave it to Strawberry."""
+        document = self._document(query)
+        if document is None or not _is_shared_subscription(document, operation_name):
+            return None
+        executor = Executor.build(
+            self.schema._schema,
+            document,
+            context_value=context,
+            raw_variable_values=variables,
+            operation_name=operation_name,
+            hide_suggestions=True,
+        )
+        if isinstance(executor, list):
+            return None
+        stream = create_source_event_stream(executor)
+        if not isinstance(stream, AsyncIterable):
+            stream = await stream  # type: ignore[misc]
+        if isinstance(stream, ExecutionResult):
+            return None
+        key = json.dumps(
+            [context.principal.tenant_id, query, operation_name, variables or {}], sort_keys=True, default=str
+        )
+        return Prepared(key, executor, stream)
+
+    async def render(self, prepared: Prepared, payload: Any) -> str:
+        """The encoded ``payload`` part of a ``next`` message for this event, made once per key."""
+        cache_key = (prepared.key, int(payload.seq))
+        text = self._rendered.get(cache_key)
+        if text is not None:
+            return text
+        result = execute_subscription_event(prepared.executor.build_per_event_executor(payload))
+        if not isinstance(result, ExecutionResult):
+            result = await result  # type: ignore[misc]
+        body: dict[str, Any] = {"data": result.data}
+        if result.errors:
+            body["errors"] = [
+                GraphQLError("Unexpected error.", path=e.path).formatted
+                if should_mask_error(e)
+                else e.formatted
+                for e in result.errors
+            ]
+        text = json.dumps(body, separators=(",", ":"), default=str)
+        self.renders += 1
+        self._rendered[cache_key] = text
+        if len(self._rendered) > self._cache_size:
+            self._rendered.popitem(last=False)
+        return text
+
+
+def _masked(error: GraphQLError) -> GraphQLError:
+    return GraphQLError("Unexpected error.", path=error.path) if should_mask_error(error) else error
+
+
+def _is_shared_subscription(document: DocumentNode, operation_name: str | None) -> bool:
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    if len(document.definitions) != len(operations):
+        return False  # fragments: fine in principle, but keep the shared path simple
+    if operation_name is not None:
+        operations = [o for o in operations if o.name is not None and o.name.value == operation_name]
+    if len(operations) != 1 or operations[0].operation is not OperationType.SUBSCRIPTION:
+        return False
+    selections = operations[0].selection_set.selections
+    return (
+        len(selections) == 1
+        and isinstance(selections[0], FieldNode)
+        and selections[0].name.value in SHARED_FIELDS
+        and not selections[0].directives
+    )
+
+
+class FanoutTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
+    async def run_operation(self, operation: Any) -> None:
+        fanout: Fanout = self.view.fanout  # type: ignore[attr-defined]
+        prepared = await fanout.prepare(
+            operation.query, operation.variables, operation.operation_name, self.context
+        )
+        if prepared is None:
+            await super().run_operation(operation)
+            return
+        prefix = '{"id":' + json.dumps(operation.id) + ',"type":"next","payload":'
+        send_text = self.websocket.ws.send_text  # type: ignore[attr-defined]
+        try:
+            async with aclosing(prepared.stream):  # type: ignore[type-var]
+                async for payload in prepared.stream:
+                    if operation.completed:
+                        return
+                    text = await fanout.render(prepared, payload)
+                    await send_text(prefix + text + "}")
+                    fanout.sends += 1
+        except Exception as error:  # the socket went away, or the stream failed
+            self.operations.pop(operation.id, None)
+            if not _is_disconnect(error):
+                await self.handle_task_exception(error)
+            return
+        await operation.send_operation_message({"id": operation.id, "type": "complete"})
+
+
+def _is_disconnect(error: Exception) -> bool:
+    return type(error).__name__ in {"WebSocketDisconnect", "WebSocketDisconnected", "ClientDisconnected"}

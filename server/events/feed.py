@@ -113,8 +113,10 @@ class TenantTail:
         if self.loaded > pos:
             return
         advanced = self._advanced
+        # asyncio.timeout, not wait_for: wait_for wraps the wait in a task, one per subscriber per event.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(advanced.wait(), patience)
+            async with asyncio.timeout(patience):
+                await advanced.wait()
 
     async def _run(self) -> None:
         db = self.feed.db

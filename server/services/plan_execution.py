@@ -75,6 +75,8 @@ async def start_next_step(tx: Tx, plan_id: str, session_id: str | None = None) -
         return NextStep(NextStepOutcome.PLAN_FAILED, plan)
     if status is PlanStatus.AWAITING_REVIEW:
         return NextStep(NextStepOutcome.AWAITING_REVIEW, plan)
+    if status is PlanStatus.STALLED:
+        _resume(tx, plan, steps)
     step = next((s for s in steps if s.status == StepStatus.PENDING), None)
     if step is None:
         return NextStep(
@@ -84,10 +86,8 @@ async def start_next_step(tx: Tx, plan_id: str, session_id: str | None = None) -
             failed_count=sum(s.status == StepStatus.FAILED for s in steps),
         )
     move_step(tx, plan, step, StepStatus.IN_PROGRESS)
-    if status in (PlanStatus.PLANNING, PlanStatus.STALLED):
-        move_plan(
-            tx, plan, PlanStatus.EXECUTING, reason="resumed" if status is PlanStatus.STALLED else "started"
-        )
+    if status is PlanStatus.PLANNING:
+        move_plan(tx, plan, PlanStatus.EXECUTING, reason="started")
     tx.events.record(
         AuditEvent.STEP_STARTED,
         entity_type="step",
@@ -97,6 +97,22 @@ async def start_next_step(tx: Tx, plan_id: str, session_id: str | None = None) -
         data={"stepOrder": step.step_order, "stepType": step.step_type, "sessionId": session_id},
     )
     return NextStep(NextStepOutcome.STARTED, plan, step)
+
+
+def _resume(tx: Tx, plan: ResearchPlan, steps: list[PlanStep]) -> None:
+    """stalled -> executing, even when nothing is pending (seed 003's cross-session resume).
+
+    The steps left in progress get a fresh clock: the new session decides what to do with them, and
+    without it the next stall scan would stall the plan again at once. Their old start times are kept
+    in the event.
+    """
+    restarted = {}
+    for s in steps:
+        if s.status == StepStatus.IN_PROGRESS:
+            restarted[s.id] = s.started_at.isoformat() if s.started_at else None
+            s.started_at = tx.now
+            s.updated_at = tx.now
+    move_plan(tx, plan, PlanStatus.EXECUTING, reason="resumed", restartedSteps=restarted)
 
 
 async def _plan_complete(tx: Tx, plan: ResearchPlan, steps: list[PlanStep]) -> NextStep:

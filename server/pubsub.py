@@ -56,8 +56,11 @@ class Notice:
 class RedisNoticeBackend(BroadcastBackend):
     def __init__(self, url: str) -> None:
         from redis import asyncio as redis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
 
-        self._conn = redis.Redis.from_url(url)
+        # No silent retries: every lost connection must reach the supervisor, which resyncs.
+        self._conn = redis.Redis.from_url(url, retry=Retry(NoBackoff(), 0))
         self._pubsub = self._conn.pubsub()
 
     async def connect(self) -> None:

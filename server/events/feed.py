@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -197,7 +197,7 @@ class EventFeed:
         """The newest seq of the tenant's log right now."""
         return await last_seq(self.db, tenant_id)
 
-    async def follow(self, tenant_id: str, after: int) -> AsyncIterator[list[LoggedEvent]]:
+    async def follow(self, tenant_id: str, after: int) -> AsyncGenerator[list[LoggedEvent], None]:
         """Every event with seq > ``after``, in order, exactly once, in batches; then live ones, forever."""
         tail = self._acquire(tenant_id)
         try:

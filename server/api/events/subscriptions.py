@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from datetime import datetime
 from typing import Any
 
@@ -90,10 +91,11 @@ class EventSubscriptions:
     ) -> AsyncGenerator[EventType, None]:
         ctx = info.context
         start = await _start(info, after)
-        async for batch in ctx.runtime.feed.follow(ctx.principal.tenant_id, start):
-            for event in batch:
-                if filter is None or filter.matches(event):
-                    yield EventType.from_row(event)
+        async with aclosing(ctx.runtime.feed.follow(ctx.principal.tenant_id, start)) as batches:
+            async for batch in batches:
+                for event in batch:
+                    if filter is None or filter.matches(event):
+                        yield EventType.from_row(event)
 
     @strawberry.subscription(description="The plan now, then again after every change to it.")
     async def research_plan_updated(
@@ -110,15 +112,17 @@ class EventSubscriptions:
             return ResearchPlanType.from_row(row)
 
         yield await snapshot()
-        async for batch in ctx.runtime.feed.follow(tenant, start):
-            if any(e.root_id == str(id) for e in batch):
-                yield await snapshot()
+        async with aclosing(ctx.runtime.feed.follow(tenant, start)) as batches:
+            async for batch in batches:
+                if any(e.root_id == str(id) for e in batch):
+                    yield await snapshot()
 
     @strawberry.subscription(description="Each stall as the monitor detects it (replayed after `after`).")
     async def stall_alerts(self, info: I, after: int | None = None) -> AsyncGenerator[StallAlert, None]:
         ctx = info.context
         start = await _start(info, after)
-        async for batch in ctx.runtime.feed.follow(ctx.principal.tenant_id, start):
-            for event in batch:
-                if event.kind == EngineEvent.PLAN_STALLED:
-                    yield StallAlert.from_event(event)
+        async with aclosing(ctx.runtime.feed.follow(ctx.principal.tenant_id, start)) as batches:
+            async for batch in batches:
+                for event in batch:
+                    if event.kind == EngineEvent.PLAN_STALLED:
+                        yield StallAlert.from_event(event)

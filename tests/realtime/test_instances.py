@@ -1,0 +1,466 @@
+"""Several instances for real: `flightdeck serve` processes sharing PostgreSQL and Redis.
+
+Each server process runs with a feed poll interval far longer than the time a test allows for
+delivery, so an event that arrives in time reached the other process through the broker (or, after a
+broker outage, through the resync that follows the reconnect), never through the periodic re-read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.api import operations as ops
+from tests.conftest import GraphQLClient, _service_missing
+from tests.realtime.rawws import EVENT_SEQS, RawSubscription, read_seqs
+
+REDIS_ENV = "FLIGHTDECK_TEST_REDIS_URL"
+REPO = Path(__file__).resolve().parents[2]
+POLL_SECONDS = 30.0  # the fallback re-read; every delivery below must beat it by far
+PROMPT = 5.0  # how long a test waits for an event that should arrive through the broker
+
+# PostgreSQL only: several processes cannot share a SQLite file's single in-process writer.
+on_postgres = pytest.mark.parametrize(
+    "db_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
+
+# Linux: a child started through this launcher gets SIGTERM when the test process dies, even by
+# SIGKILL, so no server or redis-server outlives a crashed run. It then execs the real command.
+_LAUNCHER = (
+    "import ctypes, os, signal, sys\n"
+    "ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG\n"
+    "if os.getppid() != int(sys.argv[1]):\n"
+    "    sys.exit(1)  # the parent is already gone\n"
+    "os.execv(sys.argv[2], sys.argv[2:])\n"
+)
+
+
+def _spawn(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    if sys.platform == "linux":
+        argv = [sys.executable, "-c", _LAUNCHER, str(os.getpid()), *argv]
+    with log.open("ab") as out:
+        return subprocess.Popen(argv, env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+
+
+def _end(proc: subprocess.Popen[bytes], grace: float = 10) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _tail(log: Path, lines: int = 40) -> str:
+    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else ""
+
+
+async def _until(check: Callable[[], Awaitable[bool]], within: float, what: str) -> None:
+    deadline = time.monotonic() + within
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {within}s")
+        await asyncio.sleep(0.05)
+
+
+# -- Redis --
+
+
+@pytest.fixture
+async def redis_url() -> str:
+    """The shared Redis of the development machines (FLIGHTDECK_TEST_REDIS_URL)."""
+    from redis import asyncio as redis
+
+    url = os.environ.get(REDIS_ENV)
+    if not url:
+        _service_missing(f"multi-instance tests need {REDIS_ENV}, e.g. redis://127.0.0.1:6379/0")
+    conn = redis.Redis.from_url(str(url))
+    try:
+        await conn.ping()
+    except Exception as exc:
+        _service_missing(f"Redis at {url} is not reachable: {exc}")
+    finally:
+        await conn.aclose()
+    return str(url)
+
+
+class PrivateRedis:
+    """A redis-server of this test's own on a free port: it may be killed and restarted at will."""
+
+    def __init__(self, binary: str, directory: Path) -> None:
+        self.binary = binary
+        self.directory = directory
+        self.port = _free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.log = directory / "redis.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    async def start(self) -> None:
+        argv = [
+            self.binary,
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ]
+        argv += ["--dir", str(self.directory)]
+        self.proc = _spawn(argv, dict(os.environ), self.log)
+
+        async def pong() -> bool:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                raise AssertionError(f"redis-server exited:\n{_tail(self.log)}")
+            with contextlib.suppress(OSError):
+                reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+                writer.write(b"PING\r\n")
+                answer = await reader.readline()
+                writer.close()
+                await writer.wait_closed()
+                return answer == b"+PONG\r\n"
+            return False
+
+        await _until(pong, 10, f"redis-server on port {self.port} answering")
+
+    def kill(self) -> None:
+        """Gone at once, as in a crash: no clean shutdown."""
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+            self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            _end(self.proc)
+            self.proc = None
+
+
+@pytest.fixture
+def redis_server_binary() -> str:
+    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+    if not Path(binary).is_file():
+        _service_missing("the Redis restart test needs redis-server (apt install redis-server)")
+    return binary
+
+
+@pytest.fixture
+async def private_redis(redis_server_binary: str, tmp_path: Path) -> AsyncIterator[PrivateRedis]:
+    server = PrivateRedis(redis_server_binary, tmp_path)
+    try:
+        await server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+# -- flightdeck serve processes --
+
+
+@dataclass
+class Instance:
+    name: str
+    port: int
+    proc: subprocess.Popen[bytes]
+    log: Path
+    channel: str
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/graphql"
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+StartInstances = Callable[..., Awaitable[list[Instance]]]
+
+
+@pytest.fixture
+async def start_instances(db_url: str, tmp_path: Path) -> AsyncIterator[StartInstances]:
+    """Starts `flightdeck serve` processes on this test's PostgreSQL database; ends them all after."""
+    started: list[Instance] = []
+    channel = f"fd_test_{uuid.uuid4().hex[:16]}"
+
+    async def start(broadcast_url: str, count: int = 2, poll_seconds: float = POLL_SECONDS) -> list[Instance]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("FLIGHTDECK_")}
+        env.pop("DATABASE_URL", None)
+        env.update(
+            DATABASE_URL=db_url,
+            BROADCAST_URL=broadcast_url,
+            FLIGHTDECK_BROADCAST_CHANNEL=channel,
+            FLIGHTDECK_FEED_POLL_SECONDS=str(poll_seconds),
+            PYTHONUNBUFFERED="1",
+        )
+        batch = []
+        for _ in range(count):
+            port = _free_port()
+            log = tmp_path / f"instance-{len(started) + 1}.log"
+            argv = [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", str(port)]
+            instance = Instance(f"instance-{len(started) + 1}", port, _spawn(argv, env, log), log, channel)
+            started.append(instance)
+            batch.append(instance)
+        async with httpx.AsyncClient(timeout=2) as http:
+            for instance in batch:
+
+                async def healthy(instance: Instance = instance) -> bool:
+                    if instance.proc.poll() is not None:
+                        raise AssertionError(f"{instance.name} exited:\n{_tail(instance.log)}")
+                    with contextlib.suppress(httpx.HTTPError):
+                        return (await http.get(f"{instance.url}/healthz")).status_code == 200
+                    return False
+
+                await _until(healthy, 60, f"{instance.name} /healthz")
+        return batch
+
+    try:
+        yield start
+    finally:
+        for instance in started:
+            _end(instance.proc)
+
+
+# -- helpers --
+
+
+async def _broker_subscribers(redis_url: str, channel: str) -> int:
+    from redis import asyncio as redis
+
+    conn = redis.Redis.from_url(redis_url)
+    try:
+        ((_, count),) = await conn.pubsub_numsub(channel)
+        return int(count)
+    finally:
+        await conn.aclose()
+
+
+async def _log(api: GraphQLClient, after: int = 0) -> list[tuple[int, str, str]]:
+    """(seq, kind, rootId) of every event after ``after``, read from the log through the API."""
+    events: list[tuple[int, str, str]] = []
+    while True:
+        page = (await api.execute(ops.EVENTS, {"rootId": None, "after": after, "first": 100}))["events"]
+        events += [(e["node"]["seq"], e["node"]["kind"], e["node"]["rootId"]) for e in page["edges"]]
+        if not page["pageInfo"]["hasNextPage"]:
+            return events
+        after = events[-1][0]
+
+
+async def _last_seq(api: GraphQLClient) -> int:
+    log = await _log(api)
+    return log[-1][0] if log else 0
+
+
+async def _work(api: GraphQLClient) -> None:
+    """One create and one step start: four events."""
+    created = await api.execute(ops.CREATE_PLAN, {"input": ops.plan_input(2)})
+    plan_id = created["createResearchPlan"]["plan"]["id"]
+    started = await api.execute(ops.START_NEXT_STEP, {"planId": plan_id})
+    assert started["startNextStep"]["userErrors"] == []
+
+
+async def _subscribe_live(instance: Instance, api: GraphQLClient) -> tuple[RawSubscription, int]:
+    """A subscriber that is surely following: it asks for one event before now and waits for it."""
+    current = await _last_seq(api)
+    assert current > 0
+    sub = await RawSubscription.open(instance.ws_url, EVENT_SEQS, {"after": current - 1})
+    assert (await sub.next())["events"]["seq"] == current
+    return sub, current
+
+
+async def _stream(sub: RawSubscription, until_seq: int, within: float) -> list[tuple[int, str, str]]:
+    seen: list[tuple[int, str, str]] = []
+    deadline = time.monotonic() + within
+    while not seen or seen[-1][0] < until_seq:
+        event = (await sub.next(within=max(0.01, deadline - time.monotonic())))["events"]
+        seen.append((event["seq"], event["kind"], event["rootId"]))
+    return seen
+
+
+# -- the tests --
+
+
+@on_postgres
+async def test_a_subscriber_on_one_instance_sees_mutations_made_through_the_other(
+    redis_url: str, start_instances: StartInstances
+) -> None:
+    one, two = await start_instances(redis_url)
+    api = GraphQLClient(two.url)
+    assert await _broker_subscribers(redis_url, one.channel) == 2  # one per process
+    try:
+        await _work(api)  # history before the subscription
+        sub, current = await _subscribe_live(one, api)
+        seen: list[tuple[int, str, str]] = []
+        latencies = []
+        for _ in range(5):  # one at a time: each must arrive long before the poll would fetch it
+            started = time.monotonic()
+            await _work(api)
+            seen += await _stream(sub, await _last_seq(api), PROMPT)
+            latencies.append(time.monotonic() - started)
+        # A burst of concurrent mutations through instance 2.
+        await asyncio.gather(*(api.execute(ops.CREATE_PLAN, {"input": ops.plan_input(1)}) for _ in range(20)))
+        seen += await _stream(sub, await _last_seq(api), PROMPT)
+        with pytest.raises(TimeoutError):
+            await sub.next(within=0.5)  # nothing more, nothing twice
+        assert await _broker_subscribers(redis_url, one.channel) == 2  # a GraphQL subscriber adds none
+        await sub.close()
+
+        assert seen == await _log(api, current)  # the log itself, in order, exactly once
+        assert [s for s, _, _ in seen] == list(range(current + 1, current + 1 + 5 * 4 + 20))
+        assert max(latencies) < PROMPT, latencies
+        print(f"\ncross-instance latency per mutation pair: max {max(latencies) * 1000:.0f} ms")
+    finally:
+        await api.aclose()
+
+
+@on_postgres
+async def test_every_event_arrives_exactly_once_across_a_redis_restart(
+    private_redis: PrivateRedis, start_instances: StartInstances
+) -> None:
+    one, two = await start_instances(private_redis.url)
+    api = GraphQLClient(two.url)
+    try:
+        await _work(api)
+        sub, current = await _subscribe_live(one, api)
+        await _work(api)  # through the broker while it is up
+        seen = await _stream(sub, await _last_seq(api), PROMPT)
+
+        logged = {i.name: len(i.log_text()) for i in (one, two)}
+        private_redis.kill()
+        for _ in range(3):  # committed while no notice can travel
+            await _work(api)
+
+        async def both_noticed() -> bool:
+            return all("lost its broker" in i.log_text()[logged[i.name] :] for i in (one, two))
+
+        # Both buses give up on the dead connection and enter their own reconnect loop, so what brings
+        # the outage's events across is the resync after the reconnect, not a notice.
+        await _until(both_noticed, 30, "both instances noticing the broker is gone")
+        await _work(api)  # still down
+        during_outage = await _last_seq(api)
+        with pytest.raises(TimeoutError):
+            await sub.next(within=0.5)  # nothing can arrive: no notice, and the poll is far away
+
+        restarted = time.monotonic()
+        await private_redis.start()
+        seen += await _stream(sub, during_outage, PROMPT)  # the resync reads the log
+        resynced_after = time.monotonic() - restarted
+
+        for _ in range(3):  # and live again through the restarted broker
+            await _work(api)
+        seen += await _stream(sub, await _last_seq(api), PROMPT)
+        with pytest.raises(TimeoutError):
+            await sub.next(within=0.5)
+        await sub.close()
+
+        assert seen == await _log(api, current)
+        assert [s for s, _, _ in seen] == list(range(current + 1, current + 1 + 8 * 4))
+        print(f"\noutage events arrived {resynced_after:.2f}s after Redis was back")
+    finally:
+        await api.aclose()
+
+
+@on_postgres
+async def test_a_cut_socket_resumes_with_after_and_loses_or_doubles_nothing(
+    redis_url: str, start_instances: StartInstances
+) -> None:
+    one, two = await start_instances(redis_url)
+    api = GraphQLClient(two.url)
+    producer: asyncio.Task[None] | None = None
+    try:
+        await _work(api)
+        sub, start = await _subscribe_live(one, api)
+        stop = asyncio.Event()
+
+        async def produce() -> None:
+            while not stop.is_set():
+                await _work(api)
+
+        producer = asyncio.create_task(produce())
+        first = [s for s, _, _ in await _stream(sub, start + 12, PROMPT)]
+        sub.abort()  # mid-stream: no close frame, and whatever the socket still holds is lost
+        resumed = await RawSubscription.open(one.ws_url, EVENT_SEQS, {"after": first[-1]})
+        await asyncio.sleep(0.5)  # events keep coming while the new subscription replays
+        stop.set()
+        await producer
+        last = await _last_seq(api)
+        assert last >= first[-1] + 8, "the producer should have kept going after the cut"
+        second = await read_seqs(resumed, last, PROMPT)
+        with pytest.raises(TimeoutError):
+            await resumed.next(within=0.5)
+        await resumed.close()
+
+        assert first + second == list(range(start + 1, last + 1))  # nothing lost, nothing doubled
+    finally:
+        if producer is not None and not producer.done():
+            producer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await producer
+        await api.aclose()
+
+
+def test_no_server_process_outlives_its_test(tmp_path: Path) -> None:
+    """The launcher's death signal: a child of a process that dies uncleanly is ended too."""
+    if sys.platform != "linux":
+        pytest.skip("PR_SET_PDEATHSIG is Linux-only")
+    pid_file = tmp_path / "child.pid"
+    parent = (
+        "import subprocess, sys, time\n"
+        "from tests.realtime.test_instances import _spawn\n"
+        "from pathlib import Path\n"
+        f"p = _spawn(['/bin/sleep', '300'], {{}}, Path({str(tmp_path / 'log')!r}))\n"
+        f"Path({str(pid_file)!r}).write_text(str(p.pid))\n"
+        "time.sleep(300)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", parent], cwd=REPO)
+    try:
+        deadline = time.monotonic() + 20
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the parent did not start its child"
+            time.sleep(0.05)
+        child = int(pid_file.read_text())
+        proc.kill()  # no teardown, no finally: only the kernel can end the child now
+        proc.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(child):
+            assert time.monotonic() < deadline, f"orphan {child} survived its parent"
+            time.sleep(0.05)
+    finally:
+        _end(proc)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (exited, not yet reaped by init) counts as gone.
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    return False

@@ -57,6 +57,24 @@ def invalid(message: str, field: list[str] | None = None) -> ServiceError:
     return fail(ErrorCode.VALIDATION_FAILED, message, field)
 
 
+def refused(
+    entity: str, row_id: str, from_state: str, why: str, field: str, to_state: str | None = None
+) -> ServiceError:
+    """INVALID_TRANSITION: the object's current state does not allow what was asked."""
+    return ServiceError(
+        [
+            Problem(
+                ErrorCode.INVALID_TRANSITION,
+                f"{entity} {row_id} is {from_state}: {why}",
+                [field],
+                entity=entity,
+                from_state=from_state,
+                to_state=to_state,
+            )
+        ]
+    )
+
+
 def from_invalid_transition(exc: InvalidTransition, field: list[str] | None = None) -> ServiceError:
     return ServiceError(
         [

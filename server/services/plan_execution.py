@@ -8,7 +8,7 @@ from enum import StrEnum
 from sqlalchemy import select
 
 from ..db.models import BranchingConditionRow, PlanStep, ResearchPlan, SkillExecution
-from ..errors import ErrorCode, Problem, ServiceError
+from ..errors import refused
 from ..events.kinds import AuditEvent, EngineEvent
 from ..machines.branching import BranchAction, BranchingCondition, BranchOp, StepOutcome, condition_matches
 from ..machines.plan import PlanStatus, StepStatus
@@ -160,19 +160,8 @@ async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
     plan, step = await lock_plan_of_step(tx, result.step_id)
     require_not_terminal(plan, "stepId")
     if step.status not in (StepStatus.PENDING, StepStatus.IN_PROGRESS):
-        raise ServiceError(
-            [
-                Problem(
-                    ErrorCode.INVALID_TRANSITION,
-                    f"step {step.id} is {step.status}; a result is accepted only for a pending or "
-                    "in_progress step",
-                    ["stepId"],
-                    entity="step",
-                    from_state=step.status,
-                    to_state=StepStatus.COMPLETED.value,
-                )
-            ]
-        )
+        why = "a result is accepted only for a pending or in_progress step"
+        raise refused("step", step.id, step.status, why, "stepId", StepStatus.COMPLETED.value)
     if step.status == StepStatus.PENDING:
         # Seed 003's timing edge case: walk both edges rather than add one.
         move_step(tx, plan, step, StepStatus.IN_PROGRESS, reason="result submitted for a pending step")

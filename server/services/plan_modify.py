@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, or_, select
 
 from ..db.models import BranchingConditionRow, PlanStep, ResearchPlan
-from ..errors import ErrorCode, Problem, ServiceError, invalid, not_found
+from ..errors import ServiceError, invalid, not_found, refused
 from ..events.kinds import AuditEvent, EngineEvent
 from ..machines.plan import PlanStatus, StepStatus
 from .plan_create import new_step_row, validate_new_steps
@@ -17,6 +17,7 @@ from .plan_rows import (
     lock_plan_of_step,
     move_plan,
     move_step,
+    note_step_failed,
     plan_steps,
     require_not_terminal,
     settle_plan,
@@ -39,17 +40,8 @@ async def modify_plan(tx: Tx, mod: PlanModification) -> Modified:
     check_text(mod.rationale, ["rationale"], limit)
     plan = await lock_plan(tx, mod.plan_id)
     if plan.status not in MODIFIABLE:
-        raise ServiceError(
-            [
-                Problem(
-                    ErrorCode.INVALID_TRANSITION,
-                    f"plan {plan.id} is {plan.status}; only planning or executing plans can be modified",
-                    ["planId"],
-                    entity="plan",
-                    from_state=plan.status,
-                )
-            ]
-        )
+        why = "only planning or executing plans can be modified"
+        raise refused("plan", plan.id, plan.status, why, "planId")
     steps = await plan_steps(tx, plan.id)
     handler = _HANDLERS[mod.action]
     affected = await handler(tx, plan, steps, mod)
@@ -102,17 +94,7 @@ async def _remove_step(tx: Tx, plan: ResearchPlan, steps: list[PlanStep], mod: P
     if len(steps) == 1:
         raise invalid("a plan needs at least one step; this is its last", ["stepId"])
     if step.status != StepStatus.PENDING:
-        raise ServiceError(
-            [
-                Problem(
-                    ErrorCode.INVALID_TRANSITION,
-                    f"step {step.id} is {step.status}; only a pending step can be removed",
-                    ["stepId"],
-                    entity="step",
-                    from_state=step.status,
-                )
-            ]
-        )
+        raise refused("step", step.id, step.status, "only a pending step can be removed", "stepId")
     # Conditions that read or target the removed step go with it.
     await tx.session.execute(
         delete(BranchingConditionRow).where(
@@ -181,30 +163,12 @@ async def _fail_step(tx: Tx, plan: ResearchPlan, steps: list[PlanStep], mod: Pla
     check_text(mod.reason, ["reason"], tx.settings.max_text_bytes, required=True)
     step = _find_step(steps, mod.step_id)
     if step.status not in (StepStatus.PENDING, StepStatus.IN_PROGRESS):
-        raise ServiceError(
-            [
-                Problem(
-                    ErrorCode.INVALID_TRANSITION,
-                    f"step {step.id} is {step.status}; fail_step needs a pending or in_progress step",
-                    ["stepId"],
-                    entity="step",
-                    from_state=step.status,
-                    to_state=StepStatus.FAILED.value,
-                )
-            ]
-        )
+        why = "fail_step needs a pending or in_progress step"
+        raise refused("step", step.id, step.status, why, "stepId", StepStatus.FAILED.value)
     if step.status == StepStatus.PENDING:
         move_step(tx, plan, step, StepStatus.IN_PROGRESS, reason="fail_step on a pending step")
     move_step(tx, plan, step, StepStatus.FAILED, reason=mod.reason)
-    step.failure_reason = mod.reason
-    tx.events.record(
-        AuditEvent.STEP_FAILED,
-        entity_type="step",
-        entity_id=step.id,
-        root_type="plan",
-        root_id=plan.id,
-        data={"reason": mod.reason, "via": "modify_plan"},
-    )
+    note_step_failed(tx, plan, step, mod.reason or "", "modify_plan")
     return [step.id]
 
 

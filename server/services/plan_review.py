@@ -5,11 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..db.models import PlanStep, ResearchPlan
-from ..errors import ErrorCode, Problem, ServiceError
+from ..errors import refused
 from ..events.kinds import AuditEvent
 from ..machines.plan import PLAN_MACHINE, STEP_MACHINE, PlanStatus, StepStatus
 from .plan_inputs import Decision
-from .plan_rows import lock_plan_of_step, move_plan, move_step, plan_steps, require_not_terminal, settle_plan
+from .plan_rows import (
+    lock_plan_of_step,
+    move_plan,
+    move_step,
+    note_step_failed,
+    plan_steps,
+    require_not_terminal,
+    settle_plan,
+)
 from .runtime import Tx
 from .validation import Problems, check_text
 
@@ -20,21 +28,6 @@ FEEDBACK_SEPARATOR = "\n\n---\n\nUser feedback: "
 class Reviewed:
     plan: ResearchPlan
     step: PlanStep
-
-
-def _refuse(entity: str, row_id: str, from_state: str, to_state: str, why: str, field: str) -> ServiceError:
-    return ServiceError(
-        [
-            Problem(
-                ErrorCode.INVALID_TRANSITION,
-                f"{entity} {row_id} is {from_state}: {why}",
-                [field],
-                entity=entity,
-                from_state=from_state,
-                to_state=to_state,
-            )
-        ]
-    )
 
 
 async def request_user_review(tx: Tx, step_id: str, summary: str, questions: list[str]) -> Reviewed:
@@ -49,22 +42,22 @@ async def request_user_review(tx: Tx, step_id: str, summary: str, questions: lis
     require_not_terminal(plan, "stepId")
     # Check both edges before changing either, as the seed's handler does.
     if not STEP_MACHINE.can(StepStatus(step.status), StepStatus.AWAITING_INPUT):
-        raise _refuse(
+        raise refused(
             "step",
             step.id,
             step.status,
-            "awaiting_input",
             "only an in_progress step can ask for review",
             "stepId",
+            "awaiting_input",
         )
     if not PLAN_MACHINE.can(PlanStatus(plan.status), PlanStatus.AWAITING_REVIEW):
-        raise _refuse(
+        raise refused(
             "plan",
             plan.id,
             plan.status,
-            "awaiting_review",
             "only an executing plan can pause for review",
             "stepId",
+            "awaiting_review",
         )
     move_step(tx, plan, step, StepStatus.AWAITING_INPUT)
     move_plan(tx, plan, PlanStatus.AWAITING_REVIEW)
@@ -94,13 +87,13 @@ async def submit_user_decision(tx: Tx, step_id: str, decision: Decision, feedbac
     plan, step = await lock_plan_of_step(tx, step_id)
     require_not_terminal(plan, "stepId")
     if step.status != StepStatus.AWAITING_INPUT:
-        raise _refuse(
+        raise refused(
             "step",
             step.id,
             step.status,
-            _STEP_EFFECT[decision].value,
             "decisions are taken only on a step awaiting input",
             "stepId",
+            _STEP_EFFECT[decision].value,
         )
     if decision is Decision.MODIFY:
         assert feedback is not None
@@ -117,15 +110,7 @@ async def submit_user_decision(tx: Tx, step_id: str, decision: Decision, feedbac
         data={"action": "decision_submitted", "decision": decision.value, "feedback": feedback},
     )
     if decision is Decision.REJECT:
-        step.failure_reason = feedback or "rejected by reviewer"
-        tx.events.record(
-            AuditEvent.STEP_FAILED,
-            entity_type="step",
-            entity_id=step.id,
-            root_type="plan",
-            root_id=plan.id,
-            data={"reason": step.failure_reason, "via": "user_decision"},
-        )
+        note_step_failed(tx, plan, step, feedback or "rejected by reviewer", "user_decision")
         plan.failure_reason = f"step {step.step_order} rejected by reviewer"
         move_plan(tx, plan, PlanStatus.FAILED, decision=decision.value)
         return Reviewed(plan, step)

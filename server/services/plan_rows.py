@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from sqlalchemy import select
 
 from ..db.models import PlanStep, ResearchPlan
-from ..errors import ErrorCode, Problem, ServiceError, not_found
+from ..errors import not_found, refused
+from ..events.kinds import AuditEvent
 from ..machines.plan import PLAN_MACHINE, STEP_MACHINE, PlanStatus, StepStatus, derive_plan_status
 from .runtime import Tx
 from .transitions import change_state
@@ -66,17 +67,7 @@ async def plan_steps(tx: Tx, plan_id: str) -> list[PlanStep]:
 
 def require_not_terminal(plan: ResearchPlan, field: str) -> None:
     if plan.status in TERMINAL_PLAN:
-        raise ServiceError(
-            [
-                Problem(
-                    ErrorCode.INVALID_TRANSITION,
-                    f"plan {plan.id} is {plan.status}, a terminal state: it cannot change any more",
-                    [field],
-                    entity="plan",
-                    from_state=plan.status,
-                )
-            ]
-        )
+        raise refused("plan", plan.id, plan.status, "a terminal state; it cannot change any more", field)
 
 
 def move_step(tx: Tx, plan: ResearchPlan, step: PlanStep, to: StepStatus, **data: object) -> None:
@@ -86,6 +77,19 @@ def move_step(tx: Tx, plan: ResearchPlan, step: PlanStep, to: StepStatus, **data
         step.started_at = tx.now
     if to in (StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.FAILED):
         step.completed_at = tx.now
+
+
+def note_step_failed(tx: Tx, plan: ResearchPlan, step: PlanStep, reason: str, via: str) -> None:
+    """Keep the reason on the step and write the seed's ``step_failed`` audit event."""
+    step.failure_reason = reason
+    tx.events.record(
+        AuditEvent.STEP_FAILED,
+        entity_type="step",
+        entity_id=step.id,
+        root_type="plan",
+        root_id=plan.id,
+        data={"reason": reason, "via": via},
+    )
 
 
 def move_plan(tx: Tx, plan: ResearchPlan, to: PlanStatus, **data: object) -> None:

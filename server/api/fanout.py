@@ -14,6 +14,7 @@ Strawberry's own handler unchanged, so error reporting stays Strawberry's.
 from __future__ import annotations
 
 import json
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterable
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Bas
 from strawberry.utils.aio import aclosing
 
 from ..config import Settings
+from ..oplog import OperationRecord
 from .context import Context
 from .errors import should_mask_error
 
@@ -47,6 +49,7 @@ SHARED_FIELDS = frozenset({"events", "stallAlerts"})
 @dataclass(frozen=True)
 class Prepared:
     key: str
+    name: str | None
     executor: Executor[Context]
     stream: AsyncIterable[Any]
 
@@ -80,7 +83,8 @@ class Fanout:
     ) -> Prepared | None:
         """The shared path for this operation, or None to leave it to Strawberry."""
         document = self._document(query)
-        if document is None or not _is_shared_subscription(document, operation_name):
+        operation = _shared_subscription(document, operation_name) if document is not None else None
+        if document is None or operation is None:
             return None
         executor = Executor.build(
             self.schema._schema,
@@ -100,7 +104,7 @@ class Fanout:
         key = json.dumps(
             [context.principal.tenant_id, query, operation_name, variables or {}], sort_keys=True, default=str
         )
-        return Prepared(key, executor, stream)
+        return Prepared(key, operation.name.value if operation.name else None, executor, stream)
 
     async def render(self, prepared: Prepared, payload: Any) -> str:
         """The encoded ``payload`` part of a ``next`` message for this event, made once per key."""
@@ -131,21 +135,25 @@ def _masked(error: GraphQLError) -> GraphQLError:
     return GraphQLError("Unexpected error.", path=error.path) if should_mask_error(error) else error
 
 
-def _is_shared_subscription(document: DocumentNode, operation_name: str | None) -> bool:
+def _shared_subscription(
+    document: DocumentNode, operation_name: str | None
+) -> OperationDefinitionNode | None:
+    """The operation to run, if it is a subscription to one shared field; else None."""
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     if len(document.definitions) != len(operations):
-        return False  # fragments: fine in principle, but keep the shared path simple
+        return None  # fragments: fine in principle, but keep the shared path simple
     if operation_name is not None:
         operations = [o for o in operations if o.name is not None and o.name.value == operation_name]
     if len(operations) != 1 or operations[0].operation is not OperationType.SUBSCRIPTION:
-        return False
+        return None
     selections = operations[0].selection_set.selections
-    return (
+    shared = (
         len(selections) == 1
         and isinstance(selections[0], FieldNode)
         and selections[0].name.value in SHARED_FIELDS
         and not selections[0].directives
     )
+    return operations[0] if shared else None
 
 
 class FanoutTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
@@ -159,6 +167,8 @@ class FanoutTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
             return
         prefix = '{"id":' + json.dumps(operation.id) + ',"type":"next","payload":'
         send_text = self.websocket.ws.send_text  # type: ignore[attr-defined]
+        started = time.perf_counter()
+        failed = False
         try:
             async with aclosing(prepared.stream):  # type: ignore[type-var]
                 async for payload in prepared.stream:
@@ -170,9 +180,30 @@ class FanoutTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
         except Exception as error:  # the socket went away, or the stream failed
             self.operations.pop(operation.id, None)
             if not _is_disconnect(error):
+                failed = True
                 await self.handle_task_exception(error)
             return
+        finally:
+            # This path skips Strawberry's extensions, so it records the operation itself.
+            _log_operation(self.context, prepared.name, started, failed)
         await operation.send_operation_message({"id": operation.id, "type": "complete"})
+
+
+def _log_operation(context: Context, name: str | None, started: float, failed: bool) -> None:
+    writer = context.runtime.operation_log
+    if writer is None:
+        return
+    writer.submit(
+        OperationRecord(
+            tenant_id=context.principal.tenant_id,
+            actor=context.principal.name,
+            operation_name=name or "(anonymous)",
+            operation_type="subscription",
+            duration_ms=(time.perf_counter() - started) * 1000.0,
+            error=failed,
+            at=context.runtime.clock.now(),
+        )
+    )
 
 
 def _is_disconnect(error: Exception) -> bool:

@@ -7,6 +7,7 @@ import json
 
 import pytest
 import websockets
+from sqlalchemy import select
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
@@ -14,6 +15,7 @@ from server.auth import Role, create_key
 from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
+from server.db.models import OperationLog
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient, LiveServer
 from tests.realtime.wsclient import EVENTS, PLAN_UPDATED, collect, ws_session
@@ -153,3 +155,28 @@ async def test_identical_event_subscriptions_render_each_event_once(
     assert [r["events"]["seq"] for r in a] == [1, 2, 3, 4]
     assert fanout.renders == 4
     assert fanout.sends == 8
+
+
+async def test_subscriptions_are_recorded_in_the_operation_log(
+    live_server: LiveServer, client: GraphQLClient, settings: Settings
+) -> None:
+    async with ws_session(live_server.ws_url) as ws:
+        await client.execute(ops.CREATE_PLAN, {"input": ops.plan_input(1)})
+        await collect(ws, "subscription Shared { events(after: 0) { seq } }", {}, 1)
+    db = Database(settings.database_url)
+    try:
+        for _ in range(200):  # the writer batches in the background; bounded wait
+            async with db.reader() as session:
+                rows = (
+                    await session.execute(
+                        select(OperationLog.operation_name, OperationLog.operation_type).where(
+                            OperationLog.operation_type == "subscription"
+                        )
+                    )
+                ).all()
+            if rows:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await db.dispose()
+    assert [tuple(r) for r in rows] == [("Shared", "subscription")]

@@ -10,9 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,11 +22,11 @@ import httpx
 import pytest
 
 from tests.api import operations as ops
-from tests.conftest import GraphQLClient, _service_missing
+from tests.conftest import GraphQLClient
+from tests.realtime.conftest import PrivateRedis
+from tests.realtime.processes import REPO, end_process, free_port, spawn, tail_of, until
 from tests.realtime.rawws import EVENT_SEQS, RawSubscription, read_seqs
 
-REDIS_ENV = "FLIGHTDECK_TEST_REDIS_URL"
-REPO = Path(__file__).resolve().parents[2]
 POLL_SECONDS = 30.0  # the fallback re-read; every delivery below must beat it by far
 PROMPT = 5.0  # how long a test waits for an event that should arrive through the broker
 
@@ -37,145 +34,6 @@ PROMPT = 5.0  # how long a test waits for an event that should arrive through th
 on_postgres = pytest.mark.parametrize(
     "db_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
 )
-
-# Linux: a child started through this launcher gets SIGTERM when the test process dies, even by
-# SIGKILL, so no server or redis-server outlives a crashed run. It then execs the real command.
-_LAUNCHER = (
-    "import ctypes, os, signal, sys\n"
-    "ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG\n"
-    "if os.getppid() != int(sys.argv[1]):\n"
-    "    sys.exit(1)  # the parent is already gone\n"
-    "os.execv(sys.argv[2], sys.argv[2:])\n"
-)
-
-
-def _spawn(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    if sys.platform == "linux":
-        argv = [sys.executable, "-c", _LAUNCHER, str(os.getpid()), *argv]
-    with log.open("ab") as out:
-        return subprocess.Popen(argv, env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
-
-
-def _end(proc: subprocess.Popen[bytes], grace: float = 10) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _tail(log: Path, lines: int = 40) -> str:
-    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else ""
-
-
-async def _until(check: Callable[[], Awaitable[bool]], within: float, what: str) -> None:
-    deadline = time.monotonic() + within
-    while not await check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} did not happen within {within}s")
-        await asyncio.sleep(0.05)
-
-
-# -- Redis --
-
-
-@pytest.fixture
-async def redis_url() -> str:
-    """The shared Redis of the development machines (FLIGHTDECK_TEST_REDIS_URL)."""
-    from redis import asyncio as redis
-
-    url = os.environ.get(REDIS_ENV)
-    if not url:
-        _service_missing(f"multi-instance tests need {REDIS_ENV}, e.g. redis://127.0.0.1:6379/0")
-    conn = redis.Redis.from_url(str(url))
-    try:
-        await conn.ping()
-    except Exception as exc:
-        _service_missing(f"Redis at {url} is not reachable: {exc}")
-    finally:
-        await conn.aclose()
-    return str(url)
-
-
-class PrivateRedis:
-    """A redis-server of this test's own on a free port: it may be killed and restarted at will."""
-
-    def __init__(self, binary: str, directory: Path) -> None:
-        self.binary = binary
-        self.directory = directory
-        self.port = _free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.log = directory / "redis.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    async def start(self) -> None:
-        argv = [
-            self.binary,
-            "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ]
-        argv += ["--dir", str(self.directory)]
-        self.proc = _spawn(argv, dict(os.environ), self.log)
-
-        async def pong() -> bool:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                raise AssertionError(f"redis-server exited:\n{_tail(self.log)}")
-            with contextlib.suppress(OSError):
-                reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
-                writer.write(b"PING\r\n")
-                answer = await reader.readline()
-                writer.close()
-                await writer.wait_closed()
-                return answer == b"+PONG\r\n"
-            return False
-
-        await _until(pong, 10, f"redis-server on port {self.port} answering")
-
-    def kill(self) -> None:
-        """Gone at once, as in a crash: no clean shutdown."""
-        if self.proc is not None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-            self.proc = None
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            _end(self.proc)
-            self.proc = None
-
-
-@pytest.fixture
-def redis_server_binary() -> str:
-    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
-    if not Path(binary).is_file():
-        _service_missing("the Redis restart test needs redis-server (apt install redis-server)")
-    return binary
-
-
-@pytest.fixture
-async def private_redis(redis_server_binary: str, tmp_path: Path) -> AsyncIterator[PrivateRedis]:
-    server = PrivateRedis(redis_server_binary, tmp_path)
-    try:
-        await server.start()
-        yield server
-    finally:
-        server.stop()
-
 
 # -- flightdeck serve processes --
 
@@ -221,10 +79,10 @@ async def start_instances(db_url: str, tmp_path: Path) -> AsyncIterator[StartIns
         )
         batch = []
         for _ in range(count):
-            port = _free_port()
+            port = free_port()
             log = tmp_path / f"instance-{len(started) + 1}.log"
             argv = [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", str(port)]
-            instance = Instance(f"instance-{len(started) + 1}", port, _spawn(argv, env, log), log, channel)
+            instance = Instance(f"instance-{len(started) + 1}", port, spawn(argv, env, log), log, channel)
             started.append(instance)
             batch.append(instance)
         async with httpx.AsyncClient(timeout=2) as http:
@@ -232,19 +90,19 @@ async def start_instances(db_url: str, tmp_path: Path) -> AsyncIterator[StartIns
 
                 async def healthy(instance: Instance = instance) -> bool:
                     if instance.proc.poll() is not None:
-                        raise AssertionError(f"{instance.name} exited:\n{_tail(instance.log)}")
+                        raise AssertionError(f"{instance.name} exited:\n{tail_of(instance.log)}")
                     with contextlib.suppress(httpx.HTTPError):
                         return (await http.get(f"{instance.url}/healthz")).status_code == 200
                     return False
 
-                await _until(healthy, 60, f"{instance.name} /healthz")
+                await until(healthy, 60, f"{instance.name} /healthz")
         return batch
 
     try:
         yield start
     finally:
         for instance in started:
-            _end(instance.proc)
+            end_process(instance.proc)
 
 
 # -- helpers --
@@ -361,7 +219,7 @@ async def test_every_event_arrives_exactly_once_across_a_redis_restart(
 
         # Both buses give up on the dead connection and enter their own reconnect loop, so what brings
         # the outage's events across is the resync after the reconnect, not a notice.
-        await _until(both_noticed, 30, "both instances noticing the broker is gone")
+        await until(both_noticed, 30, "both instances noticing the broker is gone")
         await _work(api)  # still down
         during_outage = await _last_seq(api)
         with pytest.raises(TimeoutError):
@@ -432,16 +290,17 @@ def test_no_server_process_outlives_its_test(tmp_path: Path) -> None:
     pid_file = tmp_path / "child.pid"
     parent = (
         "import subprocess, sys, time\n"
-        "from tests.realtime.test_instances import _spawn\n"
+        "from tests.realtime.processes import spawn\n"
         "from pathlib import Path\n"
-        f"p = _spawn(['/bin/sleep', '300'], {{}}, Path({str(tmp_path / 'log')!r}))\n"
+        f"p = spawn(['/bin/sleep', '300'], {{}}, Path({str(tmp_path / 'log')!r}))\n"
         f"Path({str(pid_file)!r}).write_text(str(p.pid))\n"
-        "time.sleep(300)\n"
+        "import signal; signal.pause()\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", parent], cwd=REPO)
     try:
         deadline = time.monotonic() + 20
         while not pid_file.exists() or not pid_file.read_text():
+            assert proc.poll() is None, "the parent process failed before starting its child"
             assert time.monotonic() < deadline, "the parent did not start its child"
             time.sleep(0.05)
         child = int(pid_file.read_text())
@@ -452,7 +311,7 @@ def test_no_server_process_outlives_its_test(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, f"orphan {child} survived its parent"
             time.sleep(0.05)
     finally:
-        _end(proc)
+        end_process(proc)
 
 
 def _alive(pid: int) -> bool:

@@ -29,12 +29,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
-import socket
-import subprocess
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,10 +52,9 @@ from server.events.feed import LoggedEvent
 from server.pubsub import NOTIFY_PAYLOAD_LIMIT, Notice, NoticeBus, PostgresNoticeBackend, make_backend
 from server.services.runtime import Runtime
 from tests.conftest import POSTGRES_ENV, _service_missing
+from tests.realtime.conftest import PrivateRedis
 from tests.services.helpers import Flight
 
-REDIS_ENV = "FLIGHTDECK_TEST_REDIS_URL"
-REDIS_SERVER = "/usr/bin/redis-server"
 FAST = (0.02, 0.2)  # reconnect back-off for tests
 
 
@@ -107,21 +103,6 @@ def channel() -> str:
 
 
 @pytest.fixture
-async def redis_url() -> str:
-    url = os.environ.get(REDIS_ENV)
-    if not url:
-        _service_missing(f"Redis tests need {REDIS_ENV}, e.g. redis://127.0.0.1:6379/0")
-    client = aioredis.Redis.from_url(str(url))
-    try:
-        await client.ping()
-    except Exception as exc:
-        _service_missing(f"Redis at {url} is not reachable: {exc}")
-    finally:
-        await client.aclose()
-    return str(url)
-
-
-@pytest.fixture
 async def postgres_url() -> str:
     base = os.environ.get(POSTGRES_ENV)
     if not base:
@@ -140,55 +121,6 @@ async def postgres_url() -> str:
 @pytest.fixture(params=["redis", "postgres"])
 def broker_url(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue(f"{request.param}_url"))
-
-
-class PrivateRedis:
-    """A redis-server of this test's own, on a free port, that the test may kill and restart."""
-
-    def __init__(self) -> None:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        args = ["--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        self.process = subprocess.Popen(
-            [REDIS_SERVER, *args],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
-                    sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                pass
-            if time.monotonic() > deadline or self.process.poll() is not None:
-                raise RuntimeError(f"redis-server did not start on port {self.port}")
-            time.sleep(0.02)
-
-    def kill(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait(timeout=10)
-            self.process = None
-
-
-@pytest.fixture
-def private_redis() -> Iterator[PrivateRedis]:
-    if not shutil.which(REDIS_SERVER):
-        _service_missing(f"restart tests start a private Redis and need {REDIS_SERVER}")
-    redis = PrivateRedis()
-    redis.start()
-    try:
-        yield redis
-    finally:
-        redis.kill()
 
 
 # -- notices --
@@ -292,7 +224,7 @@ async def test_the_bus_reconnects_after_redis_restarts_and_resyncs(private_redis
         private_redis.kill()
         await wait_until(lambda: not listener.connected.is_set(), what="the listener to notice")
         assert not await sender.publish(Notice("t", 2))  # refused, not raised
-        private_redis.start()  # the same port
+        await private_redis.start()  # the same port
         await wait_until(lambda: listener.connected.is_set() and sender.connected.is_set(), what="reconnect")
 
         assert listener.reconnects >= 1
@@ -338,7 +270,7 @@ async def test_notices_published_while_redis_is_down_coalesce_and_go_out_after_i
         await asyncio.sleep(0.1)
         assert sent == []
 
-        private_redis.start()
+        await private_redis.start()
         await wait_until(lambda: len(sent) == 2, what="the pending notices")
         assert sorted(sent) == ["t\t50", "u\t7"]
         await asyncio.sleep(0.1)

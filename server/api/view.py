@@ -37,6 +37,13 @@ class AuthFailed(Exception):
         self.message = message
 
 
+def _error_response(status: int, message: str, code: str | None, headers: dict[str, str]) -> Response:
+    error: dict[str, object] = {"message": message}
+    if code is not None:
+        error["extensions"] = {"code": code}
+    return Response(json.dumps({"errors": [error]}), status, headers=headers, media_type=GRAPHQL_RESPONSE)
+
+
 def preferred_media_type(accept: str) -> str:
     """``application/json`` only for a client that asks for it and not for the newer type."""
     accept = accept.lower()
@@ -67,17 +74,18 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
         self.fanout = Fanout(self.schema, runtime.settings)  # type: ignore[arg-type]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
+        if scope["type"] != "http":
             await super().__call__(scope, receive, send)
+            return
+        # Strawberry answers its request errors in plain text; ours are GraphQL-shaped JSON.
+        try:
+            response = await self.run(Request(scope, receive))
         except AuthFailed as exc:
-            body = {"errors": [{"message": exc.message, "extensions": {"code": "UNAUTHENTICATED"}}]}
-            response = Response(
-                json.dumps(body),
-                status_code=401,
-                media_type=GRAPHQL_RESPONSE,
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-            await response(scope, receive, send)
+            response = _error_response(401, exc.message, "UNAUTHENTICATED", {"WWW-Authenticate": "Bearer"})
+        except HTTPException as exc:
+            headers = {"Allow": "POST"} if exc.status_code == 405 else {}
+            response = _error_response(exc.status_code, exc.reason, None, headers)
+        await response(scope, receive, send)
 
     async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> Context:
         if isinstance(request, WebSocket):

@@ -225,7 +225,15 @@ async def test_a_mutation_over_get_is_a_405(http: httpx.AsyncClient) -> None:
     )
     response = await http.get("/graphql", params={"query": query}, headers={"accept": GRAPHQL_RESPONSE})
     assert response.status_code == 405
-    assert "POST" in response.text
+    assert response.headers["allow"] == "POST"
+    assert response.headers["content-type"].startswith(GRAPHQL_RESPONSE)
+    assert "POST" in response.json()["errors"][0]["message"]
+
+
+async def test_a_body_that_is_not_json_gets_a_graphql_shaped_400(http: httpx.AsyncClient) -> None:
+    response = await http.post("/graphql", content=b"{not json", headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["message"]
 
 
 # -- internal errors are masked --

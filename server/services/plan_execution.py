@@ -14,6 +14,7 @@ from ..machines.branching import BranchAction, BranchingCondition, BranchOp, Ste
 from ..machines.plan import PlanStatus, StepStatus
 from .plan_inputs import StepResult
 from .plan_rows import (
+    TERMINAL_PLAN,
     lock_plan,
     lock_plan_of_step,
     move_plan,
@@ -47,8 +48,11 @@ class NextStep:
 
 
 def note_session(tx: Tx, plan: ResearchPlan, session_id: str | None) -> None:
-    """Record ``session_resumed`` when a session other than the plan's last one picks it up."""
-    if not session_id or session_id == plan.session_id:
+    """Record ``session_resumed`` when a session other than the plan's last one picks it up.
+
+    A finished plan is not resumed by anyone, so it is left as it is.
+    """
+    if not session_id or session_id == plan.session_id or plan.status in TERMINAL_PLAN:
         return
     previous = plan.session_id
     plan.session_id = session_id

@@ -181,6 +181,18 @@ async def test_first_session_on_a_plan_created_without_one_is_not_a_resume(fligh
     assert (await flight.plan(created.plan.id)).session_id == "sess-1"
 
 
+async def test_a_new_session_on_a_finished_plan_resumes_nothing(flight: Flight) -> None:
+    created = await flight.create(1, session_id="sess-1")
+    await flight.run_step(created.plan.id)
+    seq0 = await flight.last_seq()
+
+    answer = await flight.start(created.plan.id, session_id="sess-2")
+
+    assert answer.outcome is NextStepOutcome.PLAN_COMPLETE
+    assert await flight.last_seq() == seq0
+    assert (await flight.plan(created.plan.id)).session_id == "sess-1"
+
+
 async def test_a_new_session_resuming_a_stalled_plan(flight: Flight) -> None:
     created = await flight.create(2, session_id="laptop")
     await flight.start(created.plan.id, session_id="laptop")

@@ -11,7 +11,7 @@ from strawberry.types import Info
 from ...machines.plan import PlanStatus, StepStatus
 from ...services import plan_queries
 from ...services.plan_execution import note_session
-from ...services.plan_rows import lock_plan
+from ...services.plan_rows import TERMINAL_PLAN, lock_plan
 from ...services.runtime import unit_of_work
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
@@ -145,7 +145,11 @@ class PlanQueries:
             current = await run_query(
                 info, lambda s: plan_queries.get_plan(s, tenant, str(plan_id), "planId")
             )
-            if current is not None and current.session_id != session_id:
+            if (
+                current is not None
+                and current.session_id != session_id
+                and current.status not in TERMINAL_PLAN
+            ):
                 async with unit_of_work(ctx.runtime, ctx.principal) as tx:
                     note_session(tx, await lock_plan(tx, str(plan_id)), session_id)
 

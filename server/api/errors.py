@@ -10,7 +10,6 @@ import strawberry
 from graphql import GraphQLError
 from strawberry.types import Info
 
-from ..auth import Principal
 from ..errors import ErrorCode, Problem, ServiceError, from_invalid_transition
 from ..machines.errors import InvalidTransition
 from ..services.runtime import Tx, unit_of_work
@@ -45,15 +44,7 @@ class AuthCode(StrEnum):
     FORBIDDEN = "FORBIDDEN"
 
 
-def auth_error(code: AuthCode, message: str) -> GraphQLError:
-    return GraphQLError(message, extensions={"code": code.value})
-
-
 R = TypeVar("R")
-
-
-def principal_of(info: Info[Context, Any]) -> Principal:
-    return info.context.principal
 
 
 async def run_mutation(

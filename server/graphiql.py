@@ -18,6 +18,8 @@ _PAGE = """<!doctype html>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>Flightdeck GraphiQL</title>
+    <!-- An empty inline icon stops the browser asking for /favicon.ico. -->
+    <link rel="icon" href="data:,">
     <link rel="stylesheet" href="{assets}/graphiql.css">
     <style>
       html, body, #graphiql {{ height: 100%; margin: 0; }}

@@ -15,7 +15,17 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.async_api import Page, Request, Route, async_playwright
+from playwright.async_api import (
+    BrowserContext,
+    ConsoleMessage,
+    Error,
+    Page,
+    Request,
+    Response,
+    Route,
+    WebSocket,
+    async_playwright,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -72,6 +82,44 @@ class BrowserPage:
     async def screenshot(self, name: str) -> Path:
         return await save_screenshot(self.page, name)
 
+    # Listeners sit on the context, not the page, so that requests made by
+    # Monaco's web workers are seen as well.
+    async def _watch(self, context: BrowserContext) -> None:
+        def on_request(request: Request) -> None:
+            self.requests.append(request.url)
+
+        def on_failed(request: Request) -> None:
+            self.failed.append(f"{request.url}: {request.failure}")
+
+        def on_response(response: Response) -> None:
+            if response.status >= 400:
+                self.failed.append(f"{response.url}: HTTP {response.status}")
+
+        def on_console(msg: ConsoleMessage) -> None:
+            # Chromium's "Failed to load resource" text omits the URL.
+            if msg.type == "error":
+                self.console_errors.append(f"{msg.text} ({msg.location.get('url', '?')})")
+
+        def on_page_error(exc: Error) -> None:
+            self.console_errors.append(f"uncaught: {exc}")
+
+        def on_websocket(ws: WebSocket) -> None:
+            self.requests.append(ws.url)
+
+        # Behave like an offline machine even where the internet is reachable:
+        # anything bound elsewhere is recorded, then refused.
+        async def refuse(route: Route) -> None:
+            self.blocked.append(route.request.url)
+            await route.abort("internetdisconnected")
+
+        context.on("request", on_request)
+        context.on("requestfailed", on_failed)
+        context.on("response", on_response)
+        self.page.on("console", on_console)
+        self.page.on("pageerror", on_page_error)
+        self.page.on("websocket", on_websocket)
+        await context.route(lambda url: not is_loopback(url), refuse)
+
 
 def _require_chromium() -> None:
     if CHROMIUM.exists():
@@ -89,33 +137,8 @@ async def browser_page() -> AsyncIterator[BrowserPage]:
         browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             context = await browser.new_context(viewport={"width": 1400, "height": 900})
-            page = await context.new_page()
-            recorded = BrowserPage(page)
-
-            # Recorded on the context so requests from Monaco's web workers
-            # count too; WebSockets are not HTTP requests, so add them by hand.
-            def on_request(request: Request) -> None:
-                recorded.requests.append(request.url)
-
-            def on_failed(request: Request) -> None:
-                recorded.failed.append(f"{request.url}: {request.failure}")
-
-            context.on("request", on_request)
-            context.on("requestfailed", on_failed)
-            page.on("websocket", lambda ws: recorded.requests.append(ws.url))
-            page.on(
-                "console",
-                lambda msg: recorded.console_errors.append(msg.text) if msg.type == "error" else None,
-            )
-            page.on("pageerror", lambda exc: recorded.console_errors.append(f"uncaught: {exc}"))
-
-            # Simulate an offline machine even where the internet is reachable:
-            # anything bound elsewhere is recorded, then refused.
-            async def refuse(route: Route) -> None:
-                recorded.blocked.append(route.request.url)
-                await route.abort("internetdisconnected")
-
-            await context.route(lambda url: not is_loopback(url), refuse)
+            recorded = BrowserPage(await context.new_page())
+            await recorded._watch(context)
             yield recorded
         finally:
             await browser.close()

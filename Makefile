@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install frontend lint typecheck pytest schema bench clean
+.PHONY: run test install frontend lint typecheck pytest schema docs bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -41,6 +41,9 @@ test: lint typecheck pytest
 
 schema: .stamp-python
 	$(BIN)/flightdeck export-schema > schema.graphql
+
+docs: .stamp-python
+	$(BIN)/flightdeck export-machines > docs/state-machines.md
 
 bench: install frontend
 	$(BIN)/python -m bench

@@ -1,4 +1,4 @@
-"""The ``flightdeck`` command: serve, migrate, export-schema, keys."""
+"""The ``flightdeck`` command: serve, migrate, export-schema, export-machines, keys."""
 
 from __future__ import annotations
 
@@ -92,6 +92,14 @@ def export_schema() -> None:
     from .api.schema import build_schema
 
     typer.echo(build_schema(Settings()).as_str().rstrip("\n"))
+
+
+@app.command("export-machines")
+def export_machines() -> None:
+    """Print every state machine as Markdown (``docs/state-machines.md``)."""
+    from .machines.docs import render_all
+
+    typer.echo(render_all().rstrip("\n"))
 
 
 @keys_app.command("create")

@@ -24,8 +24,8 @@ from server.errors import ErrorCode, ServiceError, from_invalid_transition
 from server.machines.branching import BranchAction, BranchingCondition, BranchOp
 from server.machines.errors import InvalidTransition
 from server.machines.machine import Machine
-from server.machines.plan import PLAN_MACHINE, STEP_MACHINE, PlanStatus
-from server.machines.skill import SKILL_MACHINE
+from server.machines.plan import PlanStatus
+from server.machines.registry import MACHINES as REGISTERED
 from server.services import plan_create, plan_execution, plan_modify, plan_review, plan_rows, skills
 from server.services.plan_create import CreatedPlan
 from server.services.plan_execution import NextStep, SubmittedResult
@@ -42,7 +42,7 @@ from server.services.plan_review import Reviewed
 from server.services.runtime import Runtime, Tx, unit_of_work
 
 OTHER_TENANT = Principal("tenant-b", Role.ADMIN, "other-admin")
-MACHINES: dict[str, Machine[Any]] = {m.entity: m for m in (PLAN_MACHINE, STEP_MACHINE, SKILL_MACHINE)}
+MACHINES: dict[str, Machine[Any]] = {m.entity: m for _, m in REGISTERED}
 
 T = TypeVar("T")
 StateKey = tuple[str, str]

@@ -1,0 +1,54 @@
+"""Render every machine of the registry as Markdown (tables and Mermaid diagrams).
+
+``docs/state-machines.md`` is this text; ``flightdeck export-machines`` prints it and a test fails when
+the file is stale, so the documentation cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .machine import Machine
+from .registry import MACHINES
+
+HEADER = """# State machines
+
+Generated from `server/machines` by `flightdeck export-machines` (`make docs`); do not edit by hand.
+A test fails when this file is stale. Every state change in the engine goes through one function that
+checks these tables (`server/services/transitions.py`).
+"""
+
+
+def _mermaid_id(state: str) -> str:
+    return state.replace("-", "_")
+
+
+def render_machine(machine: Machine[Any]) -> str:
+    title = machine.entity.replace("_", " ")
+    lines = [f"### {title}", ""]
+    if machine.description:
+        lines += [machine.description, ""]
+    final = ", ".join(f"`{s}`" for s in sorted(machine.final)) or "none"
+    lines += [f"Initial state `{machine.initial}`; final states {final}.", ""]
+    lines += ["| from | to |", "|---|---|"]
+    for source in machine.states:
+        targets = ", ".join(f"`{t}`" for t in sorted(machine.transitions[source])) or "(none)"
+        lines.append(f"| `{source}` | {targets} |")
+    lines += ["", "```mermaid", "stateDiagram-v2", f"    [*] --> {_mermaid_id(machine.initial)}"]
+    for source, target in machine.edges():
+        lines.append(f"    {_mermaid_id(source)} --> {_mermaid_id(target)}")
+    for state in sorted(machine.final):
+        lines.append(f"    {_mermaid_id(state)} --> [*]")
+    lines += ["```", ""]
+    return "\n".join(lines)
+
+
+def render_all() -> str:
+    parts = [HEADER]
+    domain = None
+    for machine_domain, machine in MACHINES:
+        if machine_domain != domain:
+            domain = machine_domain
+            parts.append(f"## {domain.capitalize()}\n")
+        parts.append(render_machine(machine))
+    return "\n".join(parts).rstrip() + "\n"

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 
 import strawberry
 from strawberry.extensions import (
+    AddValidationRules,
     MaskErrors,
     MaxAliasesLimiter,
     MaxTokensLimiter,
@@ -25,6 +26,7 @@ from .oplog import OperationLogExtension
 from .plans.mutations import PlanMutations
 from .plans.queries import PlanQueries
 
+VALIDATION_CACHE_SIZE = 512
 _SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
 
 
@@ -58,13 +60,18 @@ class Subscription(EventSubscriptions):
 
 def build_schema(settings: Settings) -> strawberry.Schema:
     # Factories: Strawberry builds fresh extensions per operation (the parse and validation caches
-    # live at module level, so they survive that).
+    # live at module level, so they survive that). The validation cache is keyed by the rule classes
+    # too, and the depth and alias limiters make a new class per instance: built once here, their
+    # rules stay the same objects, or every operation would miss the cache and be validated again.
+    limit_rules = [
+        *QueryDepthLimiter(max_depth=settings.max_query_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
+    ]
     extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
         lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
-        lambda: ParserCache(maxsize=512),
-        lambda: QueryDepthLimiter(max_depth=settings.max_query_depth),
-        lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
-        lambda: ValidationCache(maxsize=512),
+        lambda: ParserCache(maxsize=VALIDATION_CACHE_SIZE),
+        lambda: AddValidationRules(limit_rules),
+        lambda: ValidationCache(maxsize=VALIDATION_CACHE_SIZE),
         lambda: MaskErrors(should_mask_error=should_mask_error),
         HideSuggestions,
         OperationLogExtension,

@@ -2,7 +2,8 @@
 
 SQLite: WAL, ``busy_timeout``, foreign keys, and every write transaction opened with ``BEGIN IMMEDIATE``
 on one write connection that an in-process lock hands out in turn (a pool of writers only sleeps in
-``busy_timeout``). Reads use their own pool and never block the writer. PostgreSQL: one pool; callers
+``busy_timeout``); that connection runs on the event loop's thread (``sqlite_inline``). Reads use their
+own pool on aiosqlite's threads and never block the writer. PostgreSQL: one pool; callers
 lock their aggregate root with ``SELECT ... FOR UPDATE``.
 """
 
@@ -17,6 +18,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
+from .sqlite_inline import inline_creator
+
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
 
@@ -27,7 +30,9 @@ class Database:
         if self.is_sqlite:
             if self.url.database in (None, "", ":memory:"):
                 raise ValueError("Flightdeck needs a SQLite file, not an in-memory database")
-            self.write_engine = create_async_engine(self.url, pool_size=1, max_overflow=0)
+            self.write_engine = create_async_engine(
+                self.url, pool_size=1, max_overflow=0, async_creator=inline_creator(self.url.database)
+            )
             self.read_engine = create_async_engine(self.url, pool_size=pool_size, max_overflow=0)
             _configure_sqlite(self.write_engine, begin="BEGIN IMMEDIATE")
             _configure_sqlite(self.read_engine, begin="BEGIN")

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, insert
+from sqlalchemy import Table, bindparam, insert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -53,6 +53,20 @@ class EventBuffer:
         )
 
 
+def _allocate_seqs(make_insert: Any) -> Any:
+    """``n`` more seqs for a tenant: its counter row is created or advanced, and locked until commit."""
+    stmt = make_insert(TenantCounter).values(tenant_id=bindparam("tenant"), last_seq=bindparam("n"))
+    return stmt.on_conflict_do_update(
+        index_elements=[TenantCounter.tenant_id],
+        set_={"last_seq": TenantCounter.last_seq + stmt.excluded.last_seq},
+    ).returning(TenantCounter.last_seq)
+
+
+# Built once: constructing the statement per transaction cost more than running it.
+_ALLOCATE_SEQS = {"postgresql": _allocate_seqs(pg_insert), "sqlite": _allocate_seqs(sqlite_insert)}
+_INSERT_EVENTS = insert(EVENTS)
+
+
 async def write_events(session: AsyncSession, buffer: EventBuffer) -> None:
     """Insert the buffered events with consecutive ``seq`` values.
 
@@ -62,21 +76,16 @@ async def write_events(session: AsyncSession, buffer: EventBuffer) -> None:
     n = len(buffer.events)
     if n == 0:
         return
-    make_insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    upsert = (
-        make_insert(TenantCounter)
-        .values(tenant_id=buffer.tenant_id, last_seq=n)
-        .on_conflict_do_update(
-            index_elements=[TenantCounter.tenant_id], set_={"last_seq": TenantCounter.last_seq + n}
-        )
-        .returning(TenantCounter.last_seq)
-    )
-    last = int((await session.execute(upsert)).scalar_one())
+    # The session's changes go first; then both statements run on its connection as Core, not through
+    # the ORM (whose bulk-insert path cost more than SQLite took to run them).
+    await session.flush()
+    connection = await session.connection()
+    upsert = _ALLOCATE_SEQS[connection.dialect.name]
+    last = int((await connection.execute(upsert, {"tenant": buffer.tenant_id, "n": n})).scalar_one())
     first = last - n + 1
     buffer.seqs = list(range(first, last + 1))
-    # Core, not ORM, insert: one executemany and no identity-map bookkeeping for rows we never read back.
-    await session.execute(
-        insert(EVENTS),
+    await connection.execute(
+        _INSERT_EVENTS,
         [
             {
                 "tenant_id": buffer.tenant_id,

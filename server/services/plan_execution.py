@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from ..db.models import BranchingConditionRow, PlanStep, ResearchPlan, SkillExecution
 from ..errors import refused
@@ -15,6 +15,7 @@ from ..machines.plan import PlanStatus, StepStatus
 from .plan_inputs import StepResult
 from .plan_rows import (
     TERMINAL_PLAN,
+    first_pending_step,
     lock_plan,
     lock_plan_of_step,
     move_plan,
@@ -22,6 +23,8 @@ from .plan_rows import (
     plan_steps,
     require_not_terminal,
     settle_plan,
+    statuses_of,
+    step_statuses,
 )
 from .runtime import Tx
 from .validation import Problems, check_confidence, check_json_size, check_text
@@ -72,22 +75,22 @@ async def start_next_step(tx: Tx, plan_id: str, session_id: str | None = None) -
     plan = await lock_plan(tx, plan_id)
     note_session(tx, plan, session_id)
     status = PlanStatus(plan.status)
-    steps = await plan_steps(tx, plan.id)
     if status is PlanStatus.COMPLETED:
-        return await _plan_complete(tx, plan, steps)
+        return await _plan_complete(tx, plan, await plan_steps(tx, plan.id))
     if status is PlanStatus.FAILED:
         return NextStep(NextStepOutcome.PLAN_FAILED, plan)
     if status is PlanStatus.AWAITING_REVIEW:
         return NextStep(NextStepOutcome.AWAITING_REVIEW, plan)
     if status is PlanStatus.STALLED:
-        _resume(tx, plan, steps)
-    step = next((s for s in steps if s.status == StepStatus.PENDING), None)
+        _resume(tx, plan, await plan_steps(tx, plan.id))
+    step = await first_pending_step(tx, plan.id)
     if step is None:
+        statuses = await step_statuses(tx, plan.id)
         return NextStep(
             NextStepOutcome.NO_PENDING_STEPS,
             plan,
-            in_progress_count=sum(s.status == StepStatus.IN_PROGRESS for s in steps),
-            failed_count=sum(s.status == StepStatus.FAILED for s in steps),
+            in_progress_count=statuses.count(StepStatus.IN_PROGRESS),
+            failed_count=statuses.count(StepStatus.FAILED),
         )
     move_step(tx, plan, step, StepStatus.IN_PROGRESS)
     if status is PlanStatus.PLANNING:
@@ -184,7 +187,6 @@ async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
         data={"stepOrder": step.step_order, "confidence": result.confidence},
     )
 
-    steps = await plan_steps(tx, plan.id)
     fired = await _first_firing_condition(tx, step)
     if fired is not None:
         tx.events.record(
@@ -210,17 +212,24 @@ async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
             return SubmittedResult(plan, step, fired, [])
     if plan.status in (PlanStatus.PLANNING, PlanStatus.STALLED):
         move_plan(tx, plan, PlanStatus.EXECUTING, reason="step result submitted")
-    skipped = _skip_to(tx, plan, steps, step, fired) if fired is not None else []
-    settle_plan(tx, plan, steps)
+    if fired is None:
+        settle_plan(tx, plan, await step_statuses(tx, plan.id))
+        return SubmittedResult(plan, step, None, [])
+    steps = await plan_steps(tx, plan.id)
+    skipped = _skip_to(tx, plan, steps, step, fired)
+    settle_plan(tx, plan, statuses_of(steps))
     return SubmittedResult(plan, step, fired, skipped)
 
 
+_CONDITIONS_AFTER = (
+    select(BranchingConditionRow)
+    .where(BranchingConditionRow.after_step_id == bindparam("step"))
+    .order_by(BranchingConditionRow.position)
+)
+
+
 async def _first_firing_condition(tx: Tx, step: PlanStep) -> BranchingConditionRow | None:
-    rows = await tx.session.scalars(
-        select(BranchingConditionRow)
-        .where(BranchingConditionRow.after_step_id == step.id)
-        .order_by(BranchingConditionRow.position)
-    )
+    rows = await tx.session.scalars(_CONDITIONS_AFTER, {"step": step.id})
     outcome = StepOutcome(step.confidence, step.result_summary, step.result_data or {})
     for row in rows:
         cond = BranchingCondition(

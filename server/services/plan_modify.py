@@ -21,6 +21,7 @@ from .plan_rows import (
     plan_steps,
     require_not_terminal,
     settle_plan,
+    statuses_of,
 )
 from .runtime import Tx
 from .validation import Problems, check_text, parse_id
@@ -55,7 +56,7 @@ async def modify_plan(tx: Tx, mod: PlanModification) -> Modified:
         data={"action": mod.action.value, "stepIds": affected, "rationale": mod.rationale},
     )
     plan.updated_at = tx.now
-    settle_plan(tx, plan, steps)
+    settle_plan(tx, plan, statuses_of(steps))
     return Modified(plan, steps, affected)
 
 
@@ -197,7 +198,7 @@ async def retry_step(tx: Tx, step_id: str) -> Modified:
         data={"stepOrder": step.step_order},
     )
     steps = await plan_steps(tx, plan.id)
-    settle_plan(tx, plan, steps)
+    settle_plan(tx, plan, statuses_of(steps))
     return Modified(plan, steps, [step.id])
 
 

@@ -14,9 +14,9 @@ from .plan_rows import (
     move_plan,
     move_step,
     note_step_failed,
-    plan_steps,
     require_not_terminal,
     settle_plan,
+    step_statuses,
 )
 from .runtime import Tx
 from .validation import Problems, check_text
@@ -114,10 +114,8 @@ async def submit_user_decision(tx: Tx, step_id: str, decision: Decision, feedbac
         plan.failure_reason = f"step {step.step_order} rejected by reviewer"
         move_plan(tx, plan, PlanStatus.FAILED, decision=decision.value)
         return Reviewed(plan, step)
-    steps = await plan_steps(tx, plan.id)
-    if plan.status == PlanStatus.AWAITING_REVIEW and not any(
-        s.status == StepStatus.AWAITING_INPUT for s in steps
-    ):
+    statuses = await step_statuses(tx, plan.id)
+    if plan.status == PlanStatus.AWAITING_REVIEW and StepStatus.AWAITING_INPUT not in statuses:
         move_plan(tx, plan, PlanStatus.EXECUTING, decision=decision.value)
-    settle_plan(tx, plan, steps)
+    settle_plan(tx, plan, statuses)
     return Reviewed(plan, step)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from ..db.models import PlanStep, ResearchPlan
 from ..errors import not_found, refused
@@ -17,14 +17,32 @@ from .validation import parse_id
 TERMINAL_PLAN = frozenset({PlanStatus.COMPLETED, PlanStatus.FAILED})
 
 
+# The hot path's statements are built once (bound parameters): building a select costs more than
+# SQLite takes to run it.
+_LOCK_PLAN = (
+    select(ResearchPlan)
+    .where(ResearchPlan.id == bindparam("id"), ResearchPlan.tenant_id == bindparam("tenant"))
+    .with_for_update()
+)
+_STEP_WITH_PLAN = (
+    select(PlanStep, ResearchPlan)
+    .join(ResearchPlan, ResearchPlan.id == PlanStep.plan_id)
+    .where(PlanStep.id == bindparam("id"), PlanStep.tenant_id == bindparam("tenant"))
+)
+_STEPS = select(PlanStep).where(PlanStep.plan_id == bindparam("plan")).order_by(PlanStep.step_order)
+_FIRST_PENDING = (
+    select(PlanStep)
+    .where(PlanStep.plan_id == bindparam("plan"), PlanStep.status == StepStatus.PENDING.value)
+    .order_by(PlanStep.step_order)
+    .limit(1)
+)
+_STATUSES = select(PlanStep.status).where(PlanStep.plan_id == bindparam("plan"))
+
+
 async def lock_plan(tx: Tx, plan_id: str, field: str = "planId") -> ResearchPlan:
     """The plan row, locked for this transaction (FOR UPDATE; SQLite's writer lock already holds)."""
     pid = parse_id(plan_id, field)
-    plan = await tx.session.scalar(
-        select(ResearchPlan)
-        .where(ResearchPlan.id == pid, ResearchPlan.tenant_id == tx.tenant_id)
-        .with_for_update()
-    )
+    plan = await tx.session.scalar(_LOCK_PLAN, {"id": pid, "tenant": tx.tenant_id})
     if plan is None:
         raise not_found("plan", plan_id, [field])
     return plan
@@ -34,13 +52,7 @@ async def lock_plan_of_step(tx: Tx, step_id: str, field: str = "stepId") -> tupl
     sid = parse_id(step_id, field)
     if tx.runtime.db.is_sqlite:
         # BEGIN IMMEDIATE already holds the whole database, so one joined read is current.
-        row = (
-            await tx.session.execute(
-                select(PlanStep, ResearchPlan)
-                .join(ResearchPlan, ResearchPlan.id == PlanStep.plan_id)
-                .where(PlanStep.id == sid, PlanStep.tenant_id == tx.tenant_id)
-            )
-        ).first()
+        row = (await tx.session.execute(_STEP_WITH_PLAN, {"id": sid, "tenant": tx.tenant_id})).first()
         if row is None:
             raise not_found("step", step_id, [field])
         return row[1], row[0]
@@ -59,10 +71,21 @@ async def lock_plan_of_step(tx: Tx, step_id: str, field: str = "stepId") -> tupl
 
 
 async def plan_steps(tx: Tx, plan_id: str) -> list[PlanStep]:
-    rows = await tx.session.scalars(
-        select(PlanStep).where(PlanStep.plan_id == plan_id).order_by(PlanStep.step_order)
-    )
-    return list(rows.all())
+    return list((await tx.session.scalars(_STEPS, {"plan": plan_id})).all())
+
+
+async def first_pending_step(tx: Tx, plan_id: str) -> PlanStep | None:
+    step: PlanStep | None = await tx.session.scalar(_FIRST_PENDING, {"plan": plan_id})
+    return step
+
+
+async def step_statuses(tx: Tx, plan_id: str) -> list[StepStatus]:
+    """The status of every step of the plan (as flushed: pending changes are written first)."""
+    return [StepStatus(s) for s in (await tx.session.scalars(_STATUSES, {"plan": plan_id})).all()]
+
+
+def statuses_of(steps: Iterable[PlanStep]) -> list[StepStatus]:
+    return [StepStatus(s.status) for s in steps]
 
 
 def require_not_terminal(plan: ResearchPlan, field: str) -> None:
@@ -108,7 +131,7 @@ def move_plan(tx: Tx, plan: ResearchPlan, to: PlanStatus, **data: object) -> Non
         plan.completed_at = tx.now
 
 
-def settle_plan(tx: Tx, plan: ResearchPlan, steps: Sequence[PlanStep], **data: object) -> None:
+def settle_plan(tx: Tx, plan: ResearchPlan, statuses: Iterable[StepStatus], **data: object) -> None:
     """Bring the plan's status in line with ``derive_plan_status`` after its steps changed.
 
     Leaving ``planning`` or ``stalled`` for plain ``executing`` is the caller's explicit act (an agent
@@ -116,7 +139,7 @@ def settle_plan(tx: Tx, plan: ResearchPlan, steps: Sequence[PlanStep], **data: o
     """
     if plan.status in TERMINAL_PLAN:
         return
-    derived = derive_plan_status(StepStatus(s.status) for s in steps)
+    derived = derive_plan_status(statuses)
     current = PlanStatus(plan.status)
     if derived is PlanStatus.EXECUTING and current in (PlanStatus.PLANNING, PlanStatus.STALLED):
         return

@@ -1,0 +1,64 @@
+"""The SQLite writer runs each statement on the event loop's thread; readers keep aiosqlite's thread."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
+
+from server.db.engine import Database
+from server.db.migrate import upgrade_async
+
+
+async def _thread_running_sql(session: object) -> int:
+    connection = await session.connection()  # type: ignore[attr-defined]
+    raw = await connection.get_raw_connection()
+    seen: list[int] = []
+    await raw.driver_connection.create_function("whoami", 0, lambda: seen.append(threading.get_ident()) or 0)
+    await session.execute(text("SELECT whoami()"))  # type: ignore[attr-defined]
+    return seen[0]
+
+
+async def test_writes_run_on_the_loop_thread_and_reads_off_it(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'w.db'}"
+    await upgrade_async(url)
+    db = Database(url)
+    try:
+        async with db.transaction() as session:
+            writer_thread = await _thread_running_sql(session)
+        async with db.reader() as session:
+            reader_thread = await _thread_running_sql(session)
+    finally:
+        await db.dispose()
+    assert writer_thread == threading.get_ident()
+    assert reader_thread != threading.get_ident()
+
+
+async def test_a_failed_write_transaction_leaves_nothing_and_the_writer_keeps_working(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'w.db'}"
+    await upgrade_async(url)
+    db = Database(url)
+    try:
+        await _write_then_fail(db)
+        async with db.transaction() as session:
+            await session.execute(text("INSERT INTO tenant_counters (tenant_id, last_seq) VALUES ('ok', 1)"))
+        async with db.reader() as session:
+            rows = (await session.execute(text("SELECT tenant_id FROM tenant_counters"))).scalars().all()
+    finally:
+        await db.dispose()
+    assert rows == ["ok"]
+
+
+async def _write_then_fail(db: Database) -> None:
+    insert = text("INSERT INTO tenant_counters (tenant_id, last_seq) VALUES ('gone', :n)")
+
+    async def insert_twice() -> None:
+        async with db.transaction() as session:
+            await session.execute(insert, {"n": 1})
+            await session.execute(insert, {"n": 2})  # the same key again
+
+    with pytest.raises(IntegrityError, match="UNIQUE"):
+        await insert_twice()

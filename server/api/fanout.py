@@ -1,11 +1,11 @@
 """Shared work for event subscriptions: each distinct subscription renders each event once.
 
 Strawberry executes a subscription's selection set once per subscriber per event, then encodes it once
-per subscriber. With a thousand dashboards on the same stream that is a thousand identical executions
-per event. Subscriptions to ``events`` and ``stallAlerts`` with the same document and variables (and
-tenant) have the same answer for the same event, because events are immutable: here the first
-subscriber to reach an event executes the selection and encodes the ``next`` payload, and everyone
-else sends those bytes.
+per subscriber, and wakes every subscriber's generator for every event. With a thousand dashboards on
+the same stream that is a thousand identical executions per event. Subscriptions to ``events`` and
+``stallAlerts`` that select the same fields with the same filter (and tenant) have the same answer for
+the same event, because events are immutable, whatever position each started from: they form a group
+(``fanout_group.py``) whose driver renders each event once and writes the bytes to every member.
 
 Only well-formed documents that validate take this path; anything else (errors included) goes through
 Strawberry's own handler unchanged, so error reporting stays Strawberry's.
@@ -26,32 +26,37 @@ from graphql import (
     ExecutionResult,
     FieldNode,
     GraphQLError,
+    Node,
     OperationDefinitionNode,
     OperationType,
+    Visitor,
     parse,
+    print_ast,
     specified_rules,
     validate,
+    visit,
 )
 from graphql.execution import Executor, create_source_event_stream, execute_subscription_event
 from strawberry import Schema
 from strawberry.extensions import MaxAliasesLimiter, QueryDepthLimiter
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler
-from strawberry.utils.aio import aclosing
 
 from ..config import Settings
 from ..oplog import OperationRecord
 from .context import Context
 from .errors import should_mask_error
+from .events.streams import FeedStream
+from .fanout_group import Group, Member, run_member
 
 SHARED_FIELDS = frozenset({"events", "stallAlerts"})
 
 
 @dataclass(frozen=True)
 class Prepared:
-    key: str
+    key: str  # equal for subscriptions that render every event alike: they share a group
     name: str | None
     executor: Executor[Context]
-    stream: AsyncIterable[Any]
+    stream: FeedStream
 
 
 class Fanout:
@@ -68,6 +73,7 @@ class Fanout:
         self.renders = 0
         self.sends = 0
         self._document = lru_cache(maxsize=512)(self._parse_and_validate)
+        self.groups: dict[str, Group] = {}
 
     def _parse_and_validate(self, query: str) -> DocumentNode | None:
         try:
@@ -99,12 +105,31 @@ class Fanout:
         stream = create_source_event_stream(executor)
         if not isinstance(stream, AsyncIterable):
             stream = await stream  # type: ignore[misc]
-        if isinstance(stream, ExecutionResult):
+        if not isinstance(stream, FeedStream):
+            if isinstance(stream, AsyncIterable) and hasattr(stream, "aclose"):
+                await stream.aclose()
             return None
-        key = json.dumps(
-            [context.principal.tenant_id, query, operation_name, variables or {}], sort_keys=True, default=str
-        )
+        # What decides the rendering of an event: the tenant, which events (field and filter) and the
+        # fields selected under what response key; not where the subscriber starts.
+        field = operation.selection_set.selections[0]
+        assert isinstance(field, FieldNode)
+        response_key = field.alias.value if field.alias else field.name.value
+        selected = print_ast(field.selection_set) if field.selection_set else ""
+        key = json.dumps([stream.tenant_id, stream.identity, response_key, selected], default=str)
         return Prepared(key, operation.name.value if operation.name else None, executor, stream)
+
+    def acquire_group(self, prepared: Prepared) -> Group:
+        group = self.groups.get(prepared.key)
+        if group is None or not group.alive:
+            group = self.groups[prepared.key] = Group(self, prepared)
+        group.refs += 1
+        return group
+
+    def release_group(self, group: Group, member: Member) -> None:
+        if group.leave(member):
+            if self.groups.get(group.prepared.key) is group:
+                del self.groups[group.prepared.key]
+            group.task.cancel()
 
     async def render(self, prepared: Prepared, payload: Any) -> str:
         """The encoded ``payload`` part of a ``next`` message for this event, made once per key."""
@@ -152,8 +177,28 @@ def _shared_subscription(
         and isinstance(selections[0], FieldNode)
         and selections[0].name.value in SHARED_FIELDS
         and not selections[0].directives
+        and not _uses_variables_or_directives(selections[0].selection_set)
     )
     return operations[0] if shared else None
+
+
+def _uses_variables_or_directives(node: Node | None) -> bool:
+    """Whether the selection under the field could render differently per subscriber."""
+    if node is None:
+        return False
+    found = False
+
+    class Finder(Visitor):
+        def enter_variable(self, *_: Any) -> None:
+            nonlocal found
+            found = True
+
+        def enter_directive(self, *_: Any) -> None:
+            nonlocal found
+            found = True
+
+    visit(node, Finder())
+    return found
 
 
 class FanoutTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
@@ -165,28 +210,24 @@ class FanoutTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
         if prepared is None:
             await super().run_operation(operation)
             return
-        prefix = '{"id":' + json.dumps(operation.id) + ',"type":"next","payload":'
+
+        def is_active() -> bool:
+            return not operation.completed and self.operations.get(operation.id) is operation
+
         send_text = self.websocket.ws.send_text  # type: ignore[attr-defined]
+        member = Member(operation.id, send_text, prepared.stream.start, is_active)
         started = time.perf_counter()
         failed = False
         try:
-            async with aclosing(prepared.stream):  # type: ignore[type-var]
-                async for payload in prepared.stream:
-                    if operation.completed:
-                        return
-                    text = await fanout.render(prepared, payload)
-                    await send_text(prefix + text + "}")
-                    fanout.sends += 1
+            await run_member(fanout, prepared, member)
         except Exception as error:  # the socket went away, or the stream failed
             self.operations.pop(operation.id, None)
             if not _is_disconnect(error):
                 failed = True
                 await self.handle_task_exception(error)
-            return
         finally:
             # This path skips Strawberry's extensions, so it records the operation itself.
             _log_operation(self.context, prepared.name, started, failed)
-        await operation.send_operation_message({"id": operation.id, "type": "complete"})
 
 
 def _log_operation(context: Context, name: str | None, started: float, failed: bool) -> None:

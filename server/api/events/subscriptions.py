@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import strawberry
@@ -17,6 +18,7 @@ from ...services import plan_queries
 from ..context import Context
 from ..errors import run_query
 from ..plans.types import ResearchPlanType
+from .streams import FeedStream
 from .types import EventType
 
 I = Info[Context, Any]  # noqa: E741
@@ -36,6 +38,10 @@ class EventFilter:
             and (self.entity_type is None or event.entity_type == self.entity_type)
             and (not self.kinds or event.kind in self.kinds)
         )
+
+    def identity(self) -> tuple[object, ...]:
+        kinds = tuple(sorted(self.kinds)) if self.kinds else None
+        return (self.root_id, self.root_type, self.entity_type, kinds)
 
 
 @strawberry.type
@@ -88,14 +94,11 @@ class EventSubscriptions:
     )
     async def events(
         self, info: I, after: int | None = None, filter: EventFilter | None = None
-    ) -> AsyncGenerator[EventType, None]:
+    ) -> AsyncIterator[EventType]:
         ctx = info.context
         start = await _start(info, after)
-        async with aclosing(ctx.runtime.feed.follow(ctx.principal.tenant_id, start)) as batches:
-            async for batch in batches:
-                for event in batch:
-                    if filter is None or filter.matches(event):
-                        yield EventType.from_row(event)
+        identity = ("events", filter.identity() if filter is not None else None)
+        return FeedStream(ctx.runtime.feed, ctx.principal.tenant_id, start, partial(_event, filter), identity)
 
     @strawberry.subscription(description="The plan now, then again after every change to it.")
     async def research_plan_updated(
@@ -118,11 +121,15 @@ class EventSubscriptions:
                     yield await snapshot()
 
     @strawberry.subscription(description="Each stall as the monitor detects it (replayed after `after`).")
-    async def stall_alerts(self, info: I, after: int | None = None) -> AsyncGenerator[StallAlert, None]:
+    async def stall_alerts(self, info: I, after: int | None = None) -> AsyncIterator[StallAlert]:
         ctx = info.context
         start = await _start(info, after)
-        async with aclosing(ctx.runtime.feed.follow(ctx.principal.tenant_id, start)) as batches:
-            async for batch in batches:
-                for event in batch:
-                    if event.kind == EngineEvent.PLAN_STALLED:
-                        yield StallAlert.from_event(event)
+        return FeedStream(ctx.runtime.feed, ctx.principal.tenant_id, start, _stall_alert, ("stallAlerts",))
+
+
+def _event(filter: EventFilter | None, event: LoggedEvent) -> EventType | None:
+    return EventType.from_row(event) if filter is None or filter.matches(event) else None
+
+
+def _stall_alert(event: LoggedEvent) -> StallAlert | None:
+    return StallAlert.from_event(event) if event.kind == EngineEvent.PLAN_STALLED else None

@@ -1,0 +1,51 @@
+"""What an event-log subscription is: a tenant's feed from a position, and which events it delivers.
+
+The ``events`` and ``stallAlerts`` resolvers return a ``FeedStream`` instead of being generators, so
+that the fan-out (``server/api/fanout.py``) can see what a subscription selects and serve many identical
+ones from one pass over the feed. Iterated directly, it is the plain per-subscriber stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Hashable
+from contextlib import aclosing
+from typing import Any
+
+from ...events.feed import EventFeed, LoggedEvent
+
+# Turns an event into the payload to deliver, or None to skip it. Pure and cheap: it runs once per
+# event per group of identical subscriptions.
+Select = Callable[[LoggedEvent], Any | None]
+
+
+class FeedStream(AsyncIterator[Any]):
+    def __init__(
+        self, feed: EventFeed, tenant_id: str, start: int, select: Select, identity: Hashable
+    ) -> None:
+        self.feed = feed
+        self.tenant_id = tenant_id
+        self.start = start
+        self.select = select
+        # Equal for two streams whose ``select`` behaves the same (field name and filter arguments).
+        self.identity = identity
+        self._events: AsyncGenerator[Any, None] | None = None
+
+    def __aiter__(self) -> FeedStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._events is None:
+            self._events = self._run()
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        if self._events is not None:
+            await self._events.aclose()
+
+    async def _run(self) -> AsyncGenerator[Any, None]:
+        async with aclosing(self.feed.follow(self.tenant_id, self.start)) as batches:
+            async for batch in batches:
+                for event in batch:
+                    payload = self.select(event)
+                    if payload is not None:
+                        yield payload

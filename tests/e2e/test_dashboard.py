@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 from playwright.async_api import WebSocketRoute, expect
 
+from server.auth import Role, create_key
 from server.config import Settings
+from server.db.engine import Database
 from server.graphiql import FRONTEND_DIST
 from server.loops.stalls import scan_stalls
 from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server
@@ -175,7 +177,7 @@ async def test_a_stall_raises_an_alert_and_highlights_the_plan(
         await expect(alert).to_contain_text("1 step running longer than 1m 0s (longest 1m 1s)")
         await expect(card).to_have_attribute("data-status", "stalled")
         await expect(card).to_have_class(re.compile(r"\bplan-stalled\b"))
-        await expect(card).to_contain_text("Stalled — a step has run too long")
+        await expect(card).to_contain_text("A step has run longer than its stall threshold")
         await assert_not_reloaded(browser_page)
         await look(browser_page, "stall-alert")
     finally:
@@ -221,3 +223,57 @@ async def test_a_dropped_socket_resumes_from_the_last_seq_without_loss_or_repeat
     assert await shown_seqs(page) == expected
     await assert_not_reloaded(browser_page)
     assert_clean(browser_page)
+
+
+@pytest.fixture
+async def keyed_server(settings: Settings, clock: Any) -> Any:
+    """A server with API keys (no dev mode): a reviewer's key for the person, an agent's for the API."""
+    db = Database(settings.database_url)
+    keys = {
+        "reviewer": (await create_key(db, "acme", Role.REVIEWER, "person", clock.now()))[1],
+        "agent": (await create_key(db, "acme", Role.AGENT, "agent", clock.now()))[1],
+    }
+    await db.dispose()
+    live = start_server(settings.model_copy(update={"auth_cache_seconds": 0.0}), clock)
+    yield live, keys
+    stop_server(live)
+
+
+async def test_with_api_keys_the_key_is_asked_once_and_kept_for_the_browser_session(
+    keyed_server: Any, browser_page: BrowserPage
+) -> None:
+    live, keys = keyed_server
+    page = browser_page.page
+    await page.goto(live.url)
+    form = page.get_by_role("heading", name="Flightdeck needs an API key")
+    await expect(form).to_be_visible()
+    await look(browser_page, "api-key")
+
+    await page.get_by_label("API key").fill("fdk_not-a-real-key")
+    await page.keyboard.press("Enter")
+    await expect(page.get_by_role("alert")).to_contain_text("The server refused that key")
+
+    await page.get_by_label("API key").fill(keys["reviewer"])
+    await page.get_by_role("button", name="Connect").click()
+    await expect(page.locator("[data-connection=live]")).to_be_visible()
+    await expect(page.get_by_test_id("empty-state")).to_be_visible()
+
+    agent = GraphQLClient(live.url, keys["agent"])
+    try:
+        plan_id = await create_plan(agent, 1)
+        step_id = await start_next(agent, plan_id)
+        await request_review(agent, step_id, "Go ahead?", [])
+    finally:
+        await agent.aclose()
+    await expect(page.locator(f"[data-plan-id='{plan_id}']")).to_be_visible()
+
+    await page.reload()  # same tab, same session: no second prompt
+    await expect(page.locator("[data-connection=live]")).to_be_visible()
+    await expect(form).to_have_count(0)
+    await page.get_by_role("link", name=re.compile("^Reviews")).click()
+    await page.locator(f"[data-review-step='{step_id}']").get_by_role("button", name="Approve").click()
+    await expect(page.locator(f"[data-decided-step='{step_id}']")).to_contain_text("plan now completed")
+
+    browser_page.assert_only_loopback()
+    uncaught = [e for e in browser_page.console_errors if "uncaught" in e]
+    assert not uncaught, uncaught

@@ -43,6 +43,10 @@ export const NODE_H = 40;
 const COL_GAP = 70;
 const ROW_GAP = 34;
 const PAD = 24;
+/** Room right of the last column for arcs between states of one column. */
+const ARC_ROOM = 44;
+/** Two edges between the same states (a → b and b → a) run this far apart. */
+const PAIR_GAP = 6;
 
 export function rankStates(machine: MachineData): Map<string, number> {
   const next = new Map<string, string[]>();
@@ -94,27 +98,36 @@ export function layoutMachine(machine: MachineData): Layout {
       nodes.push(box);
     });
   });
-  const width = PAD * 2 + filled.length * NODE_W + (filled.length - 1) * COL_GAP;
+  const width = PAD * 2 + filled.length * NODE_W + (filled.length - 1) * COL_GAP + ARC_ROOM;
+  const pairs = new Set(machine.transitions.map((t) => `${t.from}>${t.to}`));
   const edges = machine.transitions.flatMap((t) => {
     const a = byName.get(t.from);
     const b = byName.get(t.to);
-    return a && b ? [{ from: t.from, to: t.to, d: edgePath(a, b) }] : [];
+    if (!a || !b) return [];
+    return [{ from: t.from, to: t.to, d: edgePath(a, b, pairs.has(`${t.to}>${t.from}`)) }];
   });
   return { width, height, nodes, edges };
 }
 
-function edgePath(a: NodeBox, b: NodeBox): string {
+function curve(x1: number, y1: number, x2: number, y2: number): string {
+  const mid = (x1 + x2) / 2;
+  return `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}`;
+}
+
+function edgePath(a: NodeBox, b: NodeBox, paired: boolean): string {
+  const shift = paired ? PAIR_GAP : 0;
   const ay = a.y + a.height / 2;
   const by = b.y + b.height / 2;
   if (b.x > a.x) {
-    // Forward: right side of a to left side of b, a gentle S-curve.
-    const x1 = a.x + a.width;
-    const x2 = b.x;
-    const mid = (x1 + x2) / 2;
-    return `M${x1},${ay} C${mid},${ay} ${mid},${by} ${x2},${by}`;
+    // Forward: right side of a to left side of b, a gentle S-curve (above its reverse edge, if any).
+    return curve(a.x + a.width, ay - shift, b.x, by - shift);
+  }
+  if (b.x < a.x && a.x - b.x <= NODE_W + COL_GAP) {
+    // Back to the previous column: left side of a to right side of b, just below the forward edge.
+    return curve(a.x, ay + shift, b.x + b.width, by + shift);
   }
   if (b.x < a.x) {
-    // Backward: bottom of a to bottom of b, an arc below both.
+    // Back across several columns: bottom of a to bottom of b, an arc below both.
     const x1 = a.x + a.width / 2;
     const x2 = b.x + b.width / 2;
     const y1 = a.y + a.height;

@@ -1,5 +1,5 @@
 /** Any state machine from the stateMachines query as an SVG, with the current state(s) highlighted. */
-import { useId, useMemo } from 'react';
+import { useEffect, useId, useMemo, useRef } from 'react';
 
 import { layoutMachine, type MachineData } from '../core/diagramLayout';
 import { words } from '../core/userErrors';
@@ -15,6 +15,22 @@ export function StateDiagram({ machine, current, title }: Props) {
   const layout = useMemo(() => layoutMachine(machine), [machine]);
   const arrow = useId().replace(/:/g, '');
   const captionId = useId();
+  const frame = useRef<HTMLDivElement>(null);
+  const focus = layout.nodes.find((n) => (current[n.name] ?? 0) > 0);
+  // On a narrow screen the diagram scrolls sideways: bring the current state into view.
+  useEffect(() => {
+    const el = frame.current;
+    if (!el || !focus) return undefined;
+    const reveal = () => {
+      if (el.scrollWidth <= el.clientWidth) return;
+      const scale = el.scrollWidth / layout.width;
+      el.scrollLeft = (focus.x + focus.width / 2) * scale - el.clientWidth / 2;
+    };
+    reveal();
+    const observer = new ResizeObserver(reveal);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [focus, layout.width]);
   const now = Object.entries(current)
     .filter(([, n]) => n > 0)
     .map(([state, n]) => (n > 1 ? `${words(state)} (${n})` : words(state)));
@@ -23,7 +39,7 @@ export function StateDiagram({ machine, current, title }: Props) {
       <figcaption id={captionId}>
         <strong>{title}</strong> — now: {now.length ? now.join(', ') : 'nothing yet'}
       </figcaption>
-      <div className="diagram-scroll">
+      <div className="diagram-scroll" ref={frame}>
         <svg
           viewBox={`0 0 ${layout.width} ${layout.height}`}
           width={layout.width}

@@ -30,8 +30,9 @@ export function Overview() {
           Live updates failed: {state.error}
         </p>
       ) : null}
-      <StallAlerts alerts={state.alerts} />
-      {!state.loaded ? <p>Loading plans…</p> : plans.length === 0 ? <EmptyState /> : <PlanList plans={plans} />}
+      {state.loaded && plans.length === 0 ? <EmptyState /> : null}
+      {plans.length || state.alerts.length ? <StallAlerts alerts={state.alerts} /> : null}
+      {!state.loaded ? <p>Loading plans…</p> : plans.length ? <PlanList plans={plans} /> : null}
     </section>
   );
 }
@@ -63,7 +64,7 @@ function PlanCard({ plan }: { plan: PlanSummary }) {
       <div className="plan-card-status">
         <div className="status-line">
           <StatusBadge status={plan.status} />
-          {stalled ? <strong className="stall-flag">Stalled — a step has run too long</strong> : null}
+          {stalled ? <strong className="stall-flag">A step has run longer than its stall threshold</strong> : null}
         </div>
         <ProgressBar percent={plan.progressPercent} label={`Progress of ${plan.title || plan.researchQuestion}`} />
         <p className="counts" data-testid="step-counts">

@@ -63,6 +63,12 @@ function StepItem({ step, now, fired }: { step: Step; now: number; fired: readon
             <dd>{formatConfidence(step.confidence)}</dd>
           </>
         ) : null}
+        {step.reviewSummary && step.status !== 'AWAITING_INPUT' ? (
+          <>
+            <dt>Reviewed</dt>
+            <dd>{step.reviewSummary}</dd>
+          </>
+        ) : null}
         {step.failureReason ? (
           <>
             <dt>Failure</dt>

@@ -47,7 +47,7 @@ export function describeCondition(condition: BranchingCondition, steps: readonly
 /** A one-line description of an event for the history list. */
 export function describeEvent(event: PlanEvent): string {
   const data = event.data ?? {};
-  if (event.fromState || event.toState) {
+  if (event.kind.endsWith('_transitioned')) {
     return `${event.entityType} ${words(event.fromState)} → ${words(event.toState)}`;
   }
   if (event.kind === 'user_reviewed') {

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..db.models import PlanStep, ResearchPlan
-from ..errors import invalid
 from ..machines.plan import StepStatus
-from .plan_queries import Page, decode_cursor, encode_cursor
+from .plan_queries import Page, decode_time_cursor, encode_cursor
 
 
 @dataclass
@@ -38,11 +36,7 @@ async def steps_awaiting_input(
         .where(_waiting(tenant_id))
     )
     if after:
-        since_raw, last_id = decode_cursor(after, 2)
-        try:
-            since = datetime.fromisoformat(since_raw)
-        except ValueError:
-            raise invalid("after is not a cursor this server issued", ["after"]) from None
+        since, last_id = decode_time_cursor(after)
         query = query.where(
             or_(PlanStep.updated_at > since, and_(PlanStep.updated_at == since, PlanStep.id > last_id))
         )

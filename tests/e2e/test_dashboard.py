@@ -78,6 +78,11 @@ async def test_a_plan_created_through_the_api_appears_and_progresses_without_rel
     await expect(page.locator("[data-plan-id]")).to_have_count(2)
     await assert_not_reloaded(browser_page)
     await look(browser_page, "overview")
+
+    await page.get_by_role("link", name="State machines").click()
+    for entity in ("plan", "step", "skill_execution"):
+        await expect(page.locator(f"figure[data-entity={entity}]")).to_be_visible()
+    await look(browser_page, "machines")
     assert_clean(browser_page)
 
 

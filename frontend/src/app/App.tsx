@@ -30,14 +30,20 @@ export function App({ keys }: { keys: KeyStore }) {
   // One WebSocket per key; a new key replaces it.
   useEffect(() => {
     if (needKey) return undefined;
+    // A disposed client still reports its socket closing; only the current one may set the state.
+    let current = true;
     const live = createLiveClient(wsUrl(endpoint), keys.get, (next) => {
+      if (!current) return;
       setState(next);
       if (next === 'unauthorized') askForKey();
     });
     setClient(live);
     return () => {
+      current = false;
       setClient(null);
-      void live.dispose();
+      // Disposing while the socket is still connecting rejects with that socket's close event
+      // (e.g. 4403 for the key just refused): nothing is left to clean up then.
+      Promise.resolve(live.dispose()).catch(() => {});
     };
   }, [endpoint, keys, key, needKey, askForKey]);
 

@@ -1,5 +1,5 @@
 /** Builders for plan-domain test data. */
-import type { PlanSummary } from '../domains/plans/api';
+import type { PlanEvent, PlanSummary } from '../domains/plans/api';
 
 export function plan(id: string, over: Partial<PlanSummary> = {}): PlanSummary {
   return {
@@ -12,6 +12,22 @@ export function plan(id: string, over: Partial<PlanSummary> = {}): PlanSummary {
     failureReason: null,
     createdAt: `2026-01-01T00:00:0${id}Z`,
     updatedAt: '2026-01-01T00:00:00Z',
+    ...over,
+  };
+}
+
+export function event(over: Partial<PlanEvent> = {}): PlanEvent {
+  return {
+    seq: 1,
+    kind: 'step_transitioned',
+    entityType: 'step',
+    entityId: 's',
+    rootId: 'p',
+    fromState: null,
+    toState: null,
+    actor: 'agent',
+    data: null,
+    createdAt: '2026-01-01T00:00:00Z',
     ...over,
   };
 }

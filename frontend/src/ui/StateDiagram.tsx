@@ -37,7 +37,8 @@ export function StateDiagram({ machine, current, title }: Props) {
   return (
     <figure className="diagram" data-entity={machine.entity}>
       <figcaption id={captionId}>
-        <strong>{title}</strong> — now: {now.length ? now.join(', ') : 'nothing yet'}
+        <strong>{title}</strong>
+        {now.length ? ` — now: ${now.join(', ')}` : ''}
       </figcaption>
       <div className="diagram-scroll" ref={frame}>
         <svg

@@ -9,9 +9,11 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { REVIEW_INBOX, type ReviewRequest } from './api';
 import { usePlans } from './context';
 import { DecisionForm, type Decided } from './DecisionForm';
+import { Questions } from './Questions';
 import { splitFeedback } from './timeline';
 
 interface DecidedItem extends Decided {
+  id: number;
   stepId: string;
   planId: string;
   label: string;
@@ -67,7 +69,13 @@ export function ReviewInbox() {
             request={request}
             onDecided={(d) => {
               setDecided((list) => [
-                { ...d, stepId: request.step.id, planId: request.plan.id, label: describeRequest(request) },
+                {
+                  ...d,
+                  id: (list[0]?.id ?? 0) + 1,
+                  stepId: request.step.id,
+                  planId: request.plan.id,
+                  label: describeRequest(request),
+                },
                 ...list,
               ]);
               setRequests((list) => list?.filter((r) => r.step.id !== request.step.id) ?? null);
@@ -82,7 +90,7 @@ export function ReviewInbox() {
             {decided.map((d) => {
               const live = plans.byId[d.planId];
               return (
-                <li key={d.stepId} className="card" data-decided-step={d.stepId}>
+                <li key={d.id} className="card" data-decided-step={d.stepId}>
                   <strong>{words(d.decision)}</strong> — {d.label}: step now <StatusBadge status={d.stepStatus} />, plan
                   now <StatusBadge status={live?.status ?? d.planStatus} />{' '}
                   <a href={href(`/plans/${d.planId}`)}>Open the plan</a>
@@ -116,13 +124,7 @@ function InboxItem({ request, onDecided }: { request: ReviewRequest; onDecided: 
       </h2>
       <p className="meta">Waiting since {formatTime(request.waitingSince)}</p>
       {step.reviewSummary ? <p className="review-summary">{step.reviewSummary}</p> : null}
-      {step.reviewQuestions?.length ? (
-        <ul className="questions" aria-label="Questions">
-          {step.reviewQuestions.map((q) => (
-            <li key={q}>{q}</li>
-          ))}
-        </ul>
-      ) : null}
+      <Questions questions={step.reviewQuestions} />
       <details>
         <summary>Step instructions</summary>
         <p className="pre">{original}</p>

@@ -5,6 +5,7 @@ import { words } from '../../core/userErrors';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { Step } from './api';
 import { DecisionForm } from './DecisionForm';
+import { Questions } from './Questions';
 import { splitFeedback, type FiredBranch } from './timeline';
 
 export function StepTimeline({ steps, fired }: { steps: readonly Step[]; fired: readonly FiredBranch[] }) {
@@ -94,13 +95,7 @@ function StepItem({ step, now, fired }: { step: Step; now: number; fired: readon
           <p>
             <strong>Review requested:</strong> {step.reviewSummary ?? '(no summary)'}
           </p>
-          {step.reviewQuestions?.length ? (
-            <ul className="questions">
-              {step.reviewQuestions.map((q) => (
-                <li key={q}>{q}</li>
-              ))}
-            </ul>
-          ) : null}
+          <Questions questions={step.reviewQuestions} />
           <DecisionForm stepId={step.id} />
         </div>
       ) : null}

@@ -41,7 +41,11 @@ export class PlanDetailLive {
             if (plan) this.store.update((v) => ({ ...v, plan, error: null }));
             else if (result.errors?.length) this.store.update((v) => ({ ...v, missing: true }));
           },
-          error: (error) => this.store.update((v) => ({ ...v, error: describeSocketError(error) })),
+          // GraphQL errors (an unknown or malformed id) mean there is no such plan for this tenant.
+          error: (error) =>
+            this.store.update((v) =>
+              Array.isArray(error) ? { ...v, missing: true } : { ...v, error: describeSocketError(error) },
+            ),
           complete: () => {},
         },
       ),

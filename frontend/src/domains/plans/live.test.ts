@@ -105,3 +105,15 @@ describe('PlanDetailLive', () => {
     expect(detail.store.get().missing).toBe(true);
   });
 });
+
+describe('PlanDetailLive, unknown plans', () => {
+  it('treats a GraphQL error from researchPlanUpdated as a missing plan, a socket error as an error', () => {
+    const server = new FakeLiveServer('researchPlanUpdated');
+    const detail = new PlanDetailLive('nope', new ScriptedHttp({ History: () => new Promise(() => {}) }), server, () => {});
+    detail.start();
+    server.subs[0]!.sink.error({ code: 1011, reason: 'boom' });
+    expect(detail.store.get()).toMatchObject({ missing: false, error: 'connection closed (1011: boom)' });
+    server.subs[0]!.sink.error([{ message: 'plan nope not found' }]);
+    expect(detail.store.get().missing).toBe(true);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { plan } from '../../test/plans';
-import type { PlanEvent, StallAlert } from './api';
+import { event, plan } from '../../test/plans';
+import type { StallAlert } from './api';
 import {
   addAlert,
   changedPlanIds,
@@ -11,22 +11,6 @@ import {
   upsertPlans,
   waitingForReview,
 } from './store';
-
-function event(over: Partial<PlanEvent>): PlanEvent {
-  return {
-    seq: 1,
-    kind: 'step_transitioned',
-    entityType: 'step',
-    entityId: 's',
-    rootId: 'p',
-    fromState: null,
-    toState: null,
-    actor: 'agent',
-    data: null,
-    createdAt: '2026-01-01T00:00:00Z',
-    ...over,
-  };
-}
 
 describe('plan list', () => {
   it('lists plans newest first and replaces a plan with its newer snapshot', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import type { PlanEvent, Step } from './api';
+import { event } from '../../test/plans';
+import type { Step } from './api';
 import { describeCondition, describeEvent, FEEDBACK_SEPARATOR, firedBranches, splitFeedback } from './timeline';
 
 const step = (id: string, order: number): Step => ({
@@ -20,18 +21,7 @@ const step = (id: string, order: number): Step => ({
   updatedAt: '2026-01-01T00:00:00Z',
 });
 
-const base: PlanEvent = {
-  seq: 1,
-  kind: 'branch_fired',
-  entityType: 'step',
-  entityId: 's1',
-  rootId: 'p',
-  fromState: null,
-  toState: null,
-  actor: 'agent',
-  data: null,
-  createdAt: '2026-01-01T00:00:00Z',
-};
+const base = event({ kind: 'branch_fired', entityId: 's1' });
 
 describe('splitFeedback', () => {
   it('separates the original instructions from each piece of user feedback', () => {

@@ -6,6 +6,7 @@ on what the page shows, without reloading it.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import timedelta
 from typing import Any
@@ -195,8 +196,13 @@ async def test_a_dropped_socket_resumes_from_the_last_seq_without_loss_or_repeat
 ) -> None:
     page = browser_page.page
     sockets: list[tuple[WebSocketRoute, WebSocketRoute]] = []
+    online = asyncio.Event()
+    online.set()
 
-    def through(ws: WebSocketRoute) -> None:
+    async def through(ws: WebSocketRoute) -> None:
+        if not online.is_set():  # the network is still down: the attempt fails, the page retries later
+            await ws.close(code=1012, reason="still offline")
+            return
         sockets.append((ws, ws.connect_to_server()))
 
     await page.route_web_socket(re.compile(r"/graphql$"), through)
@@ -209,6 +215,7 @@ async def test_a_dropped_socket_resumes_from_the_last_seq_without_loss_or_repeat
     await expect(page.locator(f"[data-step-id='{first}']")).to_have_attribute("data-status", "completed")
 
     # Drop the connection (as a flaky network would) and produce events while it is down.
+    online.clear()
     to_page, to_server = sockets[0]
     await to_page.close(code=1012, reason="network dropped")
     await to_server.close(code=1012, reason="network dropped")
@@ -216,7 +223,8 @@ async def test_a_dropped_socket_resumes_from_the_last_seq_without_loss_or_repeat
     second = await start_next(client, plan_id)
     await submit(client, second, "made while offline", 0.9)
     third = await start_next(client, plan_id)
-    assert len(sockets) == 1, "the page reconnected before the events were produced"
+    assert len(sockets) == 1
+    online.set()
 
     await expect(page.locator("[data-connection=live]")).to_be_visible(timeout=15_000)
     assert len(sockets) == 2

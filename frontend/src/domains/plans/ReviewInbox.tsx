@@ -9,8 +9,8 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { REVIEW_INBOX, type ReviewRequest } from './api';
 import { usePlans } from './context';
 import { DecisionForm, type Decided } from './DecisionForm';
+import { Instructions } from './Instructions';
 import { Questions } from './Questions';
-import { splitFeedback } from './timeline';
 
 interface DecidedItem extends Decided {
   id: number;
@@ -111,7 +111,6 @@ function describeRequest(request: ReviewRequest): string {
 
 function InboxItem({ request, onDecided }: { request: ReviewRequest; onDecided: (d: Decided) => void }) {
   const { step, plan } = request;
-  const { original, feedback } = splitFeedback(step.instructions);
   const headingId = `review-${step.id}`;
   return (
     <li className="card review" data-review-step={step.id} aria-labelledby={headingId}>
@@ -127,12 +126,7 @@ function InboxItem({ request, onDecided }: { request: ReviewRequest; onDecided: 
       <Questions questions={step.reviewQuestions} />
       <details>
         <summary>Step instructions</summary>
-        <p className="pre">{original}</p>
-        {feedback.map((f, i) => (
-          <p key={i} className="feedback">
-            <strong>Earlier feedback:</strong> {f}
-          </p>
-        ))}
+        <Instructions text={step.instructions} />
       </details>
       <DecisionForm stepId={step.id} onDecided={onDecided} />
     </li>

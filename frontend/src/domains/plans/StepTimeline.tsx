@@ -5,6 +5,7 @@ import { words } from '../../core/userErrors';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { Step } from './api';
 import { DecisionForm } from './DecisionForm';
+import { Instructions } from './Instructions';
 import { Questions } from './Questions';
 import { splitFeedback, type FiredBranch } from './timeline';
 
@@ -32,7 +33,7 @@ function duration(step: Step, now: number): string {
 }
 
 function StepItem({ step, now, fired }: { step: Step; now: number; fired: readonly FiredBranch[] }) {
-  const { original, feedback } = splitFeedback(step.instructions);
+  const { original } = splitFeedback(step.instructions);
   const status = step.status.toLowerCase();
   return (
     <li className={`timeline-step step-${status}`} data-step-id={step.id} data-status={status}>
@@ -77,14 +78,7 @@ function StepItem({ step, now, fired }: { step: Step; now: number; fired: readon
           </>
         ) : null}
       </dl>
-      <div className="instructions">
-        <p className="pre">{original}</p>
-        {feedback.map((text, i) => (
-          <p key={i} className="feedback">
-            <strong>User feedback:</strong> {text}
-          </p>
-        ))}
-      </div>
+      <Instructions text={step.instructions} />
       {fired.map((f) => (
         <p key={f.seq} className="branch-fired">
           <strong>Branch fired:</strong> {f.description}

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install frontend lint typecheck pytest schema docs bench clean
+.PHONY: run test install frontend lint typecheck jstest pytest schema docs bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -21,6 +21,7 @@ $(BIN)/python:
 
 install: .stamp-python .stamp-frontend
 
+# Type-checks the TypeScript (tsc), then builds the dashboard and GraphiQL with Vite.
 frontend: .stamp-frontend
 	cd frontend && npm run build
 
@@ -34,10 +35,14 @@ lint: .stamp-python
 typecheck: .stamp-python
 	$(BIN)/mypy
 
+# The dashboard's client logic (Vitest); the browser tests run under pytest.
+jstest: .stamp-frontend
+	cd frontend && npm test
+
 pytest: install frontend
 	$(BIN)/pytest
 
-test: lint typecheck pytest
+test: lint typecheck jstest pytest
 
 schema: .stamp-python
 	$(BIN)/flightdeck export-schema > schema.graphql

@@ -22,7 +22,9 @@ from ..config import Settings
 from .errors import should_mask_error
 from .events.queries import EventQueries
 from .events.subscriptions import EventSubscriptions
+from .machines.queries import MachineQueries
 from .oplog import OperationLogExtension
+from .plans.inbox import ReviewInboxQueries
 from .plans.mutations import PlanMutations
 from .plans.queries import PlanQueries
 
@@ -44,7 +46,7 @@ class HideSuggestions(SchemaExtension):
 
 
 @strawberry.type
-class Query(PlanQueries, EventQueries):
+class Query(PlanQueries, ReviewInboxQueries, EventQueries, MachineQueries):
     pass
 
 

@@ -94,6 +94,15 @@ def decode_cursor(cursor: str, arity: int, field: str = "after") -> list[str]:
     return parts
 
 
+def decode_time_cursor(cursor: str, field: str = "after") -> tuple[datetime, str]:
+    """A keyset cursor of (timestamp, id), as ``encode_cursor(time.isoformat(), id)`` wrote it."""
+    raw, last_id = decode_cursor(cursor, 2, field)
+    try:
+        return datetime.fromisoformat(raw), last_id
+    except ValueError:
+        raise invalid(f"{field} is not a cursor this server issued", [field]) from None
+
+
 def plan_cursor(plan: ResearchPlan) -> str:
     return encode_cursor(plan.created_at.isoformat(), plan.id)
 
@@ -114,11 +123,7 @@ async def list_plans(
     if statuses:
         query = query.where(ResearchPlan.status.in_([s.value for s in statuses]))
     if after:
-        created_raw, last_id = decode_cursor(after, 2)
-        try:
-            created = datetime.fromisoformat(created_raw)
-        except ValueError:
-            raise invalid("after is not a cursor this server issued", ["after"]) from None
+        created, last_id = decode_time_cursor(after)
         query = query.where(
             or_(
                 ResearchPlan.created_at < created,

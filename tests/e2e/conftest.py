@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -26,6 +27,8 @@ from playwright.async_api import (
     WebSocket,
     async_playwright,
 )
+
+from server.clock import FakeClock
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -119,6 +122,12 @@ class BrowserPage:
         self.page.on("pageerror", on_page_error)
         self.page.on("websocket", on_websocket)
         await context.route(lambda url: not is_loopback(url), refuse)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    """A fake clock that starts at the real time, so the browser's durations and the server's agree."""
+    return FakeClock(datetime.now(UTC).replace(microsecond=0))
 
 
 def _require_chromium() -> None:

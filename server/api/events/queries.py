@@ -42,3 +42,10 @@ class EventQueries:
         result = await run_query(info, read)
         assert result is not None
         return result
+
+    @strawberry.field(
+        description="The newest seq of your event log (0 when empty). Read it before a snapshot, then "
+        "subscribe to events(after:) it: nothing between the two is missed."
+    )
+    async def latest_seq(self, info: I) -> int:
+        return await info.context.runtime.feed.position(info.context.principal.tenant_id)

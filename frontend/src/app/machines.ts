@@ -1,0 +1,40 @@
+/** The engine's state machines (the stateMachines query), read once per page and shared by every view. */
+import { useEffect, useState } from 'react';
+
+import type { MachineData } from '../core/diagramLayout';
+import type { GraphQLHttp } from '../core/http';
+import { useConnection } from './connection';
+
+export const STATE_MACHINES = `query StateMachines {
+  stateMachines { domain entity description initial states { name initial final } transitions { from to } }
+}`;
+
+let cached: Promise<MachineData[]> | null = null;
+
+function load(http: GraphQLHttp): Promise<MachineData[]> {
+  cached ??= http.request<{ stateMachines: MachineData[] }>(STATE_MACHINES).then((r) => r.stateMachines);
+  cached.catch(() => {
+    cached = null;
+  });
+  return cached;
+}
+
+export function useStateMachines(): { machines: MachineData[] | null; error: string | null } {
+  const { http, report } = useConnection();
+  const [machines, setMachines] = useState<MachineData[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let active = true;
+    load(http).then(
+      (m) => active && setMachines(m),
+      (e: unknown) => {
+        report(e);
+        if (active) setError(e instanceof Error ? e.message : String(e));
+      },
+    );
+    return () => {
+      active = false;
+    };
+  }, [http, report]);
+  return { machines, error };
+}

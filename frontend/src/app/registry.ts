@@ -1,0 +1,6 @@
+/** Every domain of the dashboard, in navigation order. A new domain appends itself here. */
+import { machinesDomain } from '../domains/machines';
+import { plansDomain } from '../domains/plans';
+import type { DomainModule } from './domain';
+
+export const DOMAINS: readonly DomainModule[] = [plansDomain, machinesDomain];

@@ -1,0 +1,40 @@
+/** The plan's event log, oldest first, growing live; one row per seq. */
+import { formatTime } from '../../core/format';
+import type { PlanEvent } from './api';
+import { describeEvent } from './timeline';
+
+export function EventHistory({ events, loaded }: { events: readonly PlanEvent[]; loaded: boolean }) {
+  return (
+    <>
+      <p className="meta" aria-live="polite" data-testid="event-count">
+        {loaded ? `${events.length} event${events.length === 1 ? '' : 's'}` : 'Loading the history…'}
+      </p>
+      <div className="table-scroll">
+        <table className="events">
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">When</th>
+              <th scope="col">Kind</th>
+              <th scope="col">What happened</th>
+              <th scope="col">By</th>
+            </tr>
+          </thead>
+          <tbody>
+            {events.map((event) => (
+              <tr key={event.seq} data-seq={event.seq}>
+                <td>{event.seq}</td>
+                <td className="nowrap">{formatTime(event.createdAt)}</td>
+                <td>
+                  <code>{event.kind}</code>
+                </td>
+                <td>{describeEvent(event)}</td>
+                <td>{event.actor}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}

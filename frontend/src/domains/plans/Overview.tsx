@@ -1,0 +1,109 @@
+/** Every plan with its status, progress and step counts, live; stalled plans and stall alerts stand out. */
+import { href } from '../../app/router';
+import { formatDuration, formatTime } from '../../core/format';
+import { ProgressBar } from '../../ui/ProgressBar';
+import { StatusBadge } from '../../ui/StatusBadge';
+import type { PlanSummary, StallAlert } from './api';
+import { usePlans } from './context';
+import { EmptyState } from './EmptyState';
+import { plansInOrder } from './store';
+
+export function Overview() {
+  const state = usePlans();
+  const plans = plansInOrder(state);
+  const stalled = plans.filter((p) => p.status === 'STALLED').length;
+  const waiting = plans.filter((p) => p.status === 'AWAITING_REVIEW').length;
+  return (
+    <section aria-labelledby="overview-title" className="page">
+      <div className="page-head">
+        <h1 id="overview-title">Research plans</h1>
+        {state.loaded && plans.length ? (
+          <p className="lede" aria-live="polite">
+            {plans.length} plan{plans.length === 1 ? '' : 's'}
+            {waiting ? ` · ${waiting} awaiting review` : ''}
+            {stalled ? ` · ${stalled} stalled` : ''}
+          </p>
+        ) : null}
+      </div>
+      {state.error ? (
+        <p className="error" role="alert">
+          Live updates failed: {state.error}
+        </p>
+      ) : null}
+      {state.loaded && plans.length === 0 ? <EmptyState /> : null}
+      {plans.length || state.alerts.length ? <StallAlerts alerts={state.alerts} /> : null}
+      {!state.loaded ? <p>Loading plans…</p> : plans.length ? <PlanList plans={plans} /> : null}
+    </section>
+  );
+}
+
+function PlanList({ plans }: { plans: PlanSummary[] }) {
+  return (
+    <ul className="plan-list" aria-label="Plans, newest first">
+      {plans.map((plan) => (
+        <PlanCard key={plan.id} plan={plan} />
+      ))}
+    </ul>
+  );
+}
+
+function PlanCard({ plan }: { plan: PlanSummary }) {
+  const c = plan.stepCounts;
+  const total = c.pending + c.inProgress + c.awaitingInput + c.completed + c.skipped + c.failed;
+  const done = c.completed + c.skipped + c.failed;
+  const stalled = plan.status === 'STALLED';
+  return (
+    <li className={`card plan-card${stalled ? ' plan-stalled' : ''}`} data-plan-id={plan.id} data-status={plan.status.toLowerCase()}>
+      <div className="plan-card-main">
+        <h2>
+          <a href={href(`/plans/${plan.id}`)}>{plan.title || plan.researchQuestion}</a>
+        </h2>
+        {plan.title && plan.title !== plan.researchQuestion ? <p className="question">{plan.researchQuestion}</p> : null}
+        <p className="meta">Created {formatTime(plan.createdAt)}</p>
+      </div>
+      <div className="plan-card-status">
+        <div className="status-line">
+          <StatusBadge status={plan.status} />
+          {stalled ? <strong className="stall-flag">A step has run longer than its stall threshold</strong> : null}
+        </div>
+        <ProgressBar percent={plan.progressPercent} label={`Progress of ${plan.title || plan.researchQuestion}`} />
+        <p className="counts" data-testid="step-counts">
+          {done} of {total} steps done
+          {c.inProgress ? ` · ${c.inProgress} running` : ''}
+          {c.awaitingInput ? ` · ${c.awaitingInput} awaiting review` : ''}
+          {c.failed ? ` · ${c.failed} failed` : ''}
+          {c.skipped ? ` · ${c.skipped} skipped` : ''}
+        </p>
+      </div>
+    </li>
+  );
+}
+
+function StallAlerts({ alerts }: { alerts: readonly StallAlert[] }) {
+  return (
+    <section className="alerts" aria-labelledby="alerts-title">
+      <h2 id="alerts-title">Stall alerts</h2>
+      <div aria-live="assertive" aria-relevant="additions">
+        {alerts.length === 0 ? (
+          <p className="hint">No stalls since you opened the dashboard. An alert appears here the moment one is detected.</p>
+        ) : (
+          <ul className="alert-list">
+            {alerts.map((alert) => (
+              <li key={alert.seq} className="alert" data-alert-plan={alert.planId}>
+                <strong>Stalled:</strong>{' '}
+                <a href={href(`/plans/${alert.planId}`)}>{alert.plan?.title || alert.plan?.researchQuestion || alert.planId}</a>
+                {' — '}
+                {alert.steps.length} step{alert.steps.length === 1 ? '' : 's'} running longer than{' '}
+                {formatDuration(alert.thresholdSeconds * 1000)}
+                {alert.steps.length
+                  ? ` (longest ${formatDuration(Math.max(...alert.steps.map((s) => s.runningSeconds)) * 1000)})`
+                  : ''}
+                . <span className="meta">Detected {formatTime(alert.detectedAt)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+    </section>
+  );
+}

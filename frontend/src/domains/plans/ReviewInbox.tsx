@@ -1,0 +1,134 @@
+/** Every step awaiting a person's input, across plans, with the decision buttons; kept live. */
+import { useCallback, useEffect, useState } from 'react';
+
+import { useConnection } from '../../app/connection';
+import { href } from '../../app/router';
+import { formatTime } from '../../core/format';
+import { words } from '../../core/userErrors';
+import { StatusBadge } from '../../ui/StatusBadge';
+import { REVIEW_INBOX, type ReviewRequest } from './api';
+import { usePlans } from './context';
+import { DecisionForm, type Decided } from './DecisionForm';
+import { Instructions } from './Instructions';
+import { Questions } from './Questions';
+
+interface DecidedItem extends Decided {
+  id: number;
+  stepId: string;
+  planId: string;
+  label: string;
+}
+
+export function ReviewInbox() {
+  const { http, report } = useConnection();
+  const plans = usePlans();
+  const [requests, setRequests] = useState<ReviewRequest[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [decided, setDecided] = useState<DecidedItem[]>([]);
+
+  const load = useCallback(async () => {
+    try {
+      const result = await http.request<{ reviewInbox: { edges: { node: ReviewRequest }[] } }>(REVIEW_INBOX, {
+        first: 100,
+      });
+      setRequests(result.reviewInbox.edges.map((e) => e.node));
+      setError(null);
+    } catch (e) {
+      report(e);
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  }, [http, report]);
+
+  // Re-read whenever an event may have added or answered a review (plans.reviewVersion).
+  useEffect(() => {
+    void load();
+  }, [load, plans.reviewVersion]);
+
+  return (
+    <section aria-labelledby="inbox-title" className="page">
+      <div className="page-head">
+        <h1 id="inbox-title">Reviews</h1>
+        {requests ? (
+          <p className="lede" aria-live="polite">
+            {requests.length ? `${requests.length} step${requests.length === 1 ? '' : 's'} waiting for you` : 'Nothing waiting'}
+          </p>
+        ) : null}
+      </div>
+      {error ? <p className="error" role="alert">Could not load the inbox: {error}</p> : null}
+      {requests === null && !error ? <p>Loading…</p> : null}
+      {requests?.length === 0 ? (
+        <p className="card empty-small">
+          No step is waiting for a decision. When an agent calls <code>requestUserReview</code>, the step appears here
+          at once.
+        </p>
+      ) : null}
+      <ul className="inbox">
+        {(requests ?? []).map((request) => (
+          <InboxItem
+            key={request.step.id}
+            request={request}
+            onDecided={(d) => {
+              setDecided((list) => [
+                {
+                  ...d,
+                  id: (list[0]?.id ?? 0) + 1,
+                  stepId: request.step.id,
+                  planId: request.plan.id,
+                  label: describeRequest(request),
+                },
+                ...list,
+              ]);
+              setRequests((list) => list?.filter((r) => r.step.id !== request.step.id) ?? null);
+            }}
+          />
+        ))}
+      </ul>
+      {decided.length ? (
+        <section aria-labelledby="decided-title">
+          <h2 id="decided-title">Decided here</h2>
+          <ul className="decided" aria-live="polite">
+            {decided.map((d) => {
+              const live = plans.byId[d.planId];
+              return (
+                <li key={d.id} className="card" data-decided-step={d.stepId}>
+                  <strong>{words(d.decision)}</strong> — {d.label}: step now <StatusBadge status={d.stepStatus} />, plan
+                  now <StatusBadge status={live?.status ?? d.planStatus} />{' '}
+                  <a href={href(`/plans/${d.planId}`)}>Open the plan</a>
+                </li>
+              );
+            })}
+          </ul>
+        </section>
+      ) : null}
+    </section>
+  );
+}
+
+function describeRequest(request: ReviewRequest): string {
+  const plan = request.plan.title || request.plan.researchQuestion;
+  return `step ${request.step.order} of “${plan}”`;
+}
+
+function InboxItem({ request, onDecided }: { request: ReviewRequest; onDecided: (d: Decided) => void }) {
+  const { step, plan } = request;
+  const headingId = `review-${step.id}`;
+  return (
+    <li className="card review" data-review-step={step.id} aria-labelledby={headingId}>
+      <h2 id={headingId}>
+        <a href={href(`/plans/${plan.id}`)}>{plan.title || plan.researchQuestion}</a>
+        <span className="review-step">
+          {' '}
+          — step {step.order} ({words(step.stepType)})
+        </span>
+      </h2>
+      <p className="meta">Waiting since {formatTime(request.waitingSince)}</p>
+      {step.reviewSummary ? <p className="review-summary">{step.reviewSummary}</p> : null}
+      <Questions questions={step.reviewQuestions} />
+      <details>
+        <summary>Step instructions</summary>
+        <Instructions text={step.instructions} />
+      </details>
+      <DecisionForm stepId={step.id} onDecided={onDecided} />
+    </li>
+  );
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+
+import { FakeLiveServer, ScriptedHttp, settle } from '../../test/fakes';
+import type { PlanSummary } from './api';
+import { PlanDetailLive } from './detailLive';
+import { PlansLive } from './live';
+import { plan } from '../../test/plans';
+
+describe('PlansLive', () => {
+  function setup(latestSeq: number, plans: PlanSummary[], reread: Record<string, PlanSummary>) {
+    const http = new ScriptedHttp({
+      LatestSeq: () => ({ latestSeq }),
+      Plans: () => ({ researchPlans: { edges: plans.map((node) => ({ node })) } }),
+      PlanSummary: (v) => ({ researchPlan: reread[String(v.id)] ?? null }),
+    });
+    const server = new FakeLiveServer();
+    const failures: unknown[] = [];
+    const live = new PlansLive({ http, client: server, onFailure: (e) => failures.push(e), schedule: (run) => run() });
+    return { http, server, live, failures };
+  }
+
+  it('reads the position, then the snapshot, then follows events and stall alerts from that position', async () => {
+    const { http, server, live } = setup(12, [plan('1')], {});
+    await live.start();
+    expect(http.calls.map((c) => c.operation)).toEqual(['LatestSeq', 'Plans']);
+    expect(live.store.get().loaded).toBe(true);
+    const wire = server.subs.map((s) => JSON.parse(JSON.stringify(s.payload)) as { variables: unknown });
+    expect(wire.map((w) => w.variables)).toEqual([{ filter: { rootType: 'plan' }, after: 12 }, { after: 12 }]);
+  });
+
+  it('re-reads a plan an event names, and adds a plan created after the snapshot', async () => {
+    const updated = plan('1', { status: 'EXECUTING', updatedAt: '2026-01-01T00:01:00Z' });
+    const created = plan('2');
+    const { server, live } = setup(0, [plan('1')], { '1': updated, '2': created });
+    await live.start();
+    server.append({ seq: 1, kind: 'step_transitioned', entityType: 'step', rootId: '1' });
+    server.append({ seq: 2, kind: 'plan_modified', entityType: 'plan', rootId: '2' });
+    await settle();
+    const state = live.store.get();
+    expect(state.byId['1']?.status).toBe('EXECUTING');
+    expect(state.order).toEqual(['2', '1']);
+  });
+
+  it('bumps the review version for review events only', async () => {
+    const { server, live } = setup(0, [], {});
+    await live.start();
+    server.append({ seq: 1, kind: 'user_reviewed', entityType: 'step', rootId: 'x' });
+    server.append({ seq: 2, kind: 'step_started', entityType: 'step', rootId: 'x' });
+    await settle();
+    expect(live.store.get().reviewVersion).toBe(1);
+  });
+
+  it('stops following when stopped', async () => {
+    const { server, live } = setup(0, [], {});
+    await live.start();
+    live.stop();
+    expect(server.subs.every((s) => !s.active)).toBe(true);
+  });
+
+  it('hands a failed start to the shell and shows the error', async () => {
+    const http = new ScriptedHttp({});
+    const failures: unknown[] = [];
+    const live = new PlansLive({ http, client: new FakeLiveServer(), onFailure: (e) => failures.push(e) });
+    await live.start();
+    expect(failures).toHaveLength(1);
+    expect(live.store.get().error).toMatch(/LatestSeq/);
+  });
+});
+
+describe('PlanDetailLive', () => {
+  it('reads the whole history page by page, then follows from its last seq without repeats', async () => {
+    const page = (seqs: number[], more: boolean) => ({
+      events: { edges: seqs.map((seq) => ({ node: { seq, rootId: 'p' } })), pageInfo: { hasNextPage: more } },
+    });
+    const http = new ScriptedHttp({
+      History: (v) => (v.after === 0 ? page([1, 2], true) : page([3], false)),
+    });
+    const server = new FakeLiveServer();
+    [1, 2, 3, 4].forEach((seq) => server.log.push({ seq }));
+    const detail = new PlanDetailLive('p', http, server, () => {});
+    detail.start();
+    await settle();
+
+    expect(http.calls.map((c) => c.variables.after)).toEqual([0, 2]);
+    const eventsSub = server.subs[1];
+    expect(eventsSub?.requested).toEqual([3]);
+    server.drop();
+    server.log.push({ seq: 5 });
+    server.reconnect();
+    server.resend(4);
+    const view = detail.store.get();
+    expect(view.historyLoaded).toBe(true);
+    expect(view.events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(eventsSub?.requested).toEqual([3, 4]);
+  });
+
+  it('shows the snapshot researchPlanUpdated sends, and says so when the plan does not exist', () => {
+    const server = new FakeLiveServer('researchPlanUpdated');
+    const detail = new PlanDetailLive('p', new ScriptedHttp({ History: () => new Promise(() => {}) }), server, () => {});
+    detail.start();
+    const sink = server.subs[0]!.sink;
+    sink.next({ data: { researchPlanUpdated: { id: 'p', status: 'EXECUTING' } } });
+    expect(detail.store.get().plan?.status).toBe('EXECUTING');
+    sink.next({ errors: [{ message: 'plan p not found' }] });
+    expect(detail.store.get().missing).toBe(true);
+  });
+});
+
+describe('PlanDetailLive, unknown plans', () => {
+  it('treats a GraphQL error from researchPlanUpdated as a missing plan, a socket error as an error', () => {
+    const server = new FakeLiveServer('researchPlanUpdated');
+    const detail = new PlanDetailLive('nope', new ScriptedHttp({ History: () => new Promise(() => {}) }), server, () => {});
+    detail.start();
+    server.subs[0]!.sink.error({ code: 1011, reason: 'boom' });
+    expect(detail.store.get()).toMatchObject({ missing: false, error: 'connection closed (1011: boom)' });
+    server.subs[0]!.sink.error([{ message: 'plan nope not found' }]);
+    expect(detail.store.get().missing).toBe(true);
+  });
+});

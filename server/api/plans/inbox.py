@@ -1,0 +1,73 @@
+"""The review inbox query: steps awaiting a person's decision, across plans."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import strawberry
+from strawberry.types import Info
+
+from ...services import plan_inbox
+from ..context import Context
+from ..errors import run_query
+from ..pagination import PageInfo
+from .types import PlanStepType, ResearchPlanType
+
+I = Info[Context, Any]  # noqa: E741
+
+
+@strawberry.type(description="A step awaiting input, with its plan: answer it with submitUserDecision.")
+class ReviewRequest:
+    plan: ResearchPlanType
+    step: PlanStepType
+    waiting_since: datetime = strawberry.field(description="When the step started waiting.")
+
+    @staticmethod
+    def of(item: plan_inbox.WaitingStep) -> ReviewRequest:
+        return ReviewRequest(
+            plan=ResearchPlanType.from_row(item.plan),
+            step=PlanStepType.from_row(item.step),
+            waiting_since=item.step.updated_at,
+        )
+
+
+@strawberry.type
+class ReviewRequestEdge:
+    cursor: str
+    node: ReviewRequest
+
+
+@strawberry.type
+class ReviewRequestConnection:
+    edges: list[ReviewRequestEdge]
+    page_info: PageInfo
+    total_count: int
+
+
+@strawberry.type
+class ReviewInboxQueries:
+    @strawberry.field(description="Every step awaiting input, oldest request first; `first` is capped.")
+    async def review_inbox(
+        self, info: I, first: int = 50, after: str | None = None
+    ) -> ReviewRequestConnection:
+        tenant = info.context.principal.tenant_id
+        size = max(1, min(first, info.context.runtime.settings.max_page_size))
+
+        async def read(session: Any) -> ReviewRequestConnection:
+            page = await plan_inbox.steps_awaiting_input(session, tenant, size, after)
+            edges = [
+                ReviewRequestEdge(cursor=plan_inbox.inbox_cursor(i), node=ReviewRequest.of(i))
+                for i in page.items
+            ]
+            return ReviewRequestConnection(
+                edges=edges,
+                page_info=PageInfo(
+                    has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None
+                ),
+                total_count=await plan_inbox.count_awaiting_input(session, tenant),
+            )
+
+        result = await run_query(info, read)
+        assert result is not None
+        return result

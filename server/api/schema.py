@@ -24,6 +24,8 @@ from .events.subscriptions import EventSubscriptions
 from .oplog import OperationLogExtension
 from .plans.mutations import PlanMutations
 from .plans.queries import PlanQueries
+from .workflows.mutations import WorkflowMutations
+from .workflows.queries import WorkflowQueries, WorkflowSubscriptions
 
 _SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
 
@@ -42,17 +44,17 @@ class HideSuggestions(SchemaExtension):
 
 
 @strawberry.type
-class Query(PlanQueries, EventQueries):
+class Query(PlanQueries, WorkflowQueries, EventQueries):
     pass
 
 
 @strawberry.type
-class Mutation(PlanMutations):
+class Mutation(PlanMutations, WorkflowMutations):
     pass
 
 
 @strawberry.type
-class Subscription(EventSubscriptions):
+class Subscription(EventSubscriptions, WorkflowSubscriptions):
     pass
 
 

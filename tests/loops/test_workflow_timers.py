@@ -9,11 +9,15 @@ import pytest
 
 from server.auth import Principal
 from server.clock import FakeClock
+from server.config import Settings
 from server.db.engine import Database
 from server.errors import ErrorCode
 from server.loops.workflow_timers import TIMER, TimerPass, run_workflow_timers
 from server.services import workflow_reports
 from server.services.runtime import Runtime
+from tests.api import workflow_operations as ops
+from tests.conftest import GraphQLClient, LiveServer
+from tests.realtime.processes import until
 from tests.services.workflow_helpers import WorkflowFlight, step, wf
 
 RETRYING = {
@@ -165,3 +169,28 @@ async def test_with_two_instances_every_timer_fires_once(
     assert (await workflows.workflow(whole)).status == "failed"
     states = [await workflows.step_states(w) for w in timed]
     assert [s["s"] for s in states] == ["skipped"] * 3
+
+
+@pytest.fixture
+def settings(db_url: str) -> Settings:
+    return Settings(database_url=db_url, workflow_timer_interval_seconds=0.05)
+
+
+async def test_the_server_runs_the_timer_loop_on_its_own(
+    live_server: LiveServer, client: GraphQLClient
+) -> None:
+    definition = {"name": "t", "steps": [{"name": "slow", "timeout": "1m", "onFailure": "SKIP"}]}
+    created = (await client.execute(ops.CREATE, {"input": definition}))["createWorkflow"]
+    workflow_id = created["workflow"]["id"]
+    await client.execute(ops.START, {"id": workflow_id})
+    await client.execute(ops.CLAIM, {"agent": "w"})
+    live_server.clock.advance(timedelta(minutes=1))
+
+    async def finished() -> bool:
+        return (await client.execute(ops.WORKFLOW, {"id": workflow_id}))["workflow"]["outcome"] is not None
+
+    # Only the loop's interval (50 ms) is waited for, never the timeout itself; bounded by a deadline.
+    await until(finished, 20, "the server's timer loop timing the step out")
+    workflow = (await client.execute(ops.WORKFLOW, {"id": workflow_id}))["workflow"]
+    assert (workflow["status"], workflow["outcome"]) == ("COMPLETED", "SUCCEEDED")
+    assert ops.steps_by_name(workflow)["slow"]["status"] == "SKIPPED"

@@ -89,8 +89,8 @@ class WorkflowStepPayload:
 class WorkflowCompensationPayload:
     workflow: WorkflowType | None = None
     compensation: WorkflowCompensationType | None = None
-    already_reported: bool = strawberry.field(
-        default=False, description="This result had been reported before; nothing changed."
+    already_reported: bool | None = strawberry.field(
+        default=None, description="True when this result had been reported before and nothing changed."
     )
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 

@@ -14,7 +14,7 @@ from enum import StrEnum
 from sqlalchemy import or_, select
 
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
-from ..events.workflow_kinds import ROOT, WorkflowEvent
+from ..events.workflow_kinds import WorkflowEvent
 from ..machines.workflow import CompensationStatus, WorkflowStatus, WorkflowStepStatus
 from ..machines.workflow_policy import ready_steps
 from .runtime import Tx
@@ -25,6 +25,7 @@ from .workflow_rows import (
     lock_workflow,
     move_compensation,
     move_step,
+    record_step_event,
     step_state,
 )
 
@@ -98,13 +99,12 @@ async def _claim_in(tx: Tx, workflow: Workflow, agent: str) -> Claim | None:
         step.attempt += 1
         step.claimed_by = agent
         move_step(tx, workflow, step, WorkflowStepStatus.RUNNING, agent=agent, attempt=step.attempt)
-        tx.events.record(
+        record_step_event(
+            tx,
+            workflow,
+            step,
             WorkflowEvent.STEP_CLAIMED,
-            entity_type="workflow_step",
-            entity_id=step.id,
-            root_type=ROOT,
-            root_id=workflow.id,
-            data={"agent": agent, "attempt": step.attempt, "stepName": step.name},
+            {"agent": agent, "attempt": step.attempt, "stepName": step.name},
         )
         return Claim(ClaimOutcome.STEP, workflow, step)
     if workflow.status == WorkflowStatus.COMPENSATING:

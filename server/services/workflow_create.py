@@ -8,12 +8,12 @@ from typing import Any
 
 from ..db.workflow_models import Workflow, WorkflowStep
 from ..errors import refused
-from ..events.workflow_kinds import ROOT, WorkflowEvent
+from ..events.workflow_kinds import WorkflowEvent
 from ..machines.workflow import WorkflowStatus, WorkflowStepStatus
 from .runtime import Tx
 from .workflow_definition import WorkflowDefinition, retry_policy_document
 from .workflow_reader import DefinitionWarning, document_from_yaml, read_definition
-from .workflow_rows import lock_workflow, move_workflow
+from .workflow_rows import lock_workflow, move_workflow, record_workflow_event
 from .workflow_slots import lock_tenant_slots, promote_queued
 
 
@@ -75,13 +75,11 @@ async def _insert(
         for i, s in enumerate(definition.steps)
     ]
     tx.session.add_all(steps)
-    tx.events.record(
+    record_workflow_event(
+        tx,
+        workflow,
         WorkflowEvent.WORKFLOW_CREATED,
-        entity_type="workflow",
-        entity_id=workflow.id,
-        root_type=ROOT,
-        root_id=workflow.id,
-        data={
+        {
             "name": workflow.name,
             "steps": [s.name for s in steps],
             "warnings": [w.code for w in warnings],

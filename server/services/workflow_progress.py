@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
-from ..events.workflow_kinds import ROOT, WorkflowEvent
+from ..events.workflow_kinds import WorkflowEvent
 from ..machines.retry import ErrorCategory, FailureAction, FailureDecision
 from ..machines.workflow import (
     BlockedOn,
@@ -25,7 +25,15 @@ from ..machines.workflow_policy import (
     workflow_verdict,
 )
 from .runtime import Tx
-from .workflow_rows import cancel_open_steps, finish_workflow, move_step, move_workflow, step_state
+from .workflow_rows import (
+    cancel_open_steps,
+    finish_workflow,
+    move_step,
+    move_workflow,
+    record_step_event,
+    record_workflow_event,
+    step_state,
+)
 
 W = WorkflowStatus
 S = WorkflowStepStatus
@@ -42,7 +50,7 @@ def settle_workflow(tx: Tx, workflow: Workflow, steps: list[WorkflowStep]) -> No
         move_step(tx, workflow, step, S.RUNNING, reason="approval gate opened")
         step.blocked_on = BlockedOn.APPROVAL.value
         step.claimed_by = None
-        _record(tx, workflow, step, WorkflowEvent.APPROVAL_REQUESTED, {"stepName": step.name})
+        record_step_event(tx, workflow, step, WorkflowEvent.APPROVAL_REQUESTED, {"stepName": step.name})
     apply_verdict(tx, workflow, steps, workflow_verdict(step_state(s) for s in steps))
 
 
@@ -108,13 +116,11 @@ def begin_compensation(
             )
         )
     tx.session.add_all(rows)
-    tx.events.record(
+    record_workflow_event(
+        tx,
+        workflow,
         WorkflowEvent.COMPENSATION_PLANNED,
-        entity_type="workflow",
-        entity_id=workflow.id,
-        root_type=ROOT,
-        root_id=workflow.id,
-        data={"order": order, "compensationIds": [r.id for r in rows], "reason": reason},
+        {"order": order, "compensationIds": [r.id for r in rows], "reason": reason},
     )
     settle_compensation(tx, workflow, rows)
     return rows
@@ -147,7 +153,7 @@ def conclude_step_failure(
     """Record a failed attempt of a running step and carry out what ``decide_step_failure`` said."""
     step.last_error = message
     step.last_error_category = category.value
-    _record(
+    record_step_event(
         tx,
         workflow,
         step,
@@ -164,7 +170,7 @@ def conclude_step_failure(
         assert decision.delay is not None
         move_step(tx, workflow, step, S.PENDING, reason="retry", category=category.value)
         step.next_attempt_at = tx.now + decision.delay
-        _record(
+        record_step_event(
             tx,
             workflow,
             step,
@@ -178,7 +184,9 @@ def conclude_step_failure(
         return
     if decision.action is FailureAction.ESCALATE:
         step.blocked_on = BlockedOn.GOVERNANCE.value
-        _record(tx, workflow, step, WorkflowEvent.ESCALATED, {"stepName": step.name, "message": message})
+        record_step_event(
+            tx, workflow, step, WorkflowEvent.ESCALATED, {"stepName": step.name, "message": message}
+        )
     elif decision.action is FailureAction.SKIP:
         move_step(tx, workflow, step, S.SKIPPED, reason="onFailure: skip", category=category.value)
     else:
@@ -186,11 +194,3 @@ def conclude_step_failure(
             tx, workflow, step, S.FAILED, reason=f"onFailure: {step.on_failure}", category=category.value
         )
     settle_workflow(tx, workflow, steps)
-
-
-def _record(
-    tx: Tx, workflow: Workflow, step: WorkflowStep, kind: WorkflowEvent, data: dict[str, object]
-) -> None:
-    tx.events.record(
-        kind, entity_type="workflow_step", entity_id=step.id, root_type=ROOT, root_id=workflow.id, data=data
-    )

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from ..db.workflow_models import WorkflowStep
 from ..errors import refused
-from ..events.workflow_kinds import ROOT, WorkflowEvent
+from ..events.workflow_kinds import WorkflowEvent
 from ..machines.retry import ErrorCategory, settle_failed_step
 from ..machines.workflow import BlockedOn, OnFailure, WorkflowStepStatus
 from .runtime import Tx
 from .validation import check_text
 from .workflow_progress import conclude_step_failure, settle_workflow
 from .workflow_reports import StepReport
-from .workflow_rows import complete_step, load_steps, lock_workflow_of, move_step
+from .workflow_rows import complete_step, load_steps, lock_workflow_of, move_step, record_step_event
 
 S = WorkflowStepStatus
 
@@ -34,13 +34,12 @@ async def approve_workflow_step(tx: Tx, step_id: str, comment: str | None = None
     report, steps = await _awaiting_review(tx, step_id, S.COMPLETED)
     workflow, step = report.workflow, report.step
     blocked_on = BlockedOn(step.blocked_on or BlockedOn.APPROVAL)
-    tx.events.record(
+    record_step_event(
+        tx,
+        workflow,
+        step,
         WorkflowEvent.STEP_APPROVED,
-        entity_type="workflow_step",
-        entity_id=step.id,
-        root_type=ROOT,
-        root_id=workflow.id,
-        data={"blockedOn": blocked_on.value, "comment": comment, "reviewer": tx.principal.name},
+        {"blockedOn": blocked_on.value, "comment": comment, "reviewer": tx.principal.name},
     )
     if blocked_on is BlockedOn.APPROVAL:
         complete_step(tx, workflow, step, steps, reason="approved")
@@ -54,13 +53,12 @@ async def reject_workflow_step(tx: Tx, step_id: str, reason: str) -> StepReport:
     check_text(reason, ["reason"], tx.settings.max_text_bytes, required=True)
     report, steps = await _awaiting_review(tx, step_id, S.FAILED)
     workflow, step = report.workflow, report.step
-    tx.events.record(
+    record_step_event(
+        tx,
+        workflow,
+        step,
         WorkflowEvent.STEP_REJECTED,
-        entity_type="workflow_step",
-        entity_id=step.id,
-        root_type=ROOT,
-        root_id=workflow.id,
-        data={"blockedOn": step.blocked_on, "reason": reason, "reviewer": tx.principal.name},
+        {"blockedOn": step.blocked_on, "reason": reason, "reviewer": tx.principal.name},
     )
     decision = settle_failed_step(OnFailure(step.on_failure))
     message = f"rejected by a reviewer: {reason}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 
@@ -63,24 +63,24 @@ async def lock_workflow_of(tx: Tx, model: type[Child], child_id: str, field: str
     return workflow, child
 
 
-async def load_steps(tx: Tx, workflow_id: str) -> list[WorkflowStep]:
+async def _children(tx: Tx, model: type[Child], workflow_id: str) -> list[Child]:
     rows = await tx.session.scalars(
-        select(WorkflowStep)
-        .where(WorkflowStep.workflow_id == workflow_id)
-        .order_by(WorkflowStep.position)
+        select(model)
+        .where(model.workflow_id == workflow_id)
+        .order_by(model.position)
         .execution_options(populate_existing=True)
     )
     return list(rows.all())
+
+
+async def load_steps(tx: Tx, workflow_id: str) -> list[WorkflowStep]:
+    """The workflow's steps in definition order, as they are now (call with the workflow locked)."""
+    return await _children(tx, WorkflowStep, workflow_id)
 
 
 async def load_compensations(tx: Tx, workflow_id: str) -> list[WorkflowCompensation]:
-    rows = await tx.session.scalars(
-        select(WorkflowCompensation)
-        .where(WorkflowCompensation.workflow_id == workflow_id)
-        .order_by(WorkflowCompensation.position)
-        .execution_options(populate_existing=True)
-    )
-    return list(rows.all())
+    """The workflow's compensations in the order they run (call with the workflow locked)."""
+    return await _children(tx, WorkflowCompensation, workflow_id)
 
 
 def step_state(step: WorkflowStep) -> StepState:
@@ -91,6 +91,20 @@ def step_state(step: WorkflowStep) -> StepState:
         OnFailure(step.on_failure),
         step.approval,
         BlockedOn(step.blocked_on) if step.blocked_on else None,
+    )
+
+
+def record_workflow_event(tx: Tx, workflow: Workflow, kind: str, data: dict[str, Any]) -> None:
+    tx.events.record(
+        kind, entity_type="workflow", entity_id=workflow.id, root_type=ROOT, root_id=workflow.id, data=data
+    )
+
+
+def record_step_event(
+    tx: Tx, workflow: Workflow, step: WorkflowStep, kind: str, data: dict[str, Any]
+) -> None:
+    tx.events.record(
+        kind, entity_type="workflow_step", entity_id=step.id, root_type=ROOT, root_id=workflow.id, data=data
     )
 
 
@@ -106,29 +120,27 @@ def move_workflow(tx: Tx, workflow: Workflow, to: WorkflowStatus, **data: object
 
     The table is never widened: ``blocked -> executing -> compensating`` is two recorded transitions.
     """
-    current = W(workflow.status)
-    if current == to:
-        return
-    via = W.EXECUTING
-    if (
-        not WORKFLOW_MACHINE.can(current, to)
-        and WORKFLOW_MACHINE.can(current, via)
-        and WORKFLOW_MACHINE.can(via, to)
-    ):
-        move_workflow(tx, workflow, via, **data)
-    change_state(
-        tx, WORKFLOW_MACHINE, workflow, to, root_type=ROOT, root_id=workflow.id, data=dict(data) or None
-    )
-    if to is W.QUEUED:
-        workflow.queued_at = tx.now
-    if to is W.EXECUTING and workflow.started_at is None:
-        workflow.started_at = tx.now
-        if workflow.timeout_seconds is not None:
-            # The deadline runs from here: time spent blocked counts, time spent queued does not.
-            workflow.timeout_at = tx.now + timedelta(seconds=workflow.timeout_seconds)
-    if to in TERMINAL_WORKFLOW:
-        workflow.completed_at = tx.now
-        workflow.timeout_at = None
+    path = WORKFLOW_MACHINE.route(W(workflow.status), to, via=W.EXECUTING)
+    for state in path:
+        change_state(
+            tx,
+            WORKFLOW_MACHINE,
+            workflow,
+            state,
+            root_type=ROOT,
+            root_id=workflow.id,
+            data=dict(data) or None,
+        )
+        if state is W.QUEUED:
+            workflow.queued_at = tx.now
+        if state is W.EXECUTING and workflow.started_at is None:
+            workflow.started_at = tx.now
+            if workflow.timeout_seconds is not None:
+                # The deadline runs from here: time spent blocked counts, time spent queued does not.
+                workflow.timeout_at = tx.now + timedelta(seconds=workflow.timeout_seconds)
+        if state in TERMINAL_WORKFLOW:
+            workflow.completed_at = tx.now
+            workflow.timeout_at = None
 
 
 def finish_workflow(

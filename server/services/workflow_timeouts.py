@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from ..events.workflow_kinds import ROOT, WorkflowEvent
+from ..events.workflow_kinds import WorkflowEvent
 from ..machines.durations import format_duration
 from ..machines.retry import ErrorCategory, settle_failed_step
 from ..machines.workflow import FailurePolicy, OnFailure, WorkflowStatus, WorkflowStepStatus
 from ..machines.workflow_policy import failure_policy_verdict
 from .runtime import Tx
 from .workflow_progress import apply_verdict, conclude_step_failure, fail_workflow
-from .workflow_rows import load_steps, lock_workflow, move_step
+from .workflow_rows import load_steps, lock_workflow, move_step, record_step_event, record_workflow_event
 
 W = WorkflowStatus
 S = WorkflowStepStatus
@@ -33,13 +33,11 @@ async def time_out_workflow(tx: Tx, workflow_id: str) -> bool:
         return False
     steps = await load_steps(tx, workflow.id)
     reason = f"the workflow timed out after {_seconds(workflow.timeout_seconds)}"
-    tx.events.record(
+    record_workflow_event(
+        tx,
+        workflow,
         WorkflowEvent.WORKFLOW_TIMED_OUT,
-        entity_type="workflow",
-        entity_id=workflow.id,
-        root_type=ROOT,
-        root_id=workflow.id,
-        data={
+        {
             "timeoutSeconds": workflow.timeout_seconds,
             "failurePolicy": workflow.failure_policy,
             "wasBlocked": workflow.status == W.BLOCKED,
@@ -66,13 +64,12 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
             continue
         timed_out.append(step.id)
         message = f"the step timed out after {_seconds(step.timeout_seconds)}"
-        tx.events.record(
+        record_step_event(
+            tx,
+            workflow,
+            step,
             WorkflowEvent.STEP_TIMED_OUT,
-            entity_type="workflow_step",
-            entity_id=step.id,
-            root_type=ROOT,
-            root_id=workflow.id,
-            data={
+            {
                 "stepName": step.name,
                 "timeoutSeconds": step.timeout_seconds,
                 "blockedOn": step.blocked_on,
@@ -102,12 +99,7 @@ async def mark_retries_due(tx: Tx, workflow_id: str) -> list[str]:
     for step in due:
         step.next_attempt_at = None
         step.updated_at = tx.now
-        tx.events.record(
-            WorkflowEvent.RETRY_DUE,
-            entity_type="workflow_step",
-            entity_id=step.id,
-            root_type=ROOT,
-            root_id=workflow.id,
-            data={"stepName": step.name, "attempt": step.attempt + 1},
+        record_step_event(
+            tx, workflow, step, WorkflowEvent.RETRY_DUE, {"stepName": step.name, "attempt": step.attempt + 1}
         )
     return [s.id for s in due]

@@ -8,30 +8,9 @@ from typing import Any
 from server.loops.workflow_timers import run_workflow_timers
 from tests.api import workflow_operations as ops
 from tests.conftest import GraphQLClient, LiveServer
+from tests.services.workflow_helpers import seed_4_3_yaml
 
-SEED_STEPS_AND_COMPENSATION = """
-  steps:
-    - name: create-account      # Mutates: creates user record
-      onFailure: compensate
-    - name: provision-workspace  # Mutates: allocates resources
-      onFailure: compensate
-    - name: setup-analytics      # Mutates: creates tracking config
-      onFailure: compensate
-    - name: send-welcome         # Side effect: sends email
-      onFailure: skip            # Can't unsend email, so skip
-
-  compensation:
-    - step: setup-analytics
-      action: "Remove analytics configuration"
-      agent: data-pipeline
-    - step: provision-workspace
-      action: "Delete workspace and release resources"
-      agent: product-analyst
-    - step: create-account
-      action: "Deactivate account (soft delete)"
-      agent: growth-optimizer
-"""
-EXAMPLE = "metadata:\n  name: onboarding\nspec:\n" + SEED_STEPS_AND_COMPENSATION
+EXAMPLE = seed_4_3_yaml()
 AGENTS = ["data-pipeline", "product-analyst", "growth-optimizer"]
 
 
@@ -145,8 +124,8 @@ async def test_a_failing_compensate_step_rolls_back_the_completed_steps_in_rever
 async def test_a_workflow_timeout_with_compensate_undoes_all_three_in_the_seeds_order(
     live_server: LiveServer, client: GraphQLClient
 ) -> None:
-    yaml = "metadata:\n  name: onboarding\nspec:\n  timeout: 30m\n  failurePolicy: compensate\n"
-    workflow_id, steps = await start_example(client, yaml + SEED_STEPS_AND_COMPENSATION)
+    yaml = seed_4_3_yaml(extra_spec="  timeout: 30m\n  failurePolicy: compensate\n")
+    workflow_id, steps = await start_example(client, yaml)
     for name, worker in (("create-account", "w1"), ("provision-workspace", "w2"), ("setup-analytics", "w3")):
         await complete(client, steps[name], worker)
     # send-welcome's worker hangs; the workflow's 30 minutes run out.

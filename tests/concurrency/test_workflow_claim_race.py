@@ -4,31 +4,19 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from sqlalchemy import select
 
-from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
 from server.db.models import Event
 from server.db.workflow_models import WorkflowStep
 from tests.api import workflow_operations as ops
-from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server
+from tests.conftest import GraphQLClient, LiveServer
 
 WORKERS = 24
 WIDTH = 10  # parallel branches after the root
-
-
-@pytest.fixture
-def two_servers(settings: Settings, clock: FakeClock) -> Iterator[tuple[LiveServer, LiveServer]]:
-    first = start_server(settings, clock)
-    second = start_server(settings, clock)
-    yield first, second
-    stop_server(first)
-    stop_server(second)
 
 
 async def test_every_parallel_branch_goes_to_exactly_one_worker(

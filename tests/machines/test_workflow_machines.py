@@ -132,3 +132,12 @@ def test_the_workflow_machines_are_registered_under_workflows() -> None:
         ("workflows", "workflow_step"),
         ("workflows", "workflow_compensation"),
     ]
+
+
+def test_route_walks_through_executing_only_where_the_table_has_no_direct_edge() -> None:
+    W = WorkflowStatus
+    assert WORKFLOW_MACHINE.route(W.BLOCKED, W.COMPENSATING, via=W.EXECUTING) == [W.EXECUTING, W.COMPENSATING]
+    assert WORKFLOW_MACHINE.route(W.BLOCKED, W.FAILED, via=W.EXECUTING) == [W.FAILED]
+    assert WORKFLOW_MACHINE.route(W.EXECUTING, W.EXECUTING, via=W.EXECUTING) == []
+    # No path at all: the single edge is returned, for the transition function to refuse.
+    assert WORKFLOW_MACHINE.route(W.COMPENSATING, W.BLOCKED, via=W.EXECUTING) == [W.BLOCKED]

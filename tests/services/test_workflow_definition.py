@@ -7,35 +7,9 @@ from typing import Any
 from server.errors import ErrorCode, ServiceError
 from server.services import workflow_create
 from server.services.runtime import Tx
-from tests.services.workflow_helpers import WorkflowFlight, step, wf
+from tests.services.workflow_helpers import WorkflowFlight, seed_4_3_yaml, step, wf
 
-SEED_4_3 = """
-apiVersion: ioa/v1
-kind: Workflow
-metadata:
-  name: onboard-customer
-spec:
-  steps:
-    - name: create-account      # Mutates: creates user record
-      onFailure: compensate
-    - name: provision-workspace  # Mutates: allocates resources
-      onFailure: compensate
-    - name: setup-analytics      # Mutates: creates tracking config
-      onFailure: compensate
-    - name: send-welcome         # Side effect: sends email
-      onFailure: skip            # Can't unsend email, so skip
-
-  compensation:
-    - step: setup-analytics
-      action: "Remove analytics configuration"
-      agent: data-pipeline
-    - step: provision-workspace
-      action: "Delete workspace and release resources"
-      agent: product-analyst
-    - step: create-account
-      action: "Deactivate account (soft delete)"
-      agent: growth-optimizer
-"""
+SEED_4_3 = "apiVersion: ioa/v1\nkind: Workflow\n" + seed_4_3_yaml()
 
 
 def problems(error: ServiceError) -> list[tuple[str, str]]:
@@ -45,7 +19,7 @@ def problems(error: ServiceError) -> list[tuple[str, str]]:
 async def test_the_seeds_compensation_example_is_accepted_as_yaml(workflows: WorkflowFlight) -> None:
     created = await workflows.create_yaml(SEED_4_3)
     w = created.workflow
-    assert (w.name, w.status, w.failure_policy, w.outcome) == ("onboard-customer", "idle", "abort", None)
+    assert (w.name, w.status, w.failure_policy, w.outcome) == ("onboarding", "idle", "abort", None)
     assert [(s.name, s.on_failure, s.depends_on, s.status) for s in created.steps] == [
         ("create-account", "compensate", [], "pending"),
         ("provision-workspace", "compensate", [], "pending"),

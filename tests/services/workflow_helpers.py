@@ -28,6 +28,35 @@ from server.services.workflow_create import CreatedWorkflow
 from server.services.workflow_reports import StepReport
 from tests.services.helpers import STATEFUL, Flight
 
+# Seed 002 §4.3's example, verbatim: the steps and compensation of its spec.
+SEED_4_3_SPEC = """
+  steps:
+    - name: create-account      # Mutates: creates user record
+      onFailure: compensate
+    - name: provision-workspace  # Mutates: allocates resources
+      onFailure: compensate
+    - name: setup-analytics      # Mutates: creates tracking config
+      onFailure: compensate
+    - name: send-welcome         # Side effect: sends email
+      onFailure: skip            # Can't unsend email, so skip
+
+  compensation:
+    - step: setup-analytics
+      action: "Remove analytics configuration"
+      agent: data-pipeline
+    - step: provision-workspace
+      action: "Delete workspace and release resources"
+      agent: product-analyst
+    - step: create-account
+      action: "Deactivate account (soft delete)"
+      agent: growth-optimizer
+"""
+
+
+def seed_4_3_yaml(extra_spec: str = "") -> str:
+    """§4.3's example as a whole document (named "onboarding"), with ``extra_spec`` lines added to spec."""
+    return "metadata:\n  name: onboarding\nspec:\n" + extra_spec + SEED_4_3_SPEC
+
 
 def step(name: str, *depends_on: str, **fields: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"name": name, **fields}

@@ -14,7 +14,7 @@ from ...services import workflow_queries
 from ..context import Context
 from ..errors import run_query
 from ..events.live import root_snapshots
-from ..pagination import PageInfo
+from ..pagination import PageInfo, capped
 from .types import (
     WorkflowConnection,
     WorkflowEdge,
@@ -22,7 +22,6 @@ from .types import (
     WorkflowStepEdge,
     WorkflowStepType,
     WorkflowType,
-    cap,
 )
 
 I = Info[Context, Any]  # noqa: E741
@@ -44,7 +43,9 @@ class WorkflowQueries:
         statuses = status or []
 
         async def read(session: Any) -> WorkflowConnection:
-            page = await workflow_queries.list_workflows(session, tenant, cap(info, first), after, statuses)
+            page = await workflow_queries.list_workflows(
+                session, tenant, capped(info, first), after, statuses
+            )
             total = await workflow_queries.count_workflows(session, tenant, statuses)
             edges = [
                 WorkflowEdge(cursor=workflow_queries.workflow_cursor(w), node=WorkflowType.from_row(w))
@@ -52,9 +53,7 @@ class WorkflowQueries:
             ]
             return WorkflowConnection(
                 edges=edges,
-                page_info=PageInfo(
-                    has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None
-                ),
+                page_info=PageInfo.of(page.has_next_page, edges),
                 total_count=total,
             )
 
@@ -77,16 +76,14 @@ class WorkflowQueries:
         tenant = info.context.principal.tenant_id
 
         async def read(session: Any) -> WorkflowStepConnection:
-            page = await workflow_queries.awaiting_review(session, tenant, cap(info, first), after)
+            page = await workflow_queries.awaiting_review(session, tenant, capped(info, first), after)
             edges = [
                 WorkflowStepEdge(cursor=workflow_queries.review_cursor(s), node=WorkflowStepType.from_row(s))
                 for s in page.items
             ]
             return WorkflowStepConnection(
                 edges=edges,
-                page_info=PageInfo(
-                    has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None
-                ),
+                page_info=PageInfo.of(page.has_next_page, edges),
                 total_count=await workflow_queries.count_awaiting_review(session, tenant),
             )
 

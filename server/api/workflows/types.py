@@ -26,7 +26,7 @@ from ...services import workflow_queries
 from ...services.workflow_definition import retry_policy_from_document
 from ..context import Context
 from ..errors import run_query
-from ..pagination import PageInfo
+from ..pagination import PageInfo, capped
 from . import enums  # noqa: F401  (registers the enums)
 
 I = Info[Context, Any]  # noqa: E741
@@ -186,10 +186,6 @@ class WorkflowStepConnection:
     total_count: int
 
 
-def cap(info: I, first: int) -> int:
-    return max(1, min(first, info.context.runtime.settings.max_page_size))
-
-
 @strawberry.type(name="Workflow", description="A DAG workflow (seed 002).")
 class WorkflowType:
     id: strawberry.ID
@@ -215,16 +211,14 @@ class WorkflowType:
     @strawberry.field(description="The steps in definition order.")
     async def steps(self, info: I, first: int = 100, after: str | None = None) -> WorkflowStepConnection:
         rows = await info.context.loaders.workflow_steps.load(str(self.id))
-        page = workflow_queries.steps_page(rows, cap(info, first), after)
+        page = workflow_queries.steps_page(rows, capped(info, first), after)
         edges = [
             WorkflowStepEdge(cursor=workflow_queries.step_cursor(s), node=WorkflowStepType.from_row(s))
             for s in page.items
         ]
         return WorkflowStepConnection(
             edges=edges,
-            page_info=PageInfo(
-                has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None
-            ),
+            page_info=PageInfo.of(page.has_next_page, edges),
             total_count=len(rows),
         )
 

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from sqlalchemy import select
 
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
-from ..errors import not_found, refused
+from ..errors import not_found
 from ..events.workflow_kinds import ROOT
 from ..machines.workflow import (
     COMPENSATION_MACHINE,
@@ -106,13 +106,6 @@ def record_step_event(
     tx.events.record(
         kind, entity_type="workflow_step", entity_id=step.id, root_type=ROOT, root_id=workflow.id, data=data
     )
-
-
-def require_live(workflow: Workflow, field: str) -> None:
-    if workflow.status in TERMINAL_WORKFLOW:
-        raise refused(
-            "workflow", workflow.id, workflow.status, "a terminal state; nothing changes any more", field
-        )
 
 
 def move_workflow(tx: Tx, workflow: Workflow, to: WorkflowStatus, **data: object) -> None:

@@ -22,6 +22,7 @@ from .db.migrate import upgrade_async
 from .graphiql import FRONTEND_DIST, render_graphiql
 from .loops.runner import Loop
 from .loops.stalls import scan_stalls
+from .loops.workflow_timers import run_workflow_timers
 from .oplog import OperationLogWriter
 from .pubsub import Notice, NoticeBus
 from .services.runtime import Runtime
@@ -68,6 +69,10 @@ def create_app(
         await bus.start()
         stalls = Loop("stalls", settings.stall_scan_interval_seconds, lambda: scan_stalls(runtime))
         stalls.start()
+        workflow_timers = Loop(
+            "workflow-timers", settings.workflow_timer_interval_seconds, lambda: run_workflow_timers(runtime)
+        )
+        workflow_timers.start()
         app.state.runtime = runtime
         app.state.loop = asyncio.get_running_loop()
         app.state.bus = bus
@@ -78,6 +83,7 @@ def create_app(
             # uvicorn has already let in-flight requests finish; now stop the timers, publish what is
             # pending, end the subscribers' tails and write the last operation log records.
             await stalls.stop()
+            await workflow_timers.stop()
             await bus.stop()
             await runtime.feed.close()
             if runtime.operation_log is not None:

@@ -32,6 +32,14 @@ class Settings(BaseSettings):
     stall_scan_interval_seconds: float = Field(
         default=30.0, gt=0, description="How often the stall monitor scans for stalled steps."
     )
+    workflow_timer_interval_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        description="How often the workflow timer loop runs (retries due, timeouts, queued workflows).",
+    )
+    workflow_slots_per_tenant: int = Field(
+        default=10, ge=1, description="Workflows one tenant may have executing (or blocked, compensating)."
+    )
     legacy_graphql_ws: bool = Field(
         default=False,
         description="Also accept the legacy graphql-ws WebSocket protocol (off: it has had auth CVEs).",

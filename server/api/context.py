@@ -9,7 +9,8 @@ from strawberry.dataloader import DataLoader
 
 from ..auth import Principal
 from ..db.models import BranchingConditionRow, PlanStep
-from ..services import plan_queries
+from ..db.workflow_models import WorkflowStep
+from ..services import plan_queries, workflow_queries
 from ..services.runtime import Runtime
 
 
@@ -18,10 +19,12 @@ class Loaders:
     runtime: Runtime
     steps: DataLoader[str, list[PlanStep]] = field(init=False)
     conditions: DataLoader[str, list[BranchingConditionRow]] = field(init=False)
+    workflow_steps: DataLoader[str, list[WorkflowStep]] = field(init=False)
 
     def __post_init__(self) -> None:
         self.steps = DataLoader(load_fn=self._load_steps, cache=False)
         self.conditions = DataLoader(load_fn=self._load_conditions, cache=False)
+        self.workflow_steps = DataLoader(load_fn=self._load_workflow_steps, cache=False)
 
     async def _load_steps(self, plan_ids: list[str]) -> list[list[PlanStep]]:
         async with self.runtime.db.reader() as session:
@@ -30,6 +33,10 @@ class Loaders:
     async def _load_conditions(self, plan_ids: list[str]) -> list[list[BranchingConditionRow]]:
         async with self.runtime.db.reader() as session:
             return await plan_queries.conditions_by_plan(session, plan_ids)
+
+    async def _load_workflow_steps(self, workflow_ids: list[str]) -> list[list[WorkflowStep]]:
+        async with self.runtime.db.reader() as session:
+            return await workflow_queries.steps_by_workflow(session, workflow_ids)
 
 
 @dataclass

@@ -2,10 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any, Protocol
+
 import strawberry
+from strawberry.types import Info
+
+from .context import Context
+
+
+class Edge(Protocol):
+    cursor: str
 
 
 @strawberry.type
 class PageInfo:
     has_next_page: bool
     end_cursor: str | None
+
+    @staticmethod
+    def of(has_next_page: bool, edges: Sequence[Edge]) -> PageInfo:
+        return PageInfo(has_next_page=has_next_page, end_cursor=edges[-1].cursor if edges else None)
+
+
+def capped(info: Info[Context, Any], first: int) -> int:
+    """``first`` within 1 and the server's FLIGHTDECK_MAX_PAGE_SIZE."""
+    return max(1, min(first, info.context.runtime.settings.max_page_size))

@@ -27,6 +27,8 @@ from .oplog import OperationLogExtension
 from .plans.inbox import ReviewInboxQueries
 from .plans.mutations import PlanMutations
 from .plans.queries import PlanQueries
+from .workflows.mutations import WorkflowMutations
+from .workflows.queries import WorkflowQueries, WorkflowSubscriptions
 
 VALIDATION_CACHE_SIZE = 512
 _SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
@@ -46,17 +48,17 @@ class HideSuggestions(SchemaExtension):
 
 
 @strawberry.type
-class Query(PlanQueries, ReviewInboxQueries, EventQueries, MachineQueries):
+class Query(PlanQueries, ReviewInboxQueries, WorkflowQueries, EventQueries, MachineQueries):
     pass
 
 
 @strawberry.type
-class Mutation(PlanMutations):
+class Mutation(PlanMutations, WorkflowMutations):
     pass
 
 
 @strawberry.type
-class Subscription(EventSubscriptions):
+class Subscription(EventSubscriptions, WorkflowSubscriptions):
     pass
 
 

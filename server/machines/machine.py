@@ -41,6 +41,15 @@ class Machine(Generic[S]):
             raise InvalidTransition(self.entity, str(from_state), str(to_state), entity_id)
         return to_state
 
+    def route(self, from_state: S, to_state: S, via: S) -> list[S]:
+        """The states to pass on the way to ``to_state``: straight there, or through ``via`` when only
+        that two-edge path is in the table (an operation may walk the table, never widen it)."""
+        if from_state == to_state:
+            return []
+        if not self.can(from_state, to_state) and self.can(from_state, via) and self.can(via, to_state):
+            return [via, to_state]
+        return [to_state]
+
     def edges(self) -> list[tuple[S, S]]:
         return [(a, b) for a, targets in self.transitions.items() for b in sorted(targets)]
 

@@ -7,12 +7,16 @@ from typing import Any
 from .machine import Machine
 from .plan import PLAN_MACHINE, STEP_MACHINE
 from .skill import SKILL_MACHINE
+from .workflow import COMPENSATION_MACHINE, WORKFLOW_MACHINE, WORKFLOW_STEP_MACHINE
 
 # (domain, machine). A new domain appends its machines here and nowhere else.
 MACHINES: tuple[tuple[str, Machine[Any]], ...] = (
     ("research plans", PLAN_MACHINE),
     ("research plans", STEP_MACHINE),
     ("research plans", SKILL_MACHINE),
+    ("workflows", WORKFLOW_MACHINE),
+    ("workflows", WORKFLOW_STEP_MACHINE),
+    ("workflows", COMPENSATION_MACHINE),
 )
 
 

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..db.models import PlanStep, ResearchPlan
 from ..machines.plan import StepStatus
-from .plan_queries import Page, decode_time_cursor, encode_cursor
+from .pages import Page, decode_time_cursor, time_cursor
 
 
 @dataclass
@@ -19,7 +19,7 @@ class WaitingStep:
 
 
 def inbox_cursor(item: WaitingStep) -> str:
-    return encode_cursor(item.step.updated_at.isoformat(), item.step.id)
+    return time_cursor(item.step.updated_at, item.step.id)
 
 
 def _waiting(tenant_id: str) -> ColumnElement[bool]:

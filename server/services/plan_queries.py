@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import base64
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Generic, TypeVar
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..db.models import BranchingConditionRow, Event, PlanStep, ResearchOutput, ResearchPlan, SkillExecution
-from ..errors import invalid, not_found
+from ..errors import not_found
 from ..machines.plan import TERMINAL_STEP_STATUSES, PlanStatus, StepStatus, derive_plan_status
 from ..machines.stall import StepTimestamp, detect_stalled_steps
+from .pages import Page, keyset_page, time_cursor
 from .validation import parse_id
 
 
@@ -80,40 +79,8 @@ async def skill_of_plan(session: AsyncSession, plan_id: str) -> SkillExecution |
 # -- plan list (keyset pagination on created_at desc, id desc) --
 
 
-def encode_cursor(*parts: str) -> str:
-    return base64.urlsafe_b64encode("|".join(parts).encode()).decode()
-
-
-def decode_cursor(cursor: str, arity: int, field: str = "after") -> list[str]:
-    try:
-        parts = base64.urlsafe_b64decode(cursor.encode()).decode().split("|")
-    except (ValueError, UnicodeDecodeError):
-        raise invalid(f"{field} is not a cursor this server issued", [field]) from None
-    if len(parts) != arity:
-        raise invalid(f"{field} is not a cursor this server issued", [field])
-    return parts
-
-
-def decode_time_cursor(cursor: str, field: str = "after") -> tuple[datetime, str]:
-    """A keyset cursor of (timestamp, id), as ``encode_cursor(time.isoformat(), id)`` wrote it."""
-    raw, last_id = decode_cursor(cursor, 2, field)
-    try:
-        return datetime.fromisoformat(raw), last_id
-    except ValueError:
-        raise invalid(f"{field} is not a cursor this server issued", [field]) from None
-
-
 def plan_cursor(plan: ResearchPlan) -> str:
-    return encode_cursor(plan.created_at.isoformat(), plan.id)
-
-
-T = TypeVar("T")
-
-
-@dataclass
-class Page(Generic[T]):
-    items: list[T]
-    has_next_page: bool
+    return time_cursor(plan.created_at, plan.id)
 
 
 async def list_plans(
@@ -122,22 +89,7 @@ async def list_plans(
     query = select(ResearchPlan).where(ResearchPlan.tenant_id == tenant_id)
     if statuses:
         query = query.where(ResearchPlan.status.in_([s.value for s in statuses]))
-    if after:
-        created, last_id = decode_time_cursor(after)
-        query = query.where(
-            or_(
-                ResearchPlan.created_at < created,
-                and_(ResearchPlan.created_at == created, ResearchPlan.id < last_id),
-            )
-        )
-    rows = list(
-        (
-            await session.scalars(
-                query.order_by(ResearchPlan.created_at.desc(), ResearchPlan.id.desc()).limit(first + 1)
-            )
-        ).all()
-    )
-    return Page(rows[:first], len(rows) > first)
+    return await keyset_page(session, query, ResearchPlan.created_at, ResearchPlan.id, first, after)
 
 
 async def count_plans(session: AsyncSession, tenant_id: str, statuses: Sequence[PlanStatus]) -> int:

@@ -120,14 +120,12 @@ def move_plan(tx: Tx, plan: ResearchPlan, to: PlanStatus, **data: object) -> Non
 
     The table is never widened: ``planning -> executing -> completed`` is two recorded transitions.
     """
-    current = PlanStatus(plan.status)
-    if current == to:
-        return
-    via = PlanStatus.EXECUTING
-    if not PLAN_MACHINE.can(current, to) and PLAN_MACHINE.can(current, via) and PLAN_MACHINE.can(via, to):
-        move_plan(tx, plan, via, **data)
-    change_state(tx, PLAN_MACHINE, plan, to, root_type="plan", root_id=plan.id, data=dict(data) or None)
-    if to is PlanStatus.COMPLETED:
+    path = PLAN_MACHINE.route(PlanStatus(plan.status), to, via=PlanStatus.EXECUTING)
+    for state in path:
+        change_state(
+            tx, PLAN_MACHINE, plan, state, root_type="plan", root_id=plan.id, data=dict(data) or None
+        )
+    if path and to is PlanStatus.COMPLETED:
         plan.completed_at = tx.now
 
 

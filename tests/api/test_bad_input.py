@@ -61,13 +61,14 @@ def settings(db_url: str) -> Settings:
 class Tables:
     """Reads every table through an engine of its own, not the server's."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, tables: tuple[str, ...] = TABLES) -> None:
         self.engine = engine
+        self.tables = tables
 
     async def snapshot(self) -> Rows:
         rows: Rows = {}
         async with self.engine.connect() as conn:
-            for table in TABLES:
+            for table in self.tables:
                 result = await conn.execute(text(f"SELECT * FROM {table}"))
                 rows[table] = sorted((tuple(r) for r in result), key=repr)
         return rows
@@ -78,7 +79,7 @@ class Tables:
         before = await self.snapshot()
         yield before
         after = await self.snapshot()
-        for table in TABLES:
+        for table in self.tables:
             assert after[table] == before[table], f"{table} changed"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import pytest
 from sqlalchemy import select
@@ -67,10 +67,20 @@ def problem_codes(exc: ServiceError) -> list[ErrorCode]:
     return [p.code for p in exc.problems]
 
 
-async def tenant_states(session: AsyncSession, tenant_id: str) -> dict[StateKey, str]:
+# (entity type as events name it, model) of every row with a status; other domains' drivers add theirs.
+STATEFUL: tuple[tuple[str, Any], ...] = (
+    ("plan", ResearchPlan),
+    ("step", PlanStep),
+    ("skill_execution", SkillExecution),
+)
+
+
+async def tenant_states(
+    session: AsyncSession, tenant_id: str, stateful: Sequence[tuple[str, Any]] = STATEFUL
+) -> dict[StateKey, str]:
     """Every stateful row of the tenant, keyed by (entity type as events name it, id)."""
     states: dict[StateKey, str] = {}
-    for entity, model in (("plan", ResearchPlan), ("step", PlanStep), ("skill_execution", SkillExecution)):
+    for entity, model in stateful:
         rows = await session.execute(select(model.id, model.status).where(model.tenant_id == tenant_id))
         states.update({(entity, rid): status for rid, status in rows.all()})
     return states
@@ -115,6 +125,8 @@ def assert_transitions_explain_changes(
 class Flight:
     """Drives the services as one principal; remembers nothing but what the database holds."""
 
+    stateful: Sequence[tuple[str, Any]] = STATEFUL
+
     def __init__(self, runtime: Runtime, principal: Principal, clock: FakeClock) -> None:
         self.runtime = runtime
         self.principal = principal
@@ -124,8 +136,8 @@ class Flight:
     def tenant_id(self) -> str:
         return self.principal.tenant_id
 
-    def as_(self, principal: Principal) -> Flight:
-        return Flight(self.runtime, principal, self.clock)
+    def as_(self, principal: Principal) -> Self:
+        return type(self)(self.runtime, principal, self.clock)
 
     # -- reads --
 
@@ -181,11 +193,19 @@ class Flight:
 
     async def call(self, fn: Callable[[Tx], Awaitable[T]]) -> T:
         """Run ``fn`` in one unit of work, then check the events it wrote against the rows it changed."""
-        before = await self.read(lambda s: tenant_states(s, self.tenant_id))
+
+        async def run() -> T:
+            async with unit_of_work(self.runtime, self.principal) as tx:
+                return await fn(tx)
+
+        return await self.checked(run)
+
+    async def checked(self, run: Callable[[], Awaitable[T]]) -> T:
+        """Run ``run`` (any number of transactions), then check its events against the changed rows."""
+        before = await self.read(lambda s: tenant_states(s, self.tenant_id, self.stateful))
         seq0 = await self.last_seq()
-        async with unit_of_work(self.runtime, self.principal) as tx:
-            result = await fn(tx)
-        after = await self.read(lambda s: tenant_states(s, self.tenant_id))
+        result = await run()
+        after = await self.read(lambda s: tenant_states(s, self.tenant_id, self.stateful))
         new_events = [e for e in await self.events() if e.seq > seq0]
         assert_transitions_explain_changes(before, after, new_events)
         await self.assert_seq_gap_free()

@@ -10,14 +10,10 @@ from strawberry.types import Info
 from ...services import plan_queries
 from ..context import Context
 from ..errors import run_query
-from ..pagination import PageInfo
+from ..pagination import PageInfo, capped
 from .types import EventConnection, EventEdge, EventType
 
 I = Info[Context, Any]  # noqa: E741
-
-
-def _cap(info: I, first: int) -> int:
-    return max(1, min(first, info.context.runtime.settings.max_page_size))
 
 
 @strawberry.type
@@ -30,13 +26,11 @@ class EventQueries:
         root = str(root_id) if root_id is not None else None
 
         async def read(session: Any) -> EventConnection:
-            page = await plan_queries.plan_events(session, tenant, root, after, _cap(info, first))
+            page = await plan_queries.plan_events(session, tenant, root, after, capped(info, first))
             edges = [EventEdge(cursor=str(e.seq), node=EventType.from_row(e)) for e in page.items]
             return EventConnection(
                 edges=edges,
-                page_info=PageInfo(
-                    has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None
-                ),
+                page_info=PageInfo.of(page.has_next_page, edges),
             )
 
         result = await run_query(info, read)

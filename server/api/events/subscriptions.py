@@ -18,6 +18,7 @@ from ...services import plan_queries
 from ..context import Context
 from ..errors import run_query
 from ..plans.types import ResearchPlanType
+from .live import root_snapshots
 from .streams import FeedStream
 from .types import EventType
 
@@ -104,21 +105,15 @@ class EventSubscriptions:
     async def research_plan_updated(
         self, info: I, id: strawberry.ID
     ) -> AsyncGenerator[ResearchPlanType, None]:
-        ctx = info.context
-        tenant = ctx.principal.tenant_id
-        start = await ctx.runtime.feed.position(tenant)
+        tenant = info.context.principal.tenant_id
 
-        async def snapshot() -> ResearchPlanType:
+        async def load() -> ResearchPlanType | None:
             row = await run_query(info, lambda s: plan_queries.get_plan(s, tenant, str(id)))
-            if row is None:
-                raise GraphQLError(f"plan {id} not found", extensions={"code": "NOT_FOUND"})
-            return ResearchPlanType.from_row(row)
+            return ResearchPlanType.from_row(row) if row else None
 
-        yield await snapshot()
-        async with aclosing(ctx.runtime.feed.follow(tenant, start)) as batches:
-            async for batch in batches:
-                if any(e.root_id == str(id) for e in batch):
-                    yield await snapshot()
+        async with aclosing(root_snapshots(info, "plan", str(id), load)) as snapshots:
+            async for plan in snapshots:
+                yield plan
 
     @strawberry.subscription(description="Each stall as the monitor detects it (replayed after `after`).")
     async def stall_alerts(self, info: I, after: int | None = None) -> AsyncIterator[StallAlert]:

@@ -16,7 +16,7 @@ from ...services.runtime import unit_of_work
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
 from ..errors import run_query
-from ..pagination import PageInfo
+from ..pagination import PageInfo, capped
 from .types import (
     PlanStepType,
     ResearchPlanConnection,
@@ -57,10 +57,6 @@ class StepContext:
     )
 
 
-def _cap(info: I, first: int) -> int:
-    return max(1, min(first, info.context.runtime.settings.max_page_size))
-
-
 @strawberry.type
 class PlanQueries:
     @strawberry.field
@@ -81,7 +77,7 @@ class PlanQueries:
         statuses = status or []
 
         async def read(session: Any) -> ResearchPlanConnection:
-            page = await plan_queries.list_plans(session, tenant, _cap(info, first), after, statuses)
+            page = await plan_queries.list_plans(session, tenant, capped(info, first), after, statuses)
             total = await plan_queries.count_plans(session, tenant, statuses)
             edges = [
                 ResearchPlanEdge(cursor=plan_queries.plan_cursor(p), node=ResearchPlanType.from_row(p))
@@ -89,9 +85,7 @@ class PlanQueries:
             ]
             return ResearchPlanConnection(
                 edges=edges,
-                page_info=PageInfo(
-                    has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None
-                ),
+                page_info=PageInfo.of(page.has_next_page, edges),
                 total_count=total,
             )
 

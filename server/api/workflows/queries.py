@@ -1,0 +1,109 @@
+"""Workflow queries and the workflowUpdated subscription."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import Any
+
+import strawberry
+from strawberry.types import Info
+
+from ...machines.workflow import WorkflowStatus
+from ...services import workflow_queries
+from ..context import Context
+from ..errors import run_query
+from ..events.live import root_snapshots
+from ..pagination import PageInfo, capped
+from .types import (
+    WorkflowConnection,
+    WorkflowEdge,
+    WorkflowStepConnection,
+    WorkflowStepEdge,
+    WorkflowStepType,
+    WorkflowType,
+)
+
+I = Info[Context, Any]  # noqa: E741
+
+
+@strawberry.type
+class WorkflowQueries:
+    @strawberry.field
+    async def workflow(self, info: I, id: strawberry.ID) -> WorkflowType | None:
+        tenant = info.context.principal.tenant_id
+        row = await run_query(info, lambda s: workflow_queries.get_workflow(s, tenant, str(id)))
+        return WorkflowType.from_row(row) if row else None
+
+    @strawberry.field(description="Workflows, newest first; `first` is capped by the server.")
+    async def workflows(
+        self, info: I, first: int = 20, after: str | None = None, status: list[WorkflowStatus] | None = None
+    ) -> WorkflowConnection:
+        tenant = info.context.principal.tenant_id
+        statuses = status or []
+
+        async def read(session: Any) -> WorkflowConnection:
+            page = await workflow_queries.list_workflows(
+                session, tenant, capped(info, first), after, statuses
+            )
+            total = await workflow_queries.count_workflows(session, tenant, statuses)
+            edges = [
+                WorkflowEdge(cursor=workflow_queries.workflow_cursor(w), node=WorkflowType.from_row(w))
+                for w in page.items
+            ]
+            return WorkflowConnection(
+                edges=edges,
+                page_info=PageInfo.of(page.has_next_page, edges),
+                total_count=total,
+            )
+
+        result = await run_query(info, read)
+        assert result is not None
+        return result
+
+    @strawberry.field
+    async def workflow_step(self, info: I, id: strawberry.ID) -> WorkflowStepType | None:
+        tenant = info.context.principal.tenant_id
+        row = await run_query(info, lambda s: workflow_queries.get_step(s, tenant, str(id)))
+        return WorkflowStepType.from_row(row) if row else None
+
+    @strawberry.field(
+        description="Steps waiting for a reviewer (approval gates, governance escalations), oldest first."
+    )
+    async def workflow_steps_awaiting_review(
+        self, info: I, first: int = 20, after: str | None = None
+    ) -> WorkflowStepConnection:
+        tenant = info.context.principal.tenant_id
+
+        async def read(session: Any) -> WorkflowStepConnection:
+            page = await workflow_queries.awaiting_review(session, tenant, capped(info, first), after)
+            edges = [
+                WorkflowStepEdge(cursor=workflow_queries.review_cursor(s), node=WorkflowStepType.from_row(s))
+                for s in page.items
+            ]
+            return WorkflowStepConnection(
+                edges=edges,
+                page_info=PageInfo.of(page.has_next_page, edges),
+                total_count=await workflow_queries.count_awaiting_review(session, tenant),
+            )
+
+        result = await run_query(info, read)
+        assert result is not None
+        return result
+
+
+@strawberry.type
+class WorkflowSubscriptions:
+    @strawberry.subscription(
+        description="The workflow now, then again after every change to it or its steps."
+    )
+    async def workflow_updated(self, info: I, id: strawberry.ID) -> AsyncGenerator[WorkflowType, None]:
+        tenant = info.context.principal.tenant_id
+
+        async def load() -> WorkflowType | None:
+            row = await run_query(info, lambda s: workflow_queries.get_workflow(s, tenant, str(id)))
+            return WorkflowType.from_row(row) if row else None
+
+        async with aclosing(root_snapshots(info, "workflow", str(id), load)) as snapshots:
+            async for workflow in snapshots:
+                yield workflow

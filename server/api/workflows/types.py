@@ -1,0 +1,267 @@
+"""GraphQL types of the workflow domain, built from ORM rows."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+import strawberry
+import yaml
+from strawberry.scalars import JSON
+from strawberry.types import Info
+
+from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
+from ...machines.durations import format_duration
+from ...machines.retry import Backoff, ErrorCategory
+from ...machines.workflow import (
+    BlockedOn,
+    CompensationStatus,
+    FailurePolicy,
+    OnFailure,
+    WorkflowOutcome,
+    WorkflowStatus,
+    WorkflowStepStatus,
+)
+from ...services import workflow_queries
+from ...services.workflow_definition import retry_policy_from_document
+from ..context import Context
+from ..errors import run_query
+from ..pagination import PageInfo, capped
+from . import enums  # noqa: F401  (registers the enums)
+
+I = Info[Context, Any]  # noqa: E741
+
+
+def _duration(seconds: float | None) -> str | None:
+    return format_duration(timedelta(seconds=seconds)) if seconds is not None else None
+
+
+@strawberry.type(name="RetryPolicy", description="Seed 002 §3.2; the seed's example when a step names none.")
+class RetryPolicyType:
+    max_retries: int
+    backoff: Backoff
+    initial_delay: str
+    max_delay: str | None
+    retry_on: list[ErrorCategory] = strawberry.field(description="Categories retried (transient always).")
+    is_default: bool
+
+
+@strawberry.type(description="How to undo a completed step, and which agent does it (seed 002 §4.3).")
+class CompensationEntry:
+    action: str
+    agent: str
+
+
+@strawberry.type(name="WorkflowStep", description="One step of a workflow's DAG.")
+class WorkflowStepType:
+    id: strawberry.ID
+    workflow_id: strawberry.ID
+    position: int = strawberry.field(description="1-based position in the definition.")
+    name: str
+    status: WorkflowStepStatus
+    depends_on: list[str]
+    agent: str | None = strawberry.field(description="Only this agent may claim the step, if set.")
+    timeout: str | None = strawberry.field(description='As in the definition, e.g. "5m".')
+    timeout_seconds: float | None
+    on_failure: OnFailure
+    retry_policy: RetryPolicyType
+    approval: bool = strawberry.field(description="An approval gate: decided by a reviewer, not an agent.")
+    blocked_on: BlockedOn | None = strawberry.field(description="Set while the step waits for a reviewer.")
+    compensation: CompensationEntry | None
+    attempt: int = strawberry.field(description="Claims so far; 2 or more after a retry.")
+    claimed_by: str | None = strawberry.field(description="The agent holding (or that last held) the step.")
+    next_attempt_at: datetime | None = strawberry.field(description="A retry waits for its back-off until.")
+    timeout_at: datetime | None
+    started_at: datetime | None
+    heartbeat_at: datetime | None
+    completed_at: datetime | None
+    completion_order: int | None = strawberry.field(
+        description="1 for the first step to complete, then 2, ..."
+    )
+    last_error: str | None
+    last_error_category: ErrorCategory | None
+    output: JSON | None
+    created_at: datetime
+    updated_at: datetime
+
+    @strawberry.field
+    async def workflow(self, info: I) -> WorkflowType | None:
+        tenant = info.context.principal.tenant_id
+        row = await run_query(info, lambda s: workflow_queries.get_workflow(s, tenant, str(self.workflow_id)))
+        return WorkflowType.from_row(row) if row else None
+
+    @staticmethod
+    def from_row(row: WorkflowStep) -> WorkflowStepType:
+        policy = retry_policy_from_document(row.retry_policy)
+        return WorkflowStepType(
+            id=strawberry.ID(row.id),
+            workflow_id=strawberry.ID(row.workflow_id),
+            position=row.position,
+            name=row.name,
+            status=WorkflowStepStatus(row.status),
+            depends_on=list(row.depends_on),
+            agent=row.agent,
+            timeout=_duration(row.timeout_seconds),
+            timeout_seconds=row.timeout_seconds,
+            on_failure=OnFailure(row.on_failure),
+            retry_policy=RetryPolicyType(
+                max_retries=policy.max_retries,
+                backoff=policy.backoff,
+                initial_delay=format_duration(policy.initial_delay),
+                max_delay=format_duration(policy.max_delay) if policy.max_delay else None,
+                retry_on=sorted(policy.retry_on),
+                is_default=row.retry_policy is None,
+            ),
+            approval=row.approval,
+            blocked_on=BlockedOn(row.blocked_on) if row.blocked_on else None,
+            compensation=CompensationEntry(action=row.compensation_action, agent=row.compensation_agent)
+            if row.compensation_action and row.compensation_agent
+            else None,
+            attempt=row.attempt,
+            claimed_by=row.claimed_by,
+            next_attempt_at=row.next_attempt_at,
+            timeout_at=row.timeout_at,
+            started_at=row.started_at,
+            heartbeat_at=row.heartbeat_at,
+            completed_at=row.completed_at,
+            completion_order=row.completion_order,
+            last_error=row.last_error,
+            last_error_category=ErrorCategory(row.last_error_category) if row.last_error_category else None,
+            output=cast(JSON, row.output),
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+        )
+
+
+@strawberry.type(name="WorkflowCompensation", description="Undoing one completed step (seed 002 §4).")
+class WorkflowCompensationType:
+    id: strawberry.ID
+    workflow_id: strawberry.ID
+    step_id: strawberry.ID
+    step_name: str
+    position: int = strawberry.field(description="1 runs first: the step that completed last.")
+    action: str
+    agent: str
+    status: CompensationStatus
+    error: str | None
+    started_at: datetime | None
+    completed_at: datetime | None
+
+    @staticmethod
+    def from_row(row: WorkflowCompensation) -> WorkflowCompensationType:
+        return WorkflowCompensationType(
+            id=strawberry.ID(row.id),
+            workflow_id=strawberry.ID(row.workflow_id),
+            step_id=strawberry.ID(row.step_id),
+            step_name=row.step_name,
+            position=row.position,
+            action=row.action,
+            agent=row.agent,
+            status=CompensationStatus(row.status),
+            error=row.error,
+            started_at=row.started_at,
+            completed_at=row.completed_at,
+        )
+
+
+@strawberry.type(name="WorkflowStepCounts", description="How many steps are in each state.")
+class WorkflowStepCounts:
+    pending: int
+    running: int
+    completed: int
+    failed: int
+    skipped: int
+
+
+@strawberry.type
+class WorkflowStepEdge:
+    cursor: str
+    node: WorkflowStepType
+
+
+@strawberry.type
+class WorkflowStepConnection:
+    edges: list[WorkflowStepEdge]
+    page_info: PageInfo
+    total_count: int
+
+
+@strawberry.type(name="Workflow", description="A DAG workflow (seed 002).")
+class WorkflowType:
+    id: strawberry.ID
+    name: str
+    status: WorkflowStatus
+    outcome: WorkflowOutcome | None = strawberry.field(description="Set once the workflow is finished.")
+    failure_policy: FailurePolicy
+    timeout: str | None
+    timeout_seconds: float | None
+    timeout_at: datetime | None = strawberry.field(description="Deadline; runs from the start of execution.")
+    failure_reason: str | None
+    definition: JSON = strawberry.field(description="The definition as stored, in the YAML's own words.")
+    created_at: datetime
+    updated_at: datetime
+    queued_at: datetime | None
+    started_at: datetime | None
+    completed_at: datetime | None
+
+    @strawberry.field(description="The definition as YAML (what createWorkflowFromYaml accepts).")
+    def definition_yaml(self) -> str:
+        return yaml.safe_dump(self.definition, sort_keys=False, allow_unicode=True)
+
+    @strawberry.field(description="The steps in definition order.")
+    async def steps(self, info: I, first: int = 100, after: str | None = None) -> WorkflowStepConnection:
+        rows = await info.context.loaders.workflow_steps.load(str(self.id))
+        page = workflow_queries.steps_page(rows, capped(info, first), after)
+        edges = [
+            WorkflowStepEdge(cursor=workflow_queries.step_cursor(s), node=WorkflowStepType.from_row(s))
+            for s in page.items
+        ]
+        return WorkflowStepConnection(
+            edges=edges,
+            page_info=PageInfo.of(page.has_next_page, edges),
+            total_count=len(rows),
+        )
+
+    @strawberry.field
+    async def step_counts(self, info: I) -> WorkflowStepCounts:
+        statuses = [s.status for s in await info.context.loaders.workflow_steps.load(str(self.id))]
+        return WorkflowStepCounts(**{s.value: statuses.count(s.value) for s in WorkflowStepStatus})
+
+    @strawberry.field(description="Compensations in the order they run (empty unless compensation started).")
+    async def compensations(self, info: I) -> list[WorkflowCompensationType]:
+        async with info.context.runtime.db.reader() as session:
+            rows = await workflow_queries.compensations_of(session, str(self.id))
+        return [WorkflowCompensationType.from_row(r) for r in rows]
+
+    @staticmethod
+    def from_row(row: Workflow) -> WorkflowType:
+        return WorkflowType(
+            id=strawberry.ID(row.id),
+            name=row.name,
+            status=WorkflowStatus(row.status),
+            outcome=WorkflowOutcome(row.outcome) if row.outcome else None,
+            failure_policy=FailurePolicy(row.failure_policy),
+            timeout=_duration(row.timeout_seconds),
+            timeout_seconds=row.timeout_seconds,
+            timeout_at=row.timeout_at,
+            failure_reason=row.failure_reason,
+            definition=cast(JSON, row.definition),
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+            queued_at=row.queued_at,
+            started_at=row.started_at,
+            completed_at=row.completed_at,
+        )
+
+
+@strawberry.type
+class WorkflowEdge:
+    cursor: str
+    node: WorkflowType
+
+
+@strawberry.type
+class WorkflowConnection:
+    edges: list[WorkflowEdge]
+    page_info: PageInfo
+    total_count: int

@@ -1,0 +1,44 @@
+"""Durations as the seed writes them: "500ms", "1s", "5m", "2h", "1d", or several at once ("1h30m")."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+class BadDuration(ValueError):
+    pass
+
+
+def parse_duration(text: str) -> timedelta:
+    """The duration ``text`` names; ``BadDuration`` for anything else, zero included."""
+    value = text.strip()
+    if not value:
+        raise BadDuration("a duration must not be empty; write it like 30s, 5m or 1h30m")
+    seconds = 0.0
+    pos = 0
+    for match in _PART.finditer(value):
+        if match.start() != pos:
+            break
+        seconds += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+        pos = match.end()
+    if pos != len(value):
+        raise BadDuration(f"{text!r} is not a duration; write it like 30s, 5m or 1h30m")
+    if seconds <= 0:
+        raise BadDuration(f"{text!r} must be longer than zero")
+    return timedelta(seconds=seconds)
+
+
+def format_duration(delta: timedelta) -> str:
+    """The shortest of "90s", "5m", "2h", "1d" that is exact; seconds otherwise."""
+    seconds = delta.total_seconds()
+    for unit in ("d", "h", "m"):
+        size = _UNIT_SECONDS[unit]
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    if seconds == int(seconds):
+        return f"{int(seconds)}s"
+    return f"{round(seconds * 1000)}ms"

@@ -1,0 +1,104 @@
+"""Error categories (seed 002 §3.1), retry policies and back-off (§3.2), and what a step failure leads to.
+
+Pure: a failure's category, the step's policy and attempt number go in; a decision comes out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from enum import StrEnum
+
+from .workflow import OnFailure
+
+
+class ErrorCategory(StrEnum):
+    TRANSIENT = "transient"
+    AGENT_ERROR = "agent_error"
+    TIMEOUT = "timeout"
+    VALIDATION = "validation"
+    EXTERNAL = "external"
+    GOVERNANCE = "governance"
+
+
+class Backoff(StrEnum):
+    CONSTANT = "constant"
+    LINEAR = "linear"
+    EXPONENTIAL = "exponential"
+
+
+# §3.1's "Retry?" column: transient always may, agent_error and external when the policy says so.
+CONFIGURABLE = frozenset({ErrorCategory.AGENT_ERROR, ErrorCategory.EXTERNAL})
+NEVER_RETRIED = frozenset({ErrorCategory.TIMEOUT, ErrorCategory.VALIDATION, ErrorCategory.GOVERNANCE})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int
+    backoff: Backoff
+    initial_delay: timedelta
+    max_delay: timedelta | None = None
+    retry_on: frozenset[ErrorCategory] = field(default_factory=lambda: frozenset({ErrorCategory.TRANSIENT}))
+
+    def retries(self, category: ErrorCategory) -> bool:
+        return category in self.retry_on and category not in NEVER_RETRIED
+
+
+LONGEST_DELAY_SECONDS = 365 * 86400.0  # without a maxDelay, exponential back-off still ends somewhere
+
+# The seed's own example policy (§3.2); used for a step that names none.
+DEFAULT_RETRY_POLICY = RetryPolicy(
+    max_retries=3,
+    backoff=Backoff.EXPONENTIAL,
+    initial_delay=timedelta(seconds=1),
+    max_delay=timedelta(seconds=60),
+)
+
+
+def next_delay(policy: RetryPolicy, retry: int) -> timedelta:
+    """The wait before retry number ``retry`` (1 for the first retry), capped at ``max_delay``.
+
+    constant: d, d, d; linear: d, 2d, 3d; exponential: d, 2d, 4d, 8d (seed §3.2).
+    """
+    if retry < 1:
+        raise ValueError(f"retries are numbered from 1, got {retry}")
+    initial = policy.initial_delay.total_seconds()
+    if policy.backoff is Backoff.CONSTANT:
+        seconds = initial
+    elif policy.backoff is Backoff.LINEAR:
+        seconds = initial * retry
+    else:
+        seconds = initial * 2.0 ** min(retry - 1, 64)  # floats: no overflow on absurd retry counts
+    cap = policy.max_delay.total_seconds() if policy.max_delay is not None else LONGEST_DELAY_SECONDS
+    return timedelta(seconds=min(seconds, cap, LONGEST_DELAY_SECONDS))
+
+
+class FailureAction(StrEnum):
+    RETRY = "retry"  # running -> pending, claimable again at next_attempt_at
+    ESCALATE = "escalate"  # governance: the step waits for a reviewer, the workflow blocks
+    SKIP = "skip"  # running -> skipped, the steps after it may run
+    FAIL = "fail"  # running -> failed, the workflow aborts or compensates
+
+
+@dataclass(frozen=True)
+class FailureDecision:
+    action: FailureAction
+    delay: timedelta | None = None
+
+
+def decide_step_failure(
+    category: ErrorCategory, policy: RetryPolicy, attempt: int, on_failure: OnFailure
+) -> FailureDecision:
+    """What a failed attempt (``attempt`` counts from 1) leads to, per seed §3.1 and §3.3."""
+    if category is ErrorCategory.GOVERNANCE:
+        return FailureDecision(FailureAction.ESCALATE)
+    if policy.retries(category) and attempt <= policy.max_retries:
+        return FailureDecision(FailureAction.RETRY, next_delay(policy, attempt))
+    return settle_failed_step(on_failure)
+
+
+def settle_failed_step(on_failure: OnFailure) -> FailureDecision:
+    """A failure that will not be retried: skip the step, or fail it (the workflow then aborts or undoes)."""
+    if on_failure is OnFailure.SKIP:
+        return FailureDecision(FailureAction.SKIP)
+    return FailureDecision(FailureAction.FAIL)

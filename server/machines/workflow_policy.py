@@ -1,0 +1,78 @@
+"""What a workflow does next, decided from its steps alone (seed 002 §1, §3.3, §4, §5).
+
+Pure: the services hand in the steps' states and apply the answer through the transition function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .workflow import SATISFIED, BlockedOn, FailurePolicy, OnFailure, WorkflowStepStatus
+
+S = WorkflowStepStatus
+
+
+@dataclass(frozen=True)
+class StepState:
+    name: str
+    status: WorkflowStepStatus
+    depends_on: tuple[str, ...] = ()
+    on_failure: OnFailure = OnFailure.ABORT
+    approval: bool = False
+    blocked_on: BlockedOn | None = None
+
+
+class Verdict(StrEnum):
+    CONTINUE = "continue"  # executing: there is (or will be) work
+    BLOCK = "block"  # a running step waits for a reviewer
+    COMPLETE = "complete"  # every step completed or skipped
+    FAIL = "fail"  # a step failed and asks to abort
+    COMPENSATE = "compensate"  # a step failed and asks for compensation
+
+
+def ready_steps(steps: Sequence[StepState]) -> list[StepState]:
+    """Pending steps whose dependencies are all completed or skipped, in definition order."""
+    status = {s.name: s.status for s in steps}
+    return [
+        s for s in steps if s.status is S.PENDING and all(status.get(d) in SATISFIED for d in s.depends_on)
+    ]
+
+
+def gates_to_open(steps: Sequence[StepState]) -> list[StepState]:
+    """Approval steps that are ready: the engine starts them and the workflow waits for a reviewer."""
+    return [s for s in ready_steps(steps) if s.approval]
+
+
+def workflow_verdict(steps: Iterable[StepState]) -> Verdict:
+    """Failure first (compensate wins over abort), then a reviewer's wait, then completion."""
+    steps = list(steps)
+    failed = [s for s in steps if s.status is S.FAILED]
+    if failed:
+        if any(s.on_failure is OnFailure.COMPENSATE for s in failed):
+            return Verdict.COMPENSATE
+        return Verdict.FAIL
+    if any(s.status is S.RUNNING and s.blocked_on is not None for s in steps):
+        return Verdict.BLOCK
+    if all(s.status in SATISFIED for s in steps):
+        return Verdict.COMPLETE
+    return Verdict.CONTINUE
+
+
+def failure_policy_verdict(policy: FailurePolicy) -> Verdict:
+    """A workflow-level failure (its timeout) follows the workflow's failure policy (seed §3.4)."""
+    return Verdict.COMPENSATE if policy is FailurePolicy.COMPENSATE else Verdict.FAIL
+
+
+@dataclass(frozen=True)
+class CompletedStep:
+    name: str
+    completion_order: int  # 1 for the first step to complete in the workflow, then 2, ...
+
+
+def compensation_order(completed: Iterable[CompletedStep], compensated: Iterable[str]) -> list[str]:
+    """Steps to undo, last completed first, only those with a compensation entry (seed §4.1, §4.2)."""
+    has_entry = set(compensated)
+    done = sorted(completed, key=lambda s: s.completion_order, reverse=True)
+    return [s.name for s in done if s.name in has_entry]

@@ -1,0 +1,105 @@
+"""What the workflow timer does to one workflow (seed 002 §3.4), each in its own transaction.
+
+Every function locks the workflow and re-checks the deadline against the row, so when two instances
+find the same deadline, only the first one acts and the other finds nothing left to do.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from ..events.workflow_kinds import WorkflowEvent
+from ..machines.durations import format_duration
+from ..machines.retry import ErrorCategory, settle_failed_step
+from ..machines.workflow import FailurePolicy, OnFailure, WorkflowStatus, WorkflowStepStatus
+from ..machines.workflow_policy import failure_policy_verdict
+from .runtime import Tx
+from .workflow_progress import apply_verdict, conclude_step_failure, fail_workflow
+from .workflow_rows import load_steps, lock_workflow, move_step, record_step_event, record_workflow_event
+
+W = WorkflowStatus
+S = WorkflowStepStatus
+RUNNING_WORKFLOW = (W.EXECUTING, W.BLOCKED)
+
+
+def _seconds(value: float | None) -> str:
+    return format_duration(timedelta(seconds=value or 0))
+
+
+async def time_out_workflow(tx: Tx, workflow_id: str) -> bool:
+    """Past its deadline (blocked time counts): the workflow fails or compensates, per its failure policy."""
+    workflow = await lock_workflow(tx, workflow_id)
+    if workflow.status not in RUNNING_WORKFLOW or workflow.timeout_at is None or workflow.timeout_at > tx.now:
+        return False
+    steps = await load_steps(tx, workflow.id)
+    reason = f"the workflow timed out after {_seconds(workflow.timeout_seconds)}"
+    record_workflow_event(
+        tx,
+        workflow,
+        WorkflowEvent.WORKFLOW_TIMED_OUT,
+        {
+            "timeoutSeconds": workflow.timeout_seconds,
+            "failurePolicy": workflow.failure_policy,
+            "wasBlocked": workflow.status == W.BLOCKED,
+        },
+    )
+    verdict = failure_policy_verdict(FailurePolicy(workflow.failure_policy))
+    apply_verdict(tx, workflow, steps, verdict, reason=reason)
+    return True
+
+
+async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
+    """Running steps past their timeout fail (category timeout, never retried) and apply ``onFailure``.
+
+    A step the workflow is blocked on (an approval gate, an escalation) fails the whole workflow.
+    """
+    workflow = await lock_workflow(tx, workflow_id)
+    if workflow.status not in RUNNING_WORKFLOW:
+        return []
+    steps = await load_steps(tx, workflow.id)
+    timed_out = []
+    for step in steps:
+        due = step.status == S.RUNNING and step.timeout_at is not None and step.timeout_at <= tx.now
+        if not due or workflow.status not in RUNNING_WORKFLOW:
+            continue
+        timed_out.append(step.id)
+        message = f"the step timed out after {_seconds(step.timeout_seconds)}"
+        record_step_event(
+            tx,
+            workflow,
+            step,
+            WorkflowEvent.STEP_TIMED_OUT,
+            {
+                "stepName": step.name,
+                "timeoutSeconds": step.timeout_seconds,
+                "blockedOn": step.blocked_on,
+            },
+        )
+        if step.blocked_on is not None:
+            # Seed §1: blocked -> failed on "timeout on blocked step", whatever the step's onFailure.
+            step.last_error = f"{message} while waiting for a reviewer"
+            step.last_error_category = ErrorCategory.TIMEOUT.value
+            move_step(tx, workflow, step, S.FAILED, reason="timed out", category=ErrorCategory.TIMEOUT.value)
+            fail_workflow(tx, workflow, steps, f'step "{step.name}" timed out while the workflow was blocked')
+            continue
+        decision = settle_failed_step(OnFailure(step.on_failure))
+        conclude_step_failure(tx, workflow, step, steps, decision, ErrorCategory.TIMEOUT, message)
+    return timed_out
+
+
+async def mark_retries_due(tx: Tx, workflow_id: str) -> list[str]:
+    """Steps whose back-off is over: claimable again (claims check the time themselves), announced once."""
+    workflow = await lock_workflow(tx, workflow_id)
+    steps = await load_steps(tx, workflow.id)
+    due = [
+        s
+        for s in steps
+        if s.status == S.PENDING and s.next_attempt_at is not None and s.next_attempt_at <= tx.now
+    ]
+    for step in due:
+        step.next_attempt_at = None
+        step.updated_at = tx.now
+        record_step_event(
+            tx, workflow, step, WorkflowEvent.RETRY_DUE, {"stepName": step.name, "attempt": step.attempt + 1}
+        )
+    return [s.id for s in due]

@@ -20,6 +20,7 @@ from .config import Settings
 from .db.engine import Database
 from .db.migrate import upgrade_async
 from .graphiql import FRONTEND_DIST, render_graphiql
+from .loops.asset_expiry import expire_assets
 from .loops.runner import Loop
 from .loops.stalls import scan_stalls
 from .oplog import OperationLogWriter
@@ -68,6 +69,10 @@ def create_app(
         await bus.start()
         stalls = Loop("stalls", settings.stall_scan_interval_seconds, lambda: scan_stalls(runtime))
         stalls.start()
+        expiry = Loop(
+            "asset-expiry", settings.asset_expiry_scan_interval_seconds, lambda: expire_assets(runtime)
+        )
+        expiry.start()
         app.state.runtime = runtime
         app.state.loop = asyncio.get_running_loop()
         app.state.bus = bus
@@ -78,6 +83,7 @@ def create_app(
             # uvicorn has already let in-flight requests finish; now stop the timers, publish what is
             # pending, end the subscribers' tails and write the last operation log records.
             await stalls.stop()
+            await expiry.stop()
             await bus.stop()
             await runtime.feed.close()
             if runtime.operation_log is not None:

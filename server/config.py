@@ -32,6 +32,9 @@ class Settings(BaseSettings):
     stall_scan_interval_seconds: float = Field(
         default=30.0, gt=0, description="How often the stall monitor scans for stalled steps."
     )
+    asset_expiry_scan_interval_seconds: float = Field(
+        default=15.0, gt=0, description="How often the asset TTL timer looks for assets past expires_at."
+    )
     legacy_graphql_ws: bool = Field(
         default=False,
         description="Also accept the legacy graphql-ws WebSocket protocol (off: it has had auth CVEs).",

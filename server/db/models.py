@@ -182,3 +182,8 @@ class OperationLog(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
     __table_args__ = (Index("ix_operation_log_tenant_time", "tenant_id", "created_at"),)
+
+
+# The missions domain keeps its models in a module of its own; importing it here puts its tables in
+# ``Base.metadata`` for everything that reads it (Alembic, tests).
+from . import mission_models as mission_models  # noqa: E402

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .machine import Machine
+from .mission import ASSET_MACHINE, HOP_MACHINE, MISSION_MACHINE, TOOL_STEP_MACHINE
 from .plan import PLAN_MACHINE, STEP_MACHINE
 from .skill import SKILL_MACHINE
 
@@ -13,6 +14,10 @@ MACHINES: tuple[tuple[str, Machine[Any]], ...] = (
     ("research plans", PLAN_MACHINE),
     ("research plans", STEP_MACHINE),
     ("research plans", SKILL_MACHINE),
+    ("missions", MISSION_MACHINE),
+    ("missions", HOP_MACHINE),
+    ("missions", TOOL_STEP_MACHINE),
+    ("missions", ASSET_MACHINE),
 )
 
 

@@ -60,8 +60,7 @@ def _configure(tx: Tx, mission: Mission, step: ToolStep, parameters: dict[str, A
 
 async def propose_hop_implementation(tx: Tx, hop_id: str, new_steps: list[NewToolStep]) -> MissionResult:
     problems = Problems()
-    _check_new_steps(tx, new_steps, problems)
-    problems.raise_if_any()
+    _check_new_steps(tx, new_steps, problems)  # reported together with the tool checks below
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
     to = H.IMPLEMENTATION_PROPOSED
     why = "an implementation is proposed for a hop READY_FOR_IMPLEMENTATION"

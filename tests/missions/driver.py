@@ -9,6 +9,8 @@ afterwards. ``Crew.refused`` asserts that a failing mutation leaves every table 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 import pytest
@@ -77,6 +79,58 @@ async def coordination_in_db(session: AsyncSession, tenant_id: str) -> dict[str,
     return found
 
 
+@dataclass
+class TenantRows:
+    """Every row one tenant owns in the mission tables, its events and its counter, as dicts."""
+
+    tables: dict[str, list[dict[str, Any]]]
+
+    @staticmethod
+    async def read(session: AsyncSession, tenant_id: str) -> TenantRows:
+        tables = {}
+        for model in (Mission, Hop, ToolStep, Asset, Tool, Event, TenantCounter):
+            table = model.__table__
+            rows = (await session.execute(select(table).where(table.c.tenant_id == tenant_id))).mappings()
+            tables[table.name] = sorted((dict(r) for r in rows), key=repr)
+        return TenantRows(tables)
+
+    def states(self) -> dict[StateKey, str]:
+        entities = {"missions": "mission", "hops": "hop", "tool_steps": "tool_step", "assets": "asset"}
+        return {
+            (entity, r["id"]): r["status"] for name, entity in entities.items() for r in self.tables[name]
+        }
+
+    def last_seq(self) -> int:
+        return max((r["seq"] for r in self.tables["events"]), default=0)
+
+    def events_after(self, seq: int) -> list[Any]:
+        return sorted(
+            (SimpleNamespace(**r) for r in self.tables["events"] if r["seq"] > seq), key=lambda e: e.seq
+        )
+
+    def coordination(self) -> dict[str, list[str]]:
+        steps = self.tables["tool_steps"]
+        found = {}
+        for mission in self.tables["missions"]:
+            hops = sorted(
+                (h for h in self.tables["hops"] if h["mission_id"] == mission["id"]),
+                key=lambda h: h["sequence"],
+            )
+            views = [
+                HopView(
+                    h["id"],
+                    HopStatus(h["status"]),
+                    h["is_final"],
+                    tuple(ToolStepStatus(s["status"]) for s in steps if s["hop_id"] == h["id"]),
+                )
+                for h in hops
+            ]
+            problems = coordination_problems(mission["id"], MissionStatus(mission["status"]), views)
+            if problems:
+                found[mission["id"]] = problems
+        return found
+
+
 class Crew:
     """Drives the mission services as one principal; remembers nothing but what the database holds."""
 
@@ -84,6 +138,7 @@ class Crew:
         self.runtime = runtime
         self.principal = principal
         self.clock = clock
+        self._rows: TenantRows | None = None
 
     @property
     def tenant_id(self) -> str:
@@ -125,9 +180,11 @@ class Crew:
     async def statuses(self, hop_id: str) -> list[str]:
         return [s.status for s in await self.steps(hop_id)]
 
-    async def events(self, *, root_id: str | None = None, kind: str | None = None) -> list[Event]:
+    async def events(
+        self, *, root_id: str | None = None, kind: str | None = None, after: int = 0
+    ) -> list[Event]:
         async def load(s: AsyncSession) -> list[Event]:
-            q = select(Event).where(Event.tenant_id == self.tenant_id).order_by(Event.seq)
+            q = select(Event).where(Event.tenant_id == self.tenant_id, Event.seq > after).order_by(Event.seq)
             if root_id is not None:
                 q = q.where(Event.root_id == root_id)
             if kind is not None:
@@ -141,7 +198,7 @@ class Crew:
         return counter.last_seq if counter else 0
 
     async def new_events(self, after_seq: int) -> list[Event]:
-        return [e for e in await self.events() if e.seq > after_seq]
+        return await self.events(after=after_seq)
 
     # -- checked writes --
 
@@ -177,6 +234,36 @@ class Crew:
         if code is not None:
             assert {p.code for p in error.problems} == {code}, error.problems
         return error
+
+    async def attempt(self, fn: Callable[[Tx], Awaitable[object]]) -> bool:
+        """Run ``fn``: accepted with every ``call`` check, or refused with the tenant's rows untouched.
+
+        Reads the tenant's rows once per call (the rows after one call are the rows before the next);
+        ``forget`` them when something else writes.
+        """
+        before = self._rows or await self.read(lambda s: TenantRows.read(s, self.tenant_id))
+        try:
+            async with unit_of_work(self.runtime, self.principal) as tx:
+                await fn(tx)
+        except (ServiceError, InvalidTransition):
+            after = await self.read(lambda s: TenantRows.read(s, self.tenant_id))
+            assert after == before, "a refused mutation wrote something"
+            self._rows = after
+            return False
+        after = await self.read(lambda s: TenantRows.read(s, self.tenant_id))
+        self._rows = after
+        old, new = before.states(), after.states()
+        for key in new.keys() - old.keys():
+            old[key] = MACHINES[key[0]].initial.value
+        seq0 = before.last_seq()
+        events = after.events_after(seq0)
+        assert_transitions_explain_changes(old, new, events)
+        assert [e.seq for e in events] == list(range(seq0 + 1, seq0 + 1 + len(events)))
+        assert after.coordination() == {}
+        return True
+
+    def forget(self) -> None:
+        self._rows = None
 
     # -- the services, one per intent --
 

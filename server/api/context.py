@@ -11,6 +11,7 @@ from ..auth import Principal
 from ..db.models import BranchingConditionRow, PlanStep
 from ..services import plan_queries
 from ..services.runtime import Runtime
+from .missions.loaders import MissionLoaders
 
 
 @dataclass
@@ -40,6 +41,10 @@ class Context:
     request: Any = None
     response: Any = None
     connection_params: dict[str, Any] | None = None
+    missions: MissionLoaders = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.missions = MissionLoaders(self.runtime)
 
 
 def make_context(

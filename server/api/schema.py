@@ -21,6 +21,9 @@ from ..config import Settings
 from .errors import should_mask_error
 from .events.queries import EventQueries
 from .events.subscriptions import EventSubscriptions
+from .missions.mutations import MissionMutations
+from .missions.queries import MissionQueries
+from .missions.subscriptions import MissionSubscriptions
 from .oplog import OperationLogExtension
 from .plans.mutations import PlanMutations
 from .plans.queries import PlanQueries
@@ -42,17 +45,17 @@ class HideSuggestions(SchemaExtension):
 
 
 @strawberry.type
-class Query(PlanQueries, EventQueries):
+class Query(PlanQueries, EventQueries, MissionQueries):
     pass
 
 
 @strawberry.type
-class Mutation(PlanMutations):
+class Mutation(PlanMutations, MissionMutations):
     pass
 
 
 @strawberry.type
-class Subscription(EventSubscriptions):
+class Subscription(EventSubscriptions, MissionSubscriptions):
     pass
 
 

@@ -118,7 +118,7 @@ async def select_tool(tx: Tx, tool_step_id: str, tool_name: str) -> MissionResul
     return MissionResult(mission, tool_step=step)
 
 
-async def configure_tool_step(tx: Tx, tool_step_id: str, parameters: dict[str, Any]) -> MissionResult:
+async def configure_tool_step(tx: Tx, tool_step_id: str, parameters: Any) -> MissionResult:
     """READY_TO_EXECUTE only with parameters that satisfy the tool's schema; otherwise nothing changes."""
     check_json_size(parameters, ["parameters"], tx.settings.max_result_bytes)
     mission, step = await lock_mission_of(tx, ToolStep, tool_step_id, "toolStepId")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -86,30 +87,32 @@ async def list_tools(session: AsyncSession, tenant_id: str) -> list[Tool]:
     return list(rows.all())
 
 
-async def awaiting_review(
-    session: AsyncSession, tenant_id: str, first: int
-) -> tuple[list[Mission], list[Hop], list[Asset]]:
-    """What waits for a person, oldest first: proposed missions, hop plans and implementations, assets."""
-    missions = await session.scalars(
-        select(Mission)
-        .where(Mission.tenant_id == tenant_id, Mission.status == MissionStatus.PROPOSED.value)
-        .order_by(Mission.created_at)
-        .limit(first)
+@dataclass
+class AwaitingReview:
+    missions: list[Mission]
+    hop_plans: list[Hop]
+    hop_implementations: list[Hop]
+    assets: list[Asset]
+
+
+async def awaiting_review(session: AsyncSession, tenant_id: str, first: int) -> AwaitingReview:
+    """What waits for a person, oldest first (up to ``first`` of each kind)."""
+
+    async def waiting(model: type[R] | type[Mission], status: str) -> list[Any]:
+        rows = await session.scalars(
+            select(model)
+            .where(model.tenant_id == tenant_id, model.status == status)
+            .order_by(model.created_at)
+            .limit(first)
+        )
+        return list(rows.all())
+
+    return AwaitingReview(
+        missions=await waiting(Mission, MissionStatus.PROPOSED.value),
+        hop_plans=await waiting(Hop, HopStatus.PLAN_PROPOSED.value),
+        hop_implementations=await waiting(Hop, HopStatus.IMPLEMENTATION_PROPOSED.value),
+        assets=await waiting(Asset, AssetStatus.PROPOSED.value),
     )
-    waiting_hops = [HopStatus.PLAN_PROPOSED.value, HopStatus.IMPLEMENTATION_PROPOSED.value]
-    hops = await session.scalars(
-        select(Hop)
-        .where(Hop.tenant_id == tenant_id, Hop.status.in_(waiting_hops))
-        .order_by(Hop.created_at)
-        .limit(first)
-    )
-    assets = await session.scalars(
-        select(Asset)
-        .where(Asset.tenant_id == tenant_id, Asset.status == AssetStatus.PROPOSED.value)
-        .order_by(Asset.created_at)
-        .limit(first)
-    )
-    return list(missions.all()), list(hops.all()), list(assets.all())
 
 
 def child_cursor(position: int) -> str:

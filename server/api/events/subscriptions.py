@@ -17,6 +17,7 @@ from ...services import plan_queries
 from ..context import Context
 from ..errors import run_query
 from ..plans.types import ResearchPlanType
+from .snapshots import root_snapshots
 from .types import EventType
 
 I = Info[Context, Any]  # noqa: E741
@@ -101,9 +102,7 @@ class EventSubscriptions:
     async def research_plan_updated(
         self, info: I, id: strawberry.ID
     ) -> AsyncGenerator[ResearchPlanType, None]:
-        ctx = info.context
-        tenant = ctx.principal.tenant_id
-        start = await ctx.runtime.feed.position(tenant)
+        tenant = info.context.principal.tenant_id
 
         async def snapshot() -> ResearchPlanType:
             row = await run_query(info, lambda s: plan_queries.get_plan(s, tenant, str(id)))
@@ -111,11 +110,9 @@ class EventSubscriptions:
                 raise GraphQLError(f"plan {id} not found", extensions={"code": "NOT_FOUND"})
             return ResearchPlanType.from_row(row)
 
-        yield await snapshot()
-        async with aclosing(ctx.runtime.feed.follow(tenant, start)) as batches:
-            async for batch in batches:
-                if any(e.root_id == str(id) for e in batch):
-                    yield await snapshot()
+        async with aclosing(root_snapshots(info, str(id), snapshot)) as snapshots:
+            async for plan in snapshots:
+                yield plan
 
     @strawberry.subscription(description="Each stall as the monitor detects it (replayed after `after`).")
     async def stall_alerts(self, info: I, after: int | None = None) -> AsyncGenerator[StallAlert, None]:

@@ -19,30 +19,27 @@ from .mission import HopStatus, MissionStatus, ToolStepStatus
 M, H, T = MissionStatus, HopStatus, ToolStepStatus
 
 # Mission state -> states its hop in progress may be in; empty: no hop may be in progress.
+# Seed 004's rows, plus ours (marked) for the states its table does not list.
 MISSION_HOP_TABLE: Mapping[MissionStatus, frozenset[HopStatus]] = {
-    # seed 004
+    M.PROPOSED: frozenset(),  # ours
     M.APPROVED: frozenset(),
     M.BUILDING_HOP: frozenset(
         {
             H.PLAN_PROPOSED,
             H.READY_FOR_IMPLEMENTATION,
             H.IMPLEMENTATION_PROPOSED,
-            # decision: the seed's READY_FOR_IMPLEMENTATION -> FAILED has no mission edge with it
-            H.FAILED,
+            H.FAILED,  # ours: the seed's READY_FOR_IMPLEMENTATION -> FAILED has no mission edge with it
         }
     ),
     M.HOP_READY: frozenset({H.READY_FOR_EXECUTION}),
     M.EXECUTING_HOP: frozenset({H.EXECUTING}),
     M.COMPLETED: frozenset({H.COMPLETED}),  # the final hop, done
-    # decisions (the seed lists no row)
-    M.PROPOSED: frozenset(),
-    M.FAILED: frozenset({H.FAILED}),
-    M.CANCELLED: frozenset(),
+    M.FAILED: frozenset({H.FAILED}),  # ours
+    M.CANCELLED: frozenset(),  # ours
 }
 
-# Hop state -> states its live tool steps may be in; empty: no live steps.
+# Hop state -> states its live tool steps may be in; empty: no live steps. Seed 004's rows plus ours.
 HOP_STEP_TABLE: Mapping[HopStatus, frozenset[ToolStepStatus]] = {
-    # seed 004
     H.PLAN_PROPOSED: frozenset(),
     H.READY_FOR_IMPLEMENTATION: frozenset(),
     H.IMPLEMENTATION_PROPOSED: frozenset(
@@ -50,16 +47,15 @@ HOP_STEP_TABLE: Mapping[HopStatus, frozenset[ToolStepStatus]] = {
             T.PROPOSED,
             T.READY_TO_CONFIGURE,
             T.READY_TO_EXECUTE,
-            # decision: the seed's READY_TO_CONFIGURE -> FAILED happens here; it waits for a retry
-            T.FAILED,
+            T.FAILED,  # ours: the seed's READY_TO_CONFIGURE -> FAILED happens here; it waits for a retry
         }
     ),
     H.READY_FOR_EXECUTION: frozenset({T.READY_TO_EXECUTE}),
     H.EXECUTING: frozenset({T.EXECUTING, T.COMPLETED}),
     H.COMPLETED: frozenset({T.COMPLETED}),
-    # decisions: a hop failed in execution keeps its running and finished steps beside the failed
-    # one(s); a cancelled hop keeps only the steps that had already completed
+    # ours: a hop failed in execution keeps its running and finished steps beside the failed one(s) ...
     H.FAILED: frozenset({T.EXECUTING, T.COMPLETED, T.FAILED}),
+    # ... and a cancelled hop only the steps that had already completed
     H.CANCELLED: frozenset({T.COMPLETED}),
 }
 

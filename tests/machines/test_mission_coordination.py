@@ -124,3 +124,13 @@ def test_history_of_completed_and_cancelled_hops_beside_the_one_in_progress_is_v
     ]
     assert coordination_problems("m", MissionStatus.EXECUTING_HOP, hops) == []
     assert coordination_problems("m", MissionStatus.HOP_READY, hops) != []
+
+
+def test_the_registered_coordination_tables_have_a_row_for_every_state() -> None:
+    from server.machines.registry import COORDINATION
+
+    tables = {title: table for _, title, _, table in COORDINATION}
+    assert set(tables["mission and hop"]) == set(MissionStatus)
+    assert set(tables["hop and tool steps"]) == set(HopStatus)
+    assert {k.value: {s.value for s in v} for k, v in tables["mission and hop"].items()} == MISSION_HOP
+    assert {k.value: {s.value for s in v} for k, v in tables["hop and tool steps"].items()} == HOP_STEP

@@ -60,11 +60,9 @@ def _configure(tx: Tx, mission: Mission, step: ToolStep, parameters: dict[str, A
 
 async def propose_hop_implementation(tx: Tx, hop_id: str, new_steps: list[NewToolStep]) -> MissionResult:
     problems = Problems()
-    _check_new_steps(tx, new_steps, problems)  # reported together with the tool checks below
+    _check_new_steps(tx, new_steps, problems)
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
-    to = H.IMPLEMENTATION_PROPOSED
-    why = "an implementation is proposed for a hop READY_FOR_IMPLEMENTATION"
-    require_state(HOP_MACHINE, hop, {H.READY_FOR_IMPLEMENTATION}, "hopId", to, why)
+    # Every input problem at once: the steps' own and those of the tools they name.
     tools: dict[int, Tool] = {}
     for i, new in enumerate(new_steps):
         if not new.tool_name:
@@ -78,6 +76,9 @@ async def propose_hop_implementation(tx: Tx, hop_id: str, new_steps: list[NewToo
         if new.parameters is not None:
             check_parameters(tools[i], new.parameters, [*path, "parameters"], problems)
     problems.raise_if_any()
+    to = H.IMPLEMENTATION_PROPOSED
+    why = "an implementation is proposed for a hop READY_FOR_IMPLEMENTATION"
+    require_state(HOP_MACHINE, hop, {H.READY_FOR_IMPLEMENTATION}, "hopId", to, why)
 
     earlier = await steps_of_hop(tx, hop.id)  # a rejected implementation's steps stay, cancelled
     first = max((s.position for s in earlier), default=0) + 1

@@ -5,16 +5,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..db.mission_models import Asset, Hop, Mission, Tool, ToolStep
 from ..errors import invalid, not_found
 from ..machines.mission import AssetStatus, HopStatus, MissionStatus
-from .plan_queries import Page, decode_cursor, encode_cursor
+from .plan_queries import Page, decode_cursor, encode_cursor, newest_first
 from .validation import parse_id
 
 R = TypeVar("R", Hop, ToolStep, Asset)
@@ -35,22 +34,10 @@ def mission_cursor(mission: Mission) -> str:
 async def list_missions(
     session: AsyncSession, tenant_id: str, first: int, after: str | None, statuses: Sequence[MissionStatus]
 ) -> Page[Mission]:
-    """Newest first (keyset on created_at desc, id desc)."""
     query = select(Mission).where(Mission.tenant_id == tenant_id)
     if statuses:
         query = query.where(Mission.status.in_([s.value for s in statuses]))
-    if after:
-        created_raw, last_id = decode_cursor(after, 2)
-        try:
-            created = datetime.fromisoformat(created_raw)
-        except ValueError:
-            raise invalid("after is not a cursor this server issued", ["after"]) from None
-        query = query.where(
-            or_(Mission.created_at < created, and_(Mission.created_at == created, Mission.id < last_id))
-        )
-    order = (Mission.created_at.desc(), Mission.id.desc())
-    rows = list((await session.scalars(query.order_by(*order).limit(first + 1))).all())
-    return Page(rows[:first], len(rows) > first)
+    return await newest_first(session, query, Mission.created_at, Mission.id, first, after)
 
 
 async def count_missions(session: AsyncSession, tenant_id: str, statuses: Sequence[MissionStatus]) -> int:

@@ -7,9 +7,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..db.models import BranchingConditionRow, Event, PlanStep, ResearchOutput, ResearchPlan, SkillExecution
@@ -107,32 +107,28 @@ class Page(Generic[T]):
     has_next_page: bool
 
 
+async def newest_first(
+    session: AsyncSession, query: Select[Any], created: Any, ident: Any, first: int, after: str | None
+) -> Page[Any]:
+    """A page of ``query``'s rows, newest first (keyset on ``created`` desc, ``ident`` desc)."""
+    if after:
+        created_raw, last_id = decode_cursor(after, 2)
+        try:
+            created_at = datetime.fromisoformat(created_raw)
+        except ValueError:
+            raise invalid("after is not a cursor this server issued", ["after"]) from None
+        query = query.where(or_(created < created_at, and_(created == created_at, ident < last_id)))
+    rows = list((await session.scalars(query.order_by(created.desc(), ident.desc()).limit(first + 1))).all())
+    return Page(rows[:first], len(rows) > first)
+
+
 async def list_plans(
     session: AsyncSession, tenant_id: str, first: int, after: str | None, statuses: Sequence[PlanStatus]
 ) -> Page[ResearchPlan]:
     query = select(ResearchPlan).where(ResearchPlan.tenant_id == tenant_id)
     if statuses:
         query = query.where(ResearchPlan.status.in_([s.value for s in statuses]))
-    if after:
-        created_raw, last_id = decode_cursor(after, 2)
-        try:
-            created = datetime.fromisoformat(created_raw)
-        except ValueError:
-            raise invalid("after is not a cursor this server issued", ["after"]) from None
-        query = query.where(
-            or_(
-                ResearchPlan.created_at < created,
-                and_(ResearchPlan.created_at == created, ResearchPlan.id < last_id),
-            )
-        )
-    rows = list(
-        (
-            await session.scalars(
-                query.order_by(ResearchPlan.created_at.desc(), ResearchPlan.id.desc()).limit(first + 1)
-            )
-        ).all()
-    )
-    return Page(rows[:first], len(rows) > first)
+    return await newest_first(session, query, ResearchPlan.created_at, ResearchPlan.id, first, after)
 
 
 async def count_plans(session: AsyncSession, tenant_id: str, statuses: Sequence[PlanStatus]) -> int:

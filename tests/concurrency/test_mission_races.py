@@ -5,30 +5,18 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from sqlalchemy import select
 
-from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
 from server.db.models import Event
 from tests.api import mission_operations as mops
 from tests.api.test_missions_api import approved_mission, register_search_tool
-from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server
+from tests.conftest import GraphQLClient, LiveServer
 
 STEPS = 8
-
-
-@pytest.fixture
-def two_servers(settings: Settings, clock: FakeClock) -> Iterator[tuple[LiveServer, LiveServer]]:
-    first = start_server(settings, clock)
-    second = start_server(settings, clock)
-    yield first, second
-    stop_server(first)
-    stop_server(second)
 
 
 async def mission_events(settings: Settings, mission_id: str) -> list[Event]:

@@ -4,29 +4,17 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
 
-import pytest
 from sqlalchemy import select
 
-from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
 from server.db.models import Event, PlanStep
 from tests.api import operations as ops
-from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server
+from tests.conftest import GraphQLClient, LiveServer
 
 AGENTS = 24
 STEPS = 10
-
-
-@pytest.fixture
-def two_servers(settings: Settings, clock: FakeClock) -> Iterator[tuple[LiveServer, LiveServer]]:
-    first = start_server(settings, clock)
-    second = start_server(settings, clock)
-    yield first, second
-    stop_server(first)
-    stop_server(second)
 
 
 async def test_every_pending_step_starts_exactly_once_under_concurrent_agents(

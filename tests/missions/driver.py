@@ -3,7 +3,7 @@
 ``Crew.call`` asserts, for every mutation, that each state change of a mission, hop, tool step or asset
 is explained by ``<entity>_transitioned`` events along edges of the machine's table, that the tenant's
 ``seq`` stays gap-free, and that every mission of the tenant satisfies seed 004's coordination tables
-afterwards. ``Crew.refused`` asserts that a failing mutation leaves every table exactly as it was.
+afterwards. ``Crew.refused`` (``Flight``'s) asserts that a failing mutation leaves every table as it was.
 """
 
 from __future__ import annotations
@@ -13,15 +13,13 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, TypeVar
 
-import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.auth import Principal
-from server.clock import FakeClock
 from server.db.mission_models import Asset, Hop, Mission, Tool, ToolStep
 from server.db.models import Event, TenantCounter
-from server.errors import ErrorCode, ServiceError, from_invalid_transition
+from server.errors import ServiceError
 from server.machines.errors import InvalidTransition
 from server.machines.mission import HopStatus, MissionStatus, ToolStepStatus
 from server.machines.mission_coordination import HopView, coordination_problems
@@ -34,8 +32,8 @@ from server.services import (
 )
 from server.services.mission_inputs import NewAsset, NewHop, NewMission, NewTool, NewToolStep
 from server.services.mission_rows import MissionResult
-from server.services.runtime import Runtime, Tx, unit_of_work
-from tests.services.helpers import MACHINES, StateKey, assert_transitions_explain_changes, table_snapshot
+from server.services.runtime import Tx, unit_of_work
+from tests.services.helpers import MACHINES, Flight, StateKey, assert_transitions_explain_changes
 
 T = TypeVar("T")
 
@@ -131,27 +129,16 @@ class TenantRows:
         return found
 
 
-class Crew:
-    """Drives the mission services as one principal; remembers nothing but what the database holds."""
+class Crew(Flight):
+    """Drives the mission services as one principal; remembers nothing but what the database holds
+    (``Flight``'s reads, ``refused`` and ``snapshot`` serve as they are)."""
 
-    def __init__(self, runtime: Runtime, principal: Principal, clock: FakeClock) -> None:
-        self.runtime = runtime
-        self.principal = principal
-        self.clock = clock
-        self._rows: TenantRows | None = None
-
-    @property
-    def tenant_id(self) -> str:
-        return self.principal.tenant_id
+    _rows: TenantRows | None = None
 
     def as_(self, principal: Principal) -> Crew:
         return Crew(self.runtime, principal, self.clock)
 
     # -- reads --
-
-    async def read(self, fn: Callable[[AsyncSession], Awaitable[T]]) -> T:
-        async with self.runtime.db.reader() as session:
-            return await fn(session)
 
     async def get(self, model: type[T], row_id: str) -> T:
         row = await self.read(lambda s: s.get(model, row_id))
@@ -180,7 +167,7 @@ class Crew:
     async def statuses(self, hop_id: str) -> list[str]:
         return [s.status for s in await self.steps(hop_id)]
 
-    async def events(
+    async def events(  # type: ignore[override]  # Flight's, plus ``after``
         self, *, root_id: str | None = None, kind: str | None = None, after: int = 0
     ) -> list[Event]:
         async def load(s: AsyncSession) -> list[Event]:
@@ -218,22 +205,6 @@ class Crew:
         assert all(e.root_type in ("mission", "tool") for e in events)
         assert await self.read(lambda s: coordination_in_db(s, self.tenant_id)) == {}
         return result
-
-    async def refused(
-        self, fn: Callable[[Tx], Awaitable[object]], code: ErrorCode | None = None
-    ) -> ServiceError:
-        """``fn`` fails (with ``code``) and every table is left exactly as it was."""
-        before = await self.read(table_snapshot)
-        with pytest.raises((ServiceError, InvalidTransition)) as caught:
-            async with unit_of_work(self.runtime, self.principal) as tx:
-                await fn(tx)
-        assert await self.read(table_snapshot) == before
-        error = caught.value
-        if isinstance(error, InvalidTransition):
-            error = from_invalid_transition(error)
-        if code is not None:
-            assert {p.code for p in error.problems} == {code}, error.problems
-        return error
 
     async def attempt(self, fn: Callable[[Tx], Awaitable[object]]) -> bool:
         """Run ``fn``: accepted with every ``call`` check, or refused with the tenant's rows untouched.

@@ -69,33 +69,11 @@ class World:
 Action = Callable[[World, int, bool], Awaitable[None]]
 
 
-def on_mission(act: Callable[[Tx, str, bool], Awaitable[object]]) -> Action:
+def on(model: Any, act: Callable[[Tx, str, bool], Awaitable[object]]) -> Action:
+    """An act on one of the tenant's rows of ``model``, picked by the example's index."""
+
     async def run(world: World, index: int, flag: bool) -> None:
-        target = await world.pick(Mission, index)
-        await world.fire(lambda tx: act(tx, target, flag))
-
-    return run
-
-
-def on_hop(act: Callable[[Tx, str, bool], Awaitable[object]]) -> Action:
-    async def run(world: World, index: int, flag: bool) -> None:
-        target = await world.pick(Hop, index)
-        await world.fire(lambda tx: act(tx, target, flag))
-
-    return run
-
-
-def on_step(act: Callable[[Tx, str, bool], Awaitable[object]]) -> Action:
-    async def run(world: World, index: int, flag: bool) -> None:
-        target = await world.pick(ToolStep, index)
-        await world.fire(lambda tx: act(tx, target, flag))
-
-    return run
-
-
-def on_asset(act: Callable[[Tx, str, bool], Awaitable[object]]) -> Action:
-    async def run(world: World, index: int, flag: bool) -> None:
-        target = await world.pick(Asset, index)
+        target = await world.pick(model, index)
         await world.fire(lambda tx: act(tx, target, flag))
 
     return run
@@ -182,42 +160,44 @@ ACTIONS: dict[str, Action] = {
     "propose_mission": lambda w, i, f: w.fire(
         lambda tx: mission_proposals.propose_mission(tx, NewMission("m", "g"))
     ),
-    "approve_mission": on_mission(lambda tx, m, f: mission_proposals.approve_mission(tx, m)),
-    "reject_mission": on_mission(lambda tx, m, f: mission_proposals.reject_mission(tx, m, "no")),
-    "cancel_mission": on_mission(lambda tx, m, f: mission_proposals.cancel_mission(tx, m, "stop")),
-    "propose_hop": on_mission(lambda tx, m, f: mission_proposals.propose_hop(tx, NewHop(m, "h", "p", f))),
-    "approve_hop_plan": on_hop(lambda tx, h, f: mission_proposals.approve_hop_plan(tx, h)),
-    "reject_hop_plan": on_hop(lambda tx, h, f: mission_proposals.reject_hop_plan(tx, h, "no")),
-    "propose_implementation": on_hop(
-        lambda tx, h, f: mission_implementation.propose_hop_implementation(tx, h, implementation(f))
+    "approve_mission": on(Mission, lambda tx, m, f: mission_proposals.approve_mission(tx, m)),
+    "reject_mission": on(Mission, lambda tx, m, f: mission_proposals.reject_mission(tx, m, "no")),
+    "cancel_mission": on(Mission, lambda tx, m, f: mission_proposals.cancel_mission(tx, m, "stop")),
+    "propose_hop": on(Mission, lambda tx, m, f: mission_proposals.propose_hop(tx, NewHop(m, "h", "p", f))),
+    "approve_hop_plan": on(Hop, lambda tx, h, f: mission_proposals.approve_hop_plan(tx, h)),
+    "reject_hop_plan": on(Hop, lambda tx, h, f: mission_proposals.reject_hop_plan(tx, h, "no")),
+    "propose_implementation": on(
+        Hop, lambda tx, h, f: mission_implementation.propose_hop_implementation(tx, h, implementation(f))
     ),
-    "approve_implementation": on_hop(
-        lambda tx, h, f: mission_implementation.approve_hop_implementation(tx, h)
+    "approve_implementation": on(
+        Hop, lambda tx, h, f: mission_implementation.approve_hop_implementation(tx, h)
     ),
-    "reject_implementation": on_hop(
-        lambda tx, h, f: mission_implementation.reject_hop_implementation(tx, h, "no")
+    "reject_implementation": on(
+        Hop, lambda tx, h, f: mission_implementation.reject_hop_implementation(tx, h, "no")
     ),
-    "fail_implementation": on_hop(
-        lambda tx, h, f: mission_implementation.fail_hop_implementation(tx, h, "x")
+    "fail_implementation": on(
+        Hop, lambda tx, h, f: mission_implementation.fail_hop_implementation(tx, h, "x")
     ),
-    "start_hop": on_hop(lambda tx, h, f: mission_execution.start_hop(tx, h)),
-    "retry_hop": on_hop(lambda tx, h, f: mission_execution.retry_hop(tx, h)),
-    "select_tool": on_step(lambda tx, s, f: mission_implementation.select_tool(tx, s, "web_search")),
-    "configure": on_step(
-        lambda tx, s, f: mission_implementation.configure_tool_step(tx, s, GOOD_PARAMS if f else BAD_PARAMS)
+    "start_hop": on(Hop, lambda tx, h, f: mission_execution.start_hop(tx, h)),
+    "retry_hop": on(Hop, lambda tx, h, f: mission_execution.retry_hop(tx, h)),
+    "select_tool": on(ToolStep, lambda tx, s, f: mission_implementation.select_tool(tx, s, "web_search")),
+    "configure": on(
+        ToolStep,
+        lambda tx, s, f: mission_implementation.configure_tool_step(tx, s, GOOD_PARAMS if f else BAD_PARAMS),
     ),
-    "complete_step": on_step(lambda tx, s, f: mission_execution.complete_tool_step(tx, s, None)),
-    "fail_step": on_step(lambda tx, s, f: mission_execution.fail_tool_step(tx, s, "boom")),
-    "retry_step": on_step(lambda tx, s, f: mission_execution.retry_tool_step(tx, s)),
-    "propose_asset": on_mission(
-        lambda tx, m, f: mission_assets.propose_asset(tx, NewAsset(m, "a", ttl_seconds=600 if f else None))
+    "complete_step": on(ToolStep, lambda tx, s, f: mission_execution.complete_tool_step(tx, s, None)),
+    "fail_step": on(ToolStep, lambda tx, s, f: mission_execution.fail_tool_step(tx, s, "boom")),
+    "retry_step": on(ToolStep, lambda tx, s, f: mission_execution.retry_tool_step(tx, s)),
+    "propose_asset": on(
+        Mission,
+        lambda tx, m, f: mission_assets.propose_asset(tx, NewAsset(m, "a", ttl_seconds=600 if f else None)),
     ),
-    "accept_asset": on_asset(lambda tx, a, f: mission_assets.accept_asset(tx, a)),
-    "reject_asset": on_asset(lambda tx, a, f: mission_assets.reject_asset(tx, a, "no")),
-    "process_asset": on_asset(lambda tx, a, f: mission_assets.start_asset_processing(tx, a)),
-    "finish_asset": on_asset(lambda tx, a, f: mission_assets.complete_asset_processing(tx, a, "x", None)),
-    "fail_asset": on_asset(lambda tx, a, f: mission_assets.fail_asset(tx, a, "bad")),
-    "retry_asset": on_asset(lambda tx, a, f: mission_assets.retry_asset(tx, a)),
+    "accept_asset": on(Asset, lambda tx, a, f: mission_assets.accept_asset(tx, a)),
+    "reject_asset": on(Asset, lambda tx, a, f: mission_assets.reject_asset(tx, a, "no")),
+    "process_asset": on(Asset, lambda tx, a, f: mission_assets.start_asset_processing(tx, a)),
+    "finish_asset": on(Asset, lambda tx, a, f: mission_assets.complete_asset_processing(tx, a, "x", None)),
+    "fail_asset": on(Asset, lambda tx, a, f: mission_assets.fail_asset(tx, a, "bad")),
+    "retry_asset": on(Asset, lambda tx, a, f: mission_assets.retry_asset(tx, a)),
     "expire_later": expire_later,
 }
 # Each random act is followed by 0-3 "progress" moves on a mission, so that sequences get deep into a

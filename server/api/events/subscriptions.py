@@ -103,15 +103,15 @@ class EventSubscriptions:
         self, info: I, id: strawberry.ID
     ) -> AsyncGenerator[ResearchPlanType, None]:
         tenant = info.context.principal.tenant_id
-
-        async def snapshot() -> ResearchPlanType:
-            row = await run_query(info, lambda s: plan_queries.get_plan(s, tenant, str(id)))
-            if row is None:
-                raise GraphQLError(f"plan {id} not found", extensions={"code": "NOT_FOUND"})
-            return ResearchPlanType.from_row(row)
-
-        async with aclosing(root_snapshots(info, str(id), snapshot)) as snapshots:
-            async for plan in snapshots:
+        snapshots = root_snapshots(
+            info,
+            "plan",
+            str(id),
+            lambda s: plan_queries.get_plan(s, tenant, str(id)),
+            ResearchPlanType.from_row,
+        )
+        async with aclosing(snapshots) as plans:
+            async for plan in plans:
                 yield plan
 
     @strawberry.subscription(description="Each stall as the monitor detects it (replayed after `after`).")

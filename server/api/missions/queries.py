@@ -12,7 +12,7 @@ from ...services import mission_queries
 from ..context import Context
 from ..errors import run_query
 from ..pagination import PageInfo
-from .types import AssetType, Edge, HopType, MissionConnection, MissionType, ToolType, cap
+from .types import AssetType, Connection, Edge, HopType, MissionType, ToolType, cap
 
 I = Info[Context, Any]  # noqa: E741
 
@@ -38,11 +38,11 @@ class MissionQueries:
     @strawberry.field(description="Missions, newest first; `first` is capped by the server.")
     async def missions(
         self, info: I, first: int = 20, after: str | None = None, status: list[MissionStatus] | None = None
-    ) -> MissionConnection:
+    ) -> Connection[MissionType]:
         tenant = info.context.principal.tenant_id
         statuses = status or []
 
-        async def read(session: Any) -> MissionConnection:
+        async def read(session: Any) -> Connection[MissionType]:
             page = await mission_queries.list_missions(session, tenant, cap(info, first), after, statuses)
             total = await mission_queries.count_missions(session, tenant, statuses)
             edges = [
@@ -50,11 +50,8 @@ class MissionQueries:
                 for m in page.items
             ]
             end = edges[-1].cursor if edges else None
-            return MissionConnection(
-                edges=edges,
-                page_info=PageInfo(has_next_page=page.has_next_page, end_cursor=end),
-                total_count=total,
-            )
+            page_info = PageInfo(has_next_page=page.has_next_page, end_cursor=end)
+            return Connection(edges=edges, page_info=page_info, total_count=total)
 
         result = await run_query(info, read)
         assert result is not None

@@ -11,12 +11,10 @@ from contextlib import aclosing
 from typing import Any
 
 import strawberry
-from graphql import GraphQLError
 from strawberry.types import Info
 
 from ...services import mission_queries
 from ..context import Context
-from ..errors import run_query
 from ..events.snapshots import root_snapshots
 from .types import MissionType
 
@@ -30,13 +28,13 @@ class MissionSubscriptions:
     )
     async def mission_updated(self, info: I, id: strawberry.ID) -> AsyncGenerator[MissionType, None]:
         tenant = info.context.principal.tenant_id
-
-        async def snapshot() -> MissionType:
-            row = await run_query(info, lambda s: mission_queries.get_mission(s, tenant, str(id)))
-            if row is None:
-                raise GraphQLError(f"mission {id} not found", extensions={"code": "NOT_FOUND"})
-            return MissionType.from_row(row)
-
-        async with aclosing(root_snapshots(info, str(id), snapshot)) as snapshots:
-            async for mission in snapshots:
+        snapshots = root_snapshots(
+            info,
+            "mission",
+            str(id),
+            lambda s: mission_queries.get_mission(s, tenant, str(id)),
+            MissionType.from_row,
+        )
+        async with aclosing(snapshots) as missions:
+            async for mission in missions:
                 yield mission

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Generic, TypeVar, cast
 
@@ -21,6 +21,7 @@ from ..pagination import PageInfo
 
 I = Info[Context, Any]  # noqa: E741
 N = TypeVar("N")
+R = TypeVar("R")
 
 MissionStatusEnum = strawberry.enum(MissionStatus, name="MissionStatus")
 HopStatusEnum = strawberry.enum(HopStatus, name="HopStatus")
@@ -32,23 +33,31 @@ def cap(info: I, first: int) -> int:
     return max(1, min(first, info.context.runtime.settings.max_page_size))
 
 
-def window(
-    info: I, items: Sequence[N], first: int, after: str | None
-) -> tuple[list[tuple[str, N]], PageInfo]:
-    """A page of an already loaded child list: (cursor, item) pairs and the page info."""
-    try:
-        start = mission_queries.child_offset(after)
-    except ServiceError as exc:
-        raise GraphQLError(str(exc), extensions={"code": exc.problems[0].code.value}) from None
-    stop = start + cap(info, first)
-    page = [(mission_queries.child_cursor(i), items[i]) for i in range(start, min(stop, len(items)))]
-    return page, PageInfo(has_next_page=stop < len(items), end_cursor=page[-1][0] if page else None)
-
-
 @strawberry.type
 class Edge(Generic[N]):
     cursor: str
     node: N
+
+
+@strawberry.type
+class Connection(Generic[N]):
+    edges: list[Edge[N]]
+    page_info: PageInfo
+    total_count: int
+
+
+def connect(
+    info: I, rows: Sequence[R], first: int, after: str | None, render: Callable[[R], N]
+) -> Connection[N]:
+    """A page of an already loaded child list (``after`` is a position cursor of ``child_cursor``)."""
+    try:
+        start = mission_queries.child_offset(after)
+    except ServiceError as exc:
+        raise GraphQLError(str(exc), extensions={"code": exc.problems[0].code.value}) from None
+    stop = min(start + cap(info, first), len(rows))
+    edges = [Edge(cursor=mission_queries.child_cursor(i), node=render(rows[i])) for i in range(start, stop)]
+    page_info = PageInfo(has_next_page=stop < len(rows), end_cursor=edges[-1].cursor if edges else None)
+    return Connection(edges=edges, page_info=page_info, total_count=len(rows))
 
 
 @strawberry.type(name="Tool", description="A tool with the JSON Schema its parameters must satisfy.")
@@ -113,13 +122,6 @@ class ToolStepType:
         )
 
 
-@strawberry.type
-class ToolStepConnection:
-    edges: list[Edge[ToolStepType]]
-    page_info: PageInfo
-    total_count: int
-
-
 @strawberry.type(name="Hop", description="One hop of a mission: a plan, its implementation, its execution.")
 class HopType:
     id: strawberry.ID
@@ -139,13 +141,11 @@ class HopType:
     @strawberry.field(description="In order; cancelled steps (of a rejected implementation) only if asked.")
     async def tool_steps(
         self, info: I, first: int = 50, after: str | None = None, include_cancelled: bool = False
-    ) -> ToolStepConnection:
+    ) -> Connection[ToolStepType]:
         rows = await info.context.missions.tool_steps.load(str(self.id))
         if not include_cancelled:
             rows = [r for r in rows if r.status != ToolStepStatus.CANCELLED]
-        page, page_info = window(info, rows, first, after)
-        edges = [Edge(cursor=c, node=ToolStepType.from_row(r)) for c, r in page]
-        return ToolStepConnection(edges=edges, page_info=page_info, total_count=len(rows))
+        return connect(info, rows, first, after, ToolStepType.from_row)
 
     @staticmethod
     def from_row(row: Hop) -> HopType:
@@ -164,13 +164,6 @@ class HopType:
             started_at=row.started_at,
             completed_at=row.completed_at,
         )
-
-
-@strawberry.type
-class HopConnection:
-    edges: list[Edge[HopType]]
-    page_info: PageInfo
-    total_count: int
 
 
 @strawberry.type(name="Asset", description="Something a mission produces; it expires at expiresAt.")
@@ -216,13 +209,6 @@ class AssetType:
         )
 
 
-@strawberry.type
-class AssetConnection:
-    edges: list[Edge[AssetType]]
-    page_info: PageInfo
-    total_count: int
-
-
 @strawberry.type(name="Mission", description="A mission (seed 004): built and run one hop at a time.")
 class MissionType:
     id: strawberry.ID
@@ -235,11 +221,9 @@ class MissionType:
     completed_at: datetime | None
 
     @strawberry.field(description="Every hop, in order, finished and cancelled ones included.")
-    async def hops(self, info: I, first: int = 50, after: str | None = None) -> HopConnection:
+    async def hops(self, info: I, first: int = 50, after: str | None = None) -> Connection[HopType]:
         rows = await info.context.missions.hops.load(str(self.id))
-        page, page_info = window(info, rows, first, after)
-        edges = [Edge(cursor=c, node=HopType.from_row(r)) for c, r in page]
-        return HopConnection(edges=edges, page_info=page_info, total_count=len(rows))
+        return connect(info, rows, first, after, HopType.from_row)
 
     @strawberry.field(description="The hop neither completed nor cancelled, if there is one.")
     async def current_hop(self, info: I) -> HopType | None:
@@ -254,13 +238,11 @@ class MissionType:
         first: int = 50,
         after: str | None = None,
         status: list[AssetStatus] | None = None,
-    ) -> AssetConnection:
+    ) -> Connection[AssetType]:
         rows = await info.context.missions.assets.load(str(self.id))
         if status:
             rows = [r for r in rows if AssetStatus(r.status) in status]
-        page, page_info = window(info, rows, first, after)
-        edges = [Edge(cursor=c, node=AssetType.from_row(r)) for c, r in page]
-        return AssetConnection(edges=edges, page_info=page_info, total_count=len(rows))
+        return connect(info, rows, first, after, AssetType.from_row)
 
     @staticmethod
     def from_row(row: Mission) -> MissionType:
@@ -274,10 +256,3 @@ class MissionType:
             updated_at=row.updated_at,
             completed_at=row.completed_at,
         )
-
-
-@strawberry.type
-class MissionConnection:
-    edges: list[Edge[MissionType]]
-    page_info: PageInfo
-    total_count: int

@@ -167,19 +167,6 @@ class Crew(Flight):
     async def statuses(self, hop_id: str) -> list[str]:
         return [s.status for s in await self.steps(hop_id)]
 
-    async def events(  # type: ignore[override]  # Flight's, plus ``after``
-        self, *, root_id: str | None = None, kind: str | None = None, after: int = 0
-    ) -> list[Event]:
-        async def load(s: AsyncSession) -> list[Event]:
-            q = select(Event).where(Event.tenant_id == self.tenant_id, Event.seq > after).order_by(Event.seq)
-            if root_id is not None:
-                q = q.where(Event.root_id == root_id)
-            if kind is not None:
-                q = q.where(Event.kind == kind)
-            return list((await s.scalars(q)).all())
-
-        return await self.read(load)
-
     async def last_seq(self) -> int:
         counter = await self.read(lambda s: s.get(TenantCounter, self.tenant_id))
         return counter.last_seq if counter else 0

@@ -67,8 +67,10 @@ async def propose_mission(tx: Tx, new: NewMission) -> MissionResult:
 
 async def approve_mission(tx: Tx, mission_id: str) -> MissionResult:
     mission = await lock_mission(tx, mission_id)
-    require_state(MISSION_MACHINE, mission, {M.PROPOSED}, "missionId", M.APPROVED, "only a proposed mission")
+    why = "only a proposed mission can be approved"
+    require_state(MISSION_MACHINE, mission, {M.PROPOSED}, "missionId", M.APPROVED, why)
     move(tx, MISSION_MACHINE, mission, M.APPROVED, mission)
+    await enforce_coordination(tx, mission, "missionId")
     return MissionResult(mission)
 
 
@@ -80,6 +82,7 @@ async def reject_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
     require_state(MISSION_MACHINE, mission, {M.PROPOSED}, "missionId", M.CANCELLED, why)
     move(tx, MISSION_MACHINE, mission, M.CANCELLED, mission, reason, action="rejected")
     record(tx, MissionEvent.MISSION_REJECTED, mission, mission, reason=reason)
+    await enforce_coordination(tx, mission, "missionId")
     return MissionResult(mission)
 
 
@@ -88,7 +91,8 @@ async def cancel_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
     check_reason(tx, reason)
     mission = await lock_mission(tx, mission_id)
     not_final = set(M) - MISSION_MACHINE.final
-    require_state(MISSION_MACHINE, mission, not_final, "missionId", M.CANCELLED, "a finished mission")
+    why = "a finished mission cannot be cancelled"
+    require_state(MISSION_MACHINE, mission, not_final, "missionId", M.CANCELLED, why)
     cancelled_hops, cancelled_steps = [], []
     for hop in await hops_of(tx, mission.id):
         if HopStatus(hop.status) in INACTIVE_HOP:

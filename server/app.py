@@ -20,6 +20,7 @@ from .config import Settings
 from .db.engine import Database
 from .db.migrate import upgrade_async
 from .graphiql import FRONTEND_DIST, render_graphiql
+from .loops.asset_expiry import expire_assets
 from .loops.runner import Loop
 from .loops.stalls import scan_stalls
 from .loops.workflow_timers import run_workflow_timers
@@ -73,6 +74,10 @@ def create_app(
             "workflow-timers", settings.workflow_timer_interval_seconds, lambda: run_workflow_timers(runtime)
         )
         workflow_timers.start()
+        expiry = Loop(
+            "asset-expiry", settings.asset_expiry_scan_interval_seconds, lambda: expire_assets(runtime)
+        )
+        expiry.start()
         app.state.runtime = runtime
         app.state.loop = asyncio.get_running_loop()
         app.state.bus = bus
@@ -84,6 +89,7 @@ def create_app(
             # pending, end the subscribers' tails and write the last operation log records.
             await stalls.stop()
             await workflow_timers.stop()
+            await expiry.stop()
             await bus.stop()
             await runtime.feed.close()
             if runtime.operation_log is not None:

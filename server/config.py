@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     workflow_slots_per_tenant: int = Field(
         default=10, ge=1, description="Workflows one tenant may have executing (or blocked, compensating)."
     )
+    asset_expiry_scan_interval_seconds: float = Field(
+        default=15.0, gt=0, description="How often the asset TTL timer looks for assets past expires_at."
+    )
     legacy_graphql_ws: bool = Field(
         default=False,
         description="Also accept the legacy graphql-ws WebSocket protocol (off: it has had auth CVEs).",

@@ -12,6 +12,7 @@ from ..db.models import BranchingConditionRow, PlanStep
 from ..db.workflow_models import WorkflowStep
 from ..services import plan_queries, workflow_queries
 from ..services.runtime import Runtime
+from .missions.loaders import MissionLoaders
 
 
 @dataclass
@@ -47,6 +48,10 @@ class Context:
     request: Any = None
     response: Any = None
     connection_params: dict[str, Any] | None = None
+    missions: MissionLoaders = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.missions = MissionLoaders(self.runtime)
 
 
 def make_context(

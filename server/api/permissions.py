@@ -13,7 +13,7 @@ from .context import Context
 class CanDrive(BasePermission):
     """Agent mutations: the agent and admin roles."""
 
-    message = "this key's role may not change plans (needs agent or admin)"
+    message = "this key's role may not drive plans or missions (needs agent or admin)"
     error_extensions = {"code": "FORBIDDEN"}
 
     def has_permission(self, source: Any, info: Info[Context, Any], **kwargs: Any) -> bool:
@@ -21,9 +21,9 @@ class CanDrive(BasePermission):
 
 
 class CanDecide(BasePermission):
-    """User decisions: the reviewer and admin roles."""
+    """User decisions (reviews, approvals, rejections): the reviewer and admin roles."""
 
-    message = "only reviewer or admin keys may submit user decisions"
+    message = "only reviewer or admin keys may take user decisions"
     error_extensions = {"code": "FORBIDDEN"}
 
     def has_permission(self, source: Any, info: Info[Context, Any], **kwargs: Any) -> bool:

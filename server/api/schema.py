@@ -23,6 +23,9 @@ from .errors import should_mask_error
 from .events.queries import EventQueries
 from .events.subscriptions import EventSubscriptions
 from .machines.queries import MachineQueries
+from .missions.mutations import MissionMutations
+from .missions.queries import MissionQueries
+from .missions.subscriptions import MissionSubscriptions
 from .oplog import OperationLogExtension
 from .plans.inbox import ReviewInboxQueries
 from .plans.mutations import PlanMutations
@@ -48,17 +51,17 @@ class HideSuggestions(SchemaExtension):
 
 
 @strawberry.type
-class Query(PlanQueries, ReviewInboxQueries, WorkflowQueries, EventQueries, MachineQueries):
+class Query(PlanQueries, ReviewInboxQueries, MissionQueries, WorkflowQueries, EventQueries, MachineQueries):
     pass
 
 
 @strawberry.type
-class Mutation(PlanMutations, WorkflowMutations):
+class Mutation(PlanMutations, MissionMutations, WorkflowMutations):
     pass
 
 
 @strawberry.type
-class Subscription(EventSubscriptions, WorkflowSubscriptions):
+class Subscription(EventSubscriptions, MissionSubscriptions, WorkflowSubscriptions):
     pass
 
 

@@ -182,3 +182,9 @@ class OperationLog(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
     __table_args__ = (Index("ix_operation_log_tenant_time", "tenant_id", "created_at"),)
+
+
+# The missions and workflows domains keep their models in modules of their own; importing them here
+# puts their tables in ``Base.metadata`` for everything that reads it (Alembic, tests).
+from . import mission_models as mission_models  # noqa: E402
+from . import workflow_models as workflow_models  # noqa: E402

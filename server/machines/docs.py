@@ -6,10 +6,12 @@ the file is stale, so the documentation cannot drift from the code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from enum import StrEnum
 from typing import Any
 
 from .machine import Machine
-from .registry import MACHINES
+from .registry import COORDINATION, MACHINES
 
 HEADER = """# State machines
 
@@ -43,12 +45,20 @@ def render_machine(machine: Machine[Any]) -> str:
     return "\n".join(lines)
 
 
+def render_coordination(title: str, text: str, table: Mapping[Any, frozenset[StrEnum]]) -> str:
+    lines = [f"### Coordination: {title}", "", text, "", "| when | allows |", "|---|---|"]
+    for state, allowed in table.items():
+        lines.append(f"| `{state}` | {', '.join(f'`{a}`' for a in sorted(allowed)) or '(none)'} |")
+    return "\n".join([*lines, ""])
+
+
 def render_all() -> str:
     parts = [HEADER]
-    domain = None
-    for machine_domain, machine in MACHINES:
-        if machine_domain != domain:
-            domain = machine_domain
-            parts.append(f"## {domain.capitalize()}\n")
-        parts.append(render_machine(machine))
+    domains = list(dict.fromkeys(domain for domain, _ in MACHINES))
+    for domain in domains:
+        parts.append(f"## {domain.capitalize()}\n")
+        parts += [render_machine(machine) for d, machine in MACHINES if d == domain]
+        parts += [
+            render_coordination(title, text, table) for d, title, text, table in COORDINATION if d == domain
+        ]
     return "\n".join(parts).rstrip() + "\n"

@@ -165,9 +165,11 @@ class Flight:
     async def statuses(self, plan_id: str) -> list[str]:
         return [s.status for s in await self.steps(plan_id)]
 
-    async def events(self, *, root_id: str | None = None, kind: str | None = None) -> list[Event]:
+    async def events(
+        self, *, root_id: str | None = None, kind: str | None = None, after: int = 0
+    ) -> list[Event]:
         async def load(s: AsyncSession) -> list[Event]:
-            q = select(Event).where(Event.tenant_id == self.tenant_id).order_by(Event.seq)
+            q = select(Event).where(Event.tenant_id == self.tenant_id, Event.seq > after).order_by(Event.seq)
             if root_id is not None:
                 q = q.where(Event.root_id == root_id)
             if kind is not None:

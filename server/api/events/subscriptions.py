@@ -18,7 +18,7 @@ from ...services import plan_queries
 from ..context import Context
 from ..errors import run_query
 from ..plans.types import ResearchPlanType
-from .live import root_snapshots
+from .snapshots import root_snapshots
 from .streams import FeedStream
 from .types import EventType
 
@@ -106,13 +106,15 @@ class EventSubscriptions:
         self, info: I, id: strawberry.ID
     ) -> AsyncGenerator[ResearchPlanType, None]:
         tenant = info.context.principal.tenant_id
-
-        async def load() -> ResearchPlanType | None:
-            row = await run_query(info, lambda s: plan_queries.get_plan(s, tenant, str(id)))
-            return ResearchPlanType.from_row(row) if row else None
-
-        async with aclosing(root_snapshots(info, "plan", str(id), load)) as snapshots:
-            async for plan in snapshots:
+        snapshots = root_snapshots(
+            info,
+            "plan",
+            str(id),
+            lambda s: plan_queries.get_plan(s, tenant, str(id)),
+            ResearchPlanType.from_row,
+        )
+        async with aclosing(snapshots) as plans:
+            async for plan in plans:
                 yield plan
 
     @strawberry.subscription(description="Each stall as the monitor detects it (replayed after `after`).")

@@ -13,7 +13,7 @@ from ...machines.workflow import WorkflowStatus
 from ...services import workflow_queries
 from ..context import Context
 from ..errors import run_query
-from ..events.live import root_snapshots
+from ..events.snapshots import root_snapshots
 from ..pagination import PageInfo, capped
 from .types import (
     WorkflowConnection,
@@ -100,10 +100,13 @@ class WorkflowSubscriptions:
     async def workflow_updated(self, info: I, id: strawberry.ID) -> AsyncGenerator[WorkflowType, None]:
         tenant = info.context.principal.tenant_id
 
-        async def load() -> WorkflowType | None:
-            row = await run_query(info, lambda s: workflow_queries.get_workflow(s, tenant, str(id)))
-            return WorkflowType.from_row(row) if row else None
-
-        async with aclosing(root_snapshots(info, "workflow", str(id), load)) as snapshots:
-            async for workflow in snapshots:
+        snapshots = root_snapshots(
+            info,
+            "workflow",
+            str(id),
+            lambda s: workflow_queries.get_workflow(s, tenant, str(id)),
+            WorkflowType.from_row,
+        )
+        async with aclosing(snapshots) as workflows:
+            async for workflow in workflows:
                 yield workflow

@@ -8,7 +8,6 @@ from alembic import context
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-import server.db.workflow_models  # noqa: F401  (registers the workflow tables)
 from server.db.models import Base
 
 config = context.config

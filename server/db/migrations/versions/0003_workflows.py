@@ -1,7 +1,7 @@
 """workflows
 
 Revision ID: 0003
-Revises: 0001
+Revises: 0002
 Create Date: 2026-11-22 18:19:37.327254
 
 Workflows (seed 002): workflows, their DAG steps and compensations, with the indexes the timer
@@ -17,8 +17,7 @@ from sqlalchemy.dialects import postgresql
 import server.db.types
 
 revision = "0003"
-# Workflows need nothing from 0002 (missions); when both are merged this points at "0002".
-down_revision = "0001"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 

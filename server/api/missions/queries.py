@@ -1,0 +1,76 @@
+"""Mission queries: one mission with its hops, tool steps and assets, lists, tools, the review inbox."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import strawberry
+from strawberry.types import Info
+
+from ...machines.mission import MissionStatus
+from ...services import mission_queries
+from ..context import Context
+from ..errors import run_query
+from ..pagination import PageInfo
+from .types import AssetType, Connection, Edge, HopType, MissionType, ToolType, cap
+
+I = Info[Context, Any]  # noqa: E741
+
+
+@strawberry.type(description="What waits for a person, oldest first.")
+class MissionReviewInbox:
+    missions: list[MissionType] = strawberry.field(description="Proposed missions: approve or reject.")
+    hop_plans: list[HopType] = strawberry.field(description="Proposed hop plans: approve or reject.")
+    hop_implementations: list[HopType] = strawberry.field(
+        description="Proposed implementations: approve (once every tool step is READY_TO_EXECUTE) or reject."
+    )
+    assets: list[AssetType] = strawberry.field(description="Proposed assets: accept or reject.")
+
+
+@strawberry.type
+class MissionQueries:
+    @strawberry.field
+    async def mission(self, info: I, id: strawberry.ID) -> MissionType | None:
+        tenant = info.context.principal.tenant_id
+        row = await run_query(info, lambda s: mission_queries.get_mission(s, tenant, str(id)))
+        return MissionType.from_row(row) if row else None
+
+    @strawberry.field(description="Missions, newest first; `first` is capped by the server.")
+    async def missions(
+        self, info: I, first: int = 20, after: str | None = None, status: list[MissionStatus] | None = None
+    ) -> Connection[MissionType]:
+        tenant = info.context.principal.tenant_id
+        statuses = status or []
+
+        async def read(session: Any) -> Connection[MissionType]:
+            page = await mission_queries.list_missions(session, tenant, cap(info, first), after, statuses)
+            total = await mission_queries.count_missions(session, tenant, statuses)
+            edges = [
+                Edge(cursor=mission_queries.mission_cursor(m), node=MissionType.from_row(m))
+                for m in page.items
+            ]
+            end = edges[-1].cursor if edges else None
+            page_info = PageInfo(has_next_page=page.has_next_page, end_cursor=end)
+            return Connection(edges=edges, page_info=page_info, total_count=total)
+
+        result = await run_query(info, read)
+        assert result is not None
+        return result
+
+    @strawberry.field(description="Registered tools and their parameter schemas, by name.")
+    async def tools(self, info: I) -> list[ToolType]:
+        tenant = info.context.principal.tenant_id
+        rows = await run_query(info, lambda s: mission_queries.list_tools(s, tenant))
+        return [ToolType.from_row(r) for r in rows or []]
+
+    @strawberry.field(description="Proposals waiting for a person (up to `first` of each kind).")
+    async def mission_review_inbox(self, info: I, first: int = 50) -> MissionReviewInbox:
+        tenant = info.context.principal.tenant_id
+        found = await run_query(info, lambda s: mission_queries.awaiting_review(s, tenant, cap(info, first)))
+        assert found is not None
+        return MissionReviewInbox(
+            missions=[MissionType.from_row(m) for m in found.missions],
+            hop_plans=[HopType.from_row(h) for h in found.hop_plans],
+            hop_implementations=[HopType.from_row(h) for h in found.hop_implementations],
+            assets=[AssetType.from_row(a) for a in found.assets],
+        )

@@ -1,0 +1,176 @@
+"""Proposing, approving, rejecting and cancelling missions, and proposing and deciding hop plans."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import func, select
+
+from ..db.mission_models import Hop, Mission
+from ..events.mission_kinds import MissionEvent
+from ..machines.mission import (
+    HOP_MACHINE,
+    MISSION_MACHINE,
+    TOOL_STEP_MACHINE,
+    HopStatus,
+    MissionStatus,
+    ToolStepStatus,
+)
+from ..machines.mission_coordination import INACTIVE_HOP
+from .mission_inputs import NewHop, NewMission
+from .mission_rows import (
+    MissionResult,
+    check_reason,
+    enforce_coordination,
+    hops_of,
+    live,
+    lock_mission,
+    lock_mission_of,
+    move,
+    record,
+    require_state,
+    steps_of_hop,
+)
+from .runtime import Tx
+from .validation import Problems, check_text
+
+M, H = MissionStatus, HopStatus
+
+
+async def propose_mission(tx: Tx, new: NewMission) -> MissionResult:
+    limit = tx.settings.max_text_bytes
+    problems = Problems()
+    problems.check(check_text, new.title, ["title"], limit, required=True)
+    problems.check(check_text, new.goal, ["goal"], limit, required=True)
+    problems.raise_if_any()
+    mission = Mission(
+        id=str(uuid.uuid4()),
+        tenant_id=tx.tenant_id,
+        title=new.title,
+        goal=new.goal,
+        status=M.PROPOSED.value,
+        created_at=tx.now,
+        updated_at=tx.now,
+    )
+    tx.session.add(mission)
+    tx.events.record(
+        MissionEvent.MISSION_PROPOSED,
+        entity_type="mission",
+        entity_id=mission.id,
+        root_type="mission",
+        root_id=mission.id,
+        to_state=mission.status,
+        data={"title": new.title},
+    )
+    return MissionResult(mission)
+
+
+async def approve_mission(tx: Tx, mission_id: str) -> MissionResult:
+    mission = await lock_mission(tx, mission_id)
+    why = "only a proposed mission can be approved"
+    require_state(MISSION_MACHINE, mission, {M.PROPOSED}, "missionId", M.APPROVED, why)
+    move(tx, MISSION_MACHINE, mission, M.APPROVED, mission)
+    await enforce_coordination(tx, mission, "missionId")
+    return MissionResult(mission)
+
+
+async def reject_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
+    """A rejected proposal is CANCELLED with the reason (DESIGN.md: no REJECTED state)."""
+    check_reason(tx, reason)
+    mission = await lock_mission(tx, mission_id)
+    why = "only a proposed mission can be rejected (cancel it instead)"
+    require_state(MISSION_MACHINE, mission, {M.PROPOSED}, "missionId", M.CANCELLED, why)
+    move(tx, MISSION_MACHINE, mission, M.CANCELLED, mission, reason, action="rejected")
+    record(tx, MissionEvent.MISSION_REJECTED, mission, mission, reason=reason)
+    await enforce_coordination(tx, mission, "missionId")
+    return MissionResult(mission)
+
+
+async def cancel_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
+    """CANCELLED, with its hop in progress and that hop's unfinished tool steps, in one transaction."""
+    check_reason(tx, reason)
+    mission = await lock_mission(tx, mission_id)
+    not_final = set(M) - MISSION_MACHINE.final
+    why = "a finished mission cannot be cancelled"
+    require_state(MISSION_MACHINE, mission, not_final, "missionId", M.CANCELLED, why)
+    cancelled_hops, cancelled_steps = [], []
+    for hop in await hops_of(tx, mission.id):
+        if HopStatus(hop.status) in INACTIVE_HOP:
+            continue
+        for step in live(await steps_of_hop(tx, hop.id)):
+            if step.status != ToolStepStatus.COMPLETED:
+                move(tx, TOOL_STEP_MACHINE, step, ToolStepStatus.CANCELLED, mission, reason, cause="mission")
+                cancelled_steps.append(step.id)
+        move(tx, HOP_MACHINE, hop, H.CANCELLED, mission, reason, cause="mission")
+        cancelled_hops.append(hop.id)
+    move(tx, MISSION_MACHINE, mission, M.CANCELLED, mission, reason)
+    record(
+        tx,
+        MissionEvent.MISSION_CANCELLED,
+        mission,
+        mission,
+        reason=reason,
+        cancelledHopIds=cancelled_hops,
+        cancelledToolStepIds=cancelled_steps,
+    )
+    await enforce_coordination(tx, mission, "missionId")
+    return MissionResult(mission)
+
+
+async def propose_hop(tx: Tx, new: NewHop) -> MissionResult:
+    limit = tx.settings.max_text_bytes
+    problems = Problems()
+    problems.check(check_text, new.name, ["name"], limit, required=True)
+    problems.check(check_text, new.plan, ["plan"], limit, required=True)
+    problems.raise_if_any()
+    mission = await lock_mission(tx, new.mission_id)
+    why = "a hop is proposed only for an APPROVED mission (one hop at a time)"
+    require_state(MISSION_MACHINE, mission, {M.APPROVED}, "missionId", M.BUILDING_HOP, why)
+    count = await tx.session.scalar(select(func.count()).select_from(Hop).where(Hop.mission_id == mission.id))
+    hop = Hop(
+        id=str(uuid.uuid4()),
+        tenant_id=tx.tenant_id,
+        mission_id=mission.id,
+        sequence=int(count or 0) + 1,
+        name=new.name,
+        plan=new.plan,
+        is_final=new.is_final,
+        status=H.PLAN_PROPOSED.value,
+        created_at=tx.now,
+        updated_at=tx.now,
+    )
+    tx.session.add(hop)
+    move(tx, MISSION_MACHINE, mission, M.BUILDING_HOP, mission, hopId=hop.id)
+    tx.events.record(
+        MissionEvent.HOP_PROPOSED,
+        entity_type="hop",
+        entity_id=hop.id,
+        root_type="mission",
+        root_id=mission.id,
+        to_state=hop.status,
+        data={"name": hop.name, "sequence": hop.sequence, "isFinal": hop.is_final},
+    )
+    await enforce_coordination(tx, mission, "missionId")
+    return MissionResult(mission, hop=hop)
+
+
+async def approve_hop_plan(tx: Tx, hop_id: str) -> MissionResult:
+    mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
+    to = H.READY_FOR_IMPLEMENTATION
+    require_state(HOP_MACHINE, hop, {H.PLAN_PROPOSED}, "hopId", to, "only a proposed plan can be approved")
+    move(tx, HOP_MACHINE, hop, to, mission)
+    await enforce_coordination(tx, mission, "hopId")
+    return MissionResult(mission, hop=hop)
+
+
+async def reject_hop_plan(tx: Tx, hop_id: str, reason: str) -> MissionResult:
+    """The hop is CANCELLED and the mission returns to APPROVED, ready for another hop (DESIGN.md)."""
+    check_reason(tx, reason)
+    mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
+    why = "only a proposed plan can be rejected"
+    require_state(HOP_MACHINE, hop, {H.PLAN_PROPOSED}, "hopId", H.CANCELLED, why)
+    move(tx, HOP_MACHINE, hop, H.CANCELLED, mission, reason, action="plan_rejected")
+    move(tx, MISSION_MACHINE, mission, M.APPROVED, mission, reason, hopId=hop.id, action="plan_rejected")
+    record(tx, MissionEvent.HOP_PLAN_REJECTED, hop, mission, reason=reason)
+    await enforce_coordination(tx, mission, "hopId")
+    return MissionResult(mission, hop=hop)

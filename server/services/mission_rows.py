@@ -1,0 +1,169 @@
+"""Loading and locking a mission's rows, moving them through their machines, and the coordination check.
+
+The mission is the aggregate root: every mission-domain mutation locks its row first (FOR UPDATE on
+PostgreSQL; SQLite's BEGIN IMMEDIATE already holds the database), and re-reads the hop, tool step or
+asset it acts on after the lock. Before the transaction ends ``enforce_coordination`` checks seed 004's
+coordination tables on everything the mutation touched; a violation refuses the whole mutation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from sqlalchemy import select
+
+from ..db.mission_models import Asset, Hop, Mission, ToolStep
+from ..errors import ErrorCode, Problem, ServiceError, not_found, refused
+from ..machines.machine import Machine
+from ..machines.mission import (
+    ASSET_MACHINE,
+    HOP_MACHINE,
+    MISSION_MACHINE,
+    TOOL_STEP_MACHINE,
+    AssetStatus,
+    HopStatus,
+    MissionStatus,
+    ToolStepStatus,
+)
+from ..machines.mission_coordination import HopView, coordination_problems
+from .runtime import Tx
+from .transitions import change_state
+from .validation import check_text, parse_id
+
+ROOT = "mission"
+Child = TypeVar("Child", Hop, ToolStep, Asset)
+S = TypeVar("S", bound=StrEnum)
+
+_FAILURE = {
+    MISSION_MACHINE.entity: MissionStatus.FAILED,
+    HOP_MACHINE.entity: HopStatus.FAILED,
+    TOOL_STEP_MACHINE.entity: ToolStepStatus.FAILED,
+    ASSET_MACHINE.entity: AssetStatus.ERROR,
+}
+_STARTED = {HopStatus.EXECUTING, ToolStepStatus.EXECUTING}
+_DONE = {MissionStatus.COMPLETED, HopStatus.COMPLETED, ToolStepStatus.COMPLETED}
+
+
+@dataclass
+class MissionResult:
+    """What a mission-domain mutation changed; the API maps it onto its payloads."""
+
+    mission: Mission
+    hop: Hop | None = None
+    tool_step: ToolStep | None = None
+    asset: Asset | None = None
+    tool_steps: list[ToolStep] = field(default_factory=list)
+
+
+async def lock_mission(tx: Tx, mission_id: str, field: str = "missionId") -> Mission:
+    mid = parse_id(mission_id, field)
+    mission = await tx.session.scalar(
+        select(Mission).where(Mission.id == mid, Mission.tenant_id == tx.tenant_id).with_for_update()
+    )
+    if mission is None:
+        raise not_found("mission", mission_id, [field])
+    return mission
+
+
+async def lock_mission_of(tx: Tx, model: type[Child], row_id: str, field: str) -> tuple[Mission, Child]:
+    """The mission of a hop, tool step or asset (locked), then that row as it is under the lock."""
+    what = model.__tablename__.rstrip("s").replace("_", " ")
+    rid = parse_id(row_id, field)
+    mission_id = await tx.session.scalar(
+        select(model.mission_id).where(model.id == rid, model.tenant_id == tx.tenant_id)
+    )
+    if mission_id is None:
+        raise not_found(what, row_id, [field])
+    mission = await lock_mission(tx, mission_id, field)
+    row = await tx.session.get(model, rid, populate_existing=True)
+    if row is None:  # cannot happen: rows are never deleted while their mission exists
+        raise not_found(what, row_id, [field])
+    return mission, row
+
+
+async def hops_of(tx: Tx, mission_id: str) -> list[Hop]:
+    rows = await tx.session.scalars(select(Hop).where(Hop.mission_id == mission_id).order_by(Hop.sequence))
+    return list(rows.all())
+
+
+async def steps_of_hop(tx: Tx, hop_id: str) -> list[ToolStep]:
+    rows = await tx.session.scalars(
+        select(ToolStep).where(ToolStep.hop_id == hop_id).order_by(ToolStep.position)
+    )
+    return list(rows.all())
+
+
+def live(steps: list[ToolStep]) -> list[ToolStep]:
+    """The steps of the hop's current implementation (cancelled ones are history)."""
+    return [s for s in steps if s.status != ToolStepStatus.CANCELLED]
+
+
+def require_state(machine: Machine[S], row: Any, allowed: set[S], field: str, to: S, why: str) -> None:
+    """INVALID_TRANSITION unless ``row`` is in one of ``allowed`` and the table has the edge to ``to``."""
+    current = type(to)(row.status)
+    if current not in allowed or not machine.can(current, to):
+        raise refused(machine.entity, row.id, row.status, why, field, to.value)
+
+
+def check_reason(tx: Tx, reason: str, field: str = "reason") -> None:
+    check_text(reason, [field], tx.settings.max_text_bytes, required=True)
+
+
+def move(
+    tx: Tx, machine: Machine[S], row: Any, to: S, mission: Mission, reason: str | None = None, **data: Any
+) -> None:
+    """One transition of a mission-domain row, with the bookkeeping of the state it enters.
+
+    ``failed_from`` remembers the state a FAILED (ERROR) row came from: a retry returns there.
+    """
+    from_state = row.status
+    if reason is not None:
+        data["reason"] = reason
+    change_state(tx, machine, row, to, root_type=ROOT, root_id=mission.id, data=data or None)
+    # The reason explains the state the row is in now: a rejection, cancellation or failure sets it,
+    # any other move (a retry, the next proposal) clears it. The event log keeps every one.
+    row.status_reason = reason
+    if to is _FAILURE[machine.entity]:
+        row.failed_from = from_state
+    elif from_state == _FAILURE[machine.entity]:
+        row.failed_from = None
+    if to in _STARTED:
+        row.started_at = tx.now
+    if to in _DONE:
+        row.completed_at = tx.now
+    if to is AssetStatus.READY:
+        row.ready_at = tx.now
+
+
+def record(tx: Tx, kind: str, row: Any, mission: Mission, **data: Any) -> None:
+    """A mission-domain event (kinds in events/mission_kinds.py) about ``row``."""
+    entity = {Mission: "mission", Hop: "hop", ToolStep: "tool_step", Asset: "asset"}[type(row)]
+    tx.events.record(
+        kind, entity_type=entity, entity_id=row.id, root_type=ROOT, root_id=mission.id, data=data
+    )
+
+
+async def enforce_coordination(tx: Tx, mission: Mission, field: str) -> None:
+    """Refuse the mutation (nothing is written) if it leaves seed 004's coordination tables broken."""
+    hops = await hops_of(tx, mission.id)
+    steps = await tx.session.scalars(select(ToolStep).where(ToolStep.mission_id == mission.id))
+    by_hop: dict[str, list[ToolStepStatus]] = {h.id: [] for h in hops}
+    for step in steps:
+        by_hop[step.hop_id].append(ToolStepStatus(step.status))
+    views = [HopView(h.id, HopStatus(h.status), h.is_final, tuple(by_hop[h.id])) for h in hops]
+    problems = coordination_problems(mission.id, MissionStatus(mission.status), views)
+    if problems:
+        raise ServiceError(
+            [
+                Problem(
+                    ErrorCode.INVALID_TRANSITION,
+                    f"seed 004's coordination rules refuse this: {p}",
+                    [field],
+                    entity="mission",
+                    from_state=mission.status,
+                )
+                for p in problems
+            ]
+        )

@@ -8,13 +8,13 @@ import type { Params } from '../../app/router';
 import { href } from '../../app/router';
 import { formatDuration, formatTime } from '../../core/format';
 import { ProgressBar } from '../../ui/ProgressBar';
+import { EventHistory } from '../../ui/EventHistory';
 import { StateDiagram } from '../../ui/StateDiagram';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { PlanDetail } from './api';
 import { PlanDetailLive } from './detailLive';
-import { EventHistory } from './EventHistory';
 import { StepTimeline } from './StepTimeline';
-import { describeCondition, firedBranches } from './timeline';
+import { describeCondition, describeEvent, firedBranches } from './timeline';
 
 export function PlanDetailView({ params }: { params: Params }) {
   const id = params.id ?? '';
@@ -31,7 +31,7 @@ export function PlanDetailView({ params }: { params: Params }) {
 
 function PlanPage({ live }: { live: PlanDetailLive }) {
   const view = useStore(live.store);
-  const { plan } = view;
+  const { root: plan } = view;
   if (view.missing) {
     return (
       <section className="page" aria-labelledby="missing-title">
@@ -94,7 +94,7 @@ function PlanPage({ live }: { live: PlanDetailLive }) {
       <section aria-labelledby="history-title">
         <h2 id="history-title">Event history</h2>
         {view.error ? <p className="error" role="alert">{view.error}</p> : null}
-        <EventHistory events={view.events} loaded={view.historyLoaded} />
+        <EventHistory events={view.events} loaded={view.historyLoaded} describe={describeEvent} />
       </section>
     </article>
   );

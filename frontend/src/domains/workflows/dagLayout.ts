@@ -1,0 +1,124 @@
+/**
+ * Lay out a workflow's DAG: one column per depth (the longest chain of dependencies before a step), so
+ * every edge points right; within a column, steps sit near the steps they depend on.
+ */
+
+export interface DagStep {
+  name: string;
+  dependsOn: readonly string[];
+}
+
+export interface DagNode {
+  name: string;
+  depth: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface DagEdge {
+  from: string;
+  to: string;
+  d: string;
+}
+
+export interface DagLayout {
+  width: number;
+  height: number;
+  nodes: DagNode[];
+  edges: DagEdge[];
+}
+
+export const DAG_NODE_W = 212;
+export const DAG_NODE_H = 136;
+const COL_GAP = 56;
+const ROW_GAP = 18;
+const PAD = 12;
+
+/**
+ * Depth of each step: 0 for a root, else one more than its deepest dependency. Unknown dependencies are
+ * ignored, and a cycle (which the server refuses to define) cannot loop: a step met again while its own
+ * depth is being worked out counts as a root.
+ */
+export function stepDepths(steps: readonly DagStep[]): Map<string, number> {
+  const byName = new Map(steps.map((s) => [s.name, s]));
+  const depth = new Map<string, number>();
+  const visiting = new Set<string>();
+  const visit = (name: string): number => {
+    const known = depth.get(name);
+    if (known !== undefined) return known;
+    if (visiting.has(name)) return -1;
+    visiting.add(name);
+    const deps = (byName.get(name)?.dependsOn ?? []).filter((d) => byName.has(d));
+    const value = Math.max(-1, ...deps.map(visit)) + 1;
+    visiting.delete(name);
+    depth.set(name, value);
+    return value;
+  };
+  for (const step of steps) visit(step.name);
+  return depth;
+}
+
+/** The steps of each column, top to bottom: first column in definition order, then by where their dependencies sit. */
+function columnsOf(steps: readonly DagStep[], depth: Map<string, number>): string[][] {
+  const columns: string[][] = [];
+  for (const step of steps) (columns[depth.get(step.name) ?? 0] ??= []).push(step.name);
+  const row = new Map<string, number>();
+  const byName = new Map(steps.map((s) => [s.name, s]));
+  const definition = new Map(steps.map((s, i) => [s.name, i]));
+  return columns.map((column) => {
+    const place = (name: string): number => {
+      const rows = (byName.get(name)?.dependsOn ?? []).flatMap((d) => (row.has(d) ? [row.get(d) as number] : []));
+      return rows.length ? rows.reduce((a, b) => a + b, 0) / rows.length : (definition.get(name) ?? 0);
+    };
+    const sorted = [...column].sort((a, b) => place(a) - place(b) || (definition.get(a) ?? 0) - (definition.get(b) ?? 0));
+    // Rows are compared across columns by their centre, so columns of different heights line up.
+    sorted.forEach((name, i) => row.set(name, i - (sorted.length - 1) / 2));
+    return sorted;
+  });
+}
+
+export function layoutDag(steps: readonly DagStep[]): DagLayout {
+  const depth = stepDepths(steps);
+  const columns = columnsOf(steps, depth);
+  const rows = Math.max(1, ...columns.map((c) => c.length));
+  const height = PAD * 2 + rows * DAG_NODE_H + (rows - 1) * ROW_GAP;
+  const width = PAD * 2 + columns.length * DAG_NODE_W + Math.max(0, columns.length - 1) * COL_GAP;
+  const nodes: DagNode[] = [];
+  const byName = new Map<string, DagNode>();
+  columns.forEach((column, ci) => {
+    const columnHeight = column.length * DAG_NODE_H + (column.length - 1) * ROW_GAP;
+    const top = (height - columnHeight) / 2;
+    column.forEach((name, ri) => {
+      const node = {
+        name,
+        depth: ci,
+        x: PAD + ci * (DAG_NODE_W + COL_GAP),
+        y: top + ri * (DAG_NODE_H + ROW_GAP),
+        width: DAG_NODE_W,
+        height: DAG_NODE_H,
+      };
+      nodes.push(node);
+      byName.set(name, node);
+    });
+  });
+  const edges = steps.flatMap((step) =>
+    step.dependsOn.flatMap((dep) => {
+      const a = byName.get(dep);
+      const b = byName.get(step.name);
+      return a && b ? [{ from: dep, to: step.name, d: edgePath(a, b) }] : [];
+    }),
+  );
+  return { width, height, nodes, edges };
+}
+
+/** Right side of the dependency to left side of the step: a gentle S-curve. */
+function edgePath(a: DagNode, b: DagNode): string {
+  const x1 = a.x + a.width;
+  const y1 = a.y + a.height / 2;
+  const x2 = b.x;
+  const y2 = b.y + b.height / 2;
+  const bend = Math.min(COL_GAP, (x2 - x1) / 2);
+  return `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`;
+}

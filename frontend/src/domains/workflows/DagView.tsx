@@ -3,12 +3,12 @@
  * button showing its state, attempt, timeout, last error, next attempt and undo. Nodes change as the
  * snapshots arrive; on a narrow screen the graph scrolls sideways and starts at the work in progress.
  */
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 
 import { useNow } from '../../app/hooks';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { CompensationSummary, WorkflowStep } from './api';
-import { layoutDag } from './dagLayout';
+import { layoutDag, type DagNode } from './dagLayout';
 import { attemptText, nodeFacts } from './stepFacts';
 
 interface Props {
@@ -20,25 +20,41 @@ interface Props {
 
 const SATISFIED = new Set(['COMPLETED', 'SKIPPED']);
 
+/** The inner width of an element, followed as it resizes (Infinity until measured). */
+function useWidth(ref: RefObject<HTMLElement | null>): number {
+  const [width, setWidth] = useState(Number.POSITIVE_INFINITY);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return undefined;
+    const measure = () => setWidth(el.clientWidth);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [ref]);
+  return width;
+}
+
 export function DagView({ steps, undoByStep, selected, onSelect }: Props) {
   // The layout depends on names and dependencies only, not on the states every snapshot changes,
   // so it is recomputed only when that shape changes.
   const shape = JSON.stringify(steps.map((s) => [s.name, s.dependsOn]));
-  const layout = useMemo(() => layoutDag(steps), [shape]);
+  const frame = useRef<HTMLDivElement>(null);
+  const available = useWidth(frame);
+  const layout = useMemo(() => layoutDag(steps, available), [shape, available]);
   const byName = new Map(steps.map((s) => [s.name, s]));
   const now = useNow();
-  const frame = useRef<HTMLDivElement>(null);
-  const revealed = useRef(false);
   const focus = steps.find((s) => s.status === 'RUNNING') ?? steps.find((s) => s.status === 'PENDING');
-  const focusNode = focus ? layout.nodes.find((n) => n.name === focus.name) : undefined;
+  const focusNode = useRef<DagNode | undefined>(undefined);
+  focusNode.current = focus ? layout.nodes.find((n) => n.name === focus.name) : undefined;
 
-  // Once, when the graph first shows: if it is wider than the screen, scroll the work in progress into view.
+  // When the graph is first drawn or its frame changes width (not on every update, which would fight the
+  // reader's own scrolling): if it is wider than the frame, bring the work in progress into view.
   useEffect(() => {
     const el = frame.current;
-    if (!el || !focusNode || revealed.current) return;
-    revealed.current = true;
-    if (el.scrollWidth > el.clientWidth) el.scrollLeft = focusNode.x + focusNode.width / 2 - el.clientWidth / 2;
-  }, [focusNode]);
+    const target = focusNode.current;
+    if (el && target && el.scrollWidth > el.clientWidth) el.scrollLeft = target.x + target.width / 2 - el.clientWidth / 2;
+  }, [layout]);
 
   return (
     <div className="dag-scroll" ref={frame}>
@@ -51,7 +67,7 @@ export function DagView({ steps, undoByStep, selected, onSelect }: Props) {
           aria-hidden="true"
         >
           <defs>
-            <marker id="dag-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto">
+            <marker id="dag-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto">
               <path d="M0,0 L10,5 L0,10 z" className="dag-arrowhead" />
             </marker>
           </defs>
@@ -85,15 +101,15 @@ export function DagView({ steps, undoByStep, selected, onSelect }: Props) {
                   data-blocked-on={step.blockedOn?.toLowerCase() ?? undefined}
                   onClick={() => onSelect(step.id)}
                 >
-                  <span className="dag-node-name">
+                  <span className="dag-node-name" title={step.name}>
                     {step.name}
-                    {step.approval ? <span className="dag-tag">gate</span> : null}
                   </span>
                   <span className="dag-node-state">
                     <StatusBadge status={step.status} />
-                    <span className="dag-attempt" data-fact="attempt">
-                      {attemptText(step)}
-                    </span>
+                    {step.approval ? <span className="dag-tag">gate</span> : null}
+                  </span>
+                  <span className="dag-fact tone-plain" data-fact="attempt">
+                    {attemptText(step)}
                   </span>
                   {nodeFacts(step, undoByStep.get(step.id), now).map((fact) => (
                     <span key={fact.key} className={`dag-fact tone-${fact.tone}`} data-fact={fact.key} title={fact.title}>

@@ -86,11 +86,17 @@ function GateItem({ gate, now, onDecided }: { gate: GateRequest; now: number; on
         Waiting since {formatTime(gate.startedAt)}
         {left !== null ? ` · ${left > 0 ? `times out in ${formatDuration(left)}` : 'past its timeout'}` : ''}
       </p>
-      <p className="review-summary">
-        {escalated
-          ? `An agent reported a governance error: ${gate.lastError ?? '(no message)'}. Approve to let the step run again; reject to fail it.`
-          : `The workflow is ${words(gate.workflow?.status ?? 'blocked')} until you answer. Approve to let the steps after it run; reject to fail it.`}
-      </p>
+      {escalated ? (
+        <>
+          <p className="review-summary">An agent reported a governance error: {gate.lastError ?? '(no message)'}</p>
+          <p className="review-note">Approve to hand the step back to the workers; reject to fail it.</p>
+        </>
+      ) : (
+        <p className="review-note">
+          The workflow is {words(gate.workflow?.status ?? 'blocked')} until you answer. Approve to let the steps after it
+          run; reject to fail the step.
+        </p>
+      )}
       <GateForm stepId={gate.id} onDecided={onDecided} />
     </li>
   );

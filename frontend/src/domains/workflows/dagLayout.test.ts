@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { layoutDag, stepDepths, type DagStep } from './dagLayout';
+import { DAG_NODE_MIN_W, DAG_NODE_W, layoutDag, stepDepths, type DagStep } from './dagLayout';
 
 // Seed 002 §5.1: a, then b and c in parallel, then d waiting for both.
 const DIAMOND: DagStep[] = [
@@ -103,5 +103,16 @@ describe('layoutDag', () => {
     const layout = layoutDag(['a', 'b', 'c', 'd'].map((name) => ({ name, dependsOn: [] })));
     expect(new Set(layout.nodes.map((n) => n.x)).size).toBe(1);
     expect(layout.edges).toEqual([]);
+  });
+
+  it('narrows the nodes to fit the frame, down to a minimum below which the frame scrolls', () => {
+    const chain = ['a', 'b', 'c', 'd', 'e'].map((name, i, all) => ({ name, dependsOn: i ? [all[i - 1] as string] : [] }));
+    expect(layoutDag(chain).nodes[0]?.width).toBe(DAG_NODE_W);
+    const fitted = layoutDag(chain, 1150);
+    expect(fitted.width).toBeLessThanOrEqual(1150);
+    expect(fitted.nodes[0]?.width).toBeLessThan(DAG_NODE_W);
+    const phone = layoutDag(chain, 360);
+    expect(phone.nodes.every((n) => n.width === DAG_NODE_MIN_W)).toBe(true);
+    expect(phone.width).toBeGreaterThan(360);
   });
 });

@@ -30,9 +30,11 @@ export interface DagLayout {
   edges: DagEdge[];
 }
 
-export const DAG_NODE_W = 212;
+/** Nodes are this wide when there is room, and never narrower than the minimum (the frame scrolls then). */
+export const DAG_NODE_W = 232;
+export const DAG_NODE_MIN_W = 172;
 export const DAG_NODE_H = 136;
-const COL_GAP = 56;
+const COL_GAP = 48;
 const ROW_GAP = 18;
 const PAD = 12;
 
@@ -79,12 +81,20 @@ function columnsOf(steps: readonly DagStep[], depth: Map<string, number>): strin
   });
 }
 
-export function layoutDag(steps: readonly DagStep[]): DagLayout {
+/** The node width that makes `columns` columns fit `available` pixels, within the bounds above. */
+export function nodeWidthFor(columns: number, available: number): number {
+  const fit = Math.floor((available - PAD * 2 - Math.max(0, columns - 1) * COL_GAP) / Math.max(1, columns));
+  return Math.max(DAG_NODE_MIN_W, Math.min(DAG_NODE_W, fit));
+}
+
+/** `available`: the width of the frame the graph is drawn in (nodes narrow to fit it, down to a minimum). */
+export function layoutDag(steps: readonly DagStep[], available = Number.POSITIVE_INFINITY): DagLayout {
   const depth = stepDepths(steps);
   const columns = columnsOf(steps, depth);
+  const nodeW = nodeWidthFor(columns.length, available);
   const rows = Math.max(1, ...columns.map((c) => c.length));
   const height = PAD * 2 + rows * DAG_NODE_H + (rows - 1) * ROW_GAP;
-  const width = PAD * 2 + columns.length * DAG_NODE_W + Math.max(0, columns.length - 1) * COL_GAP;
+  const width = PAD * 2 + columns.length * nodeW + Math.max(0, columns.length - 1) * COL_GAP;
   const nodes: DagNode[] = [];
   const byName = new Map<string, DagNode>();
   columns.forEach((column, ci) => {
@@ -94,9 +104,9 @@ export function layoutDag(steps: readonly DagStep[]): DagLayout {
       const node = {
         name,
         depth: ci,
-        x: PAD + ci * (DAG_NODE_W + COL_GAP),
+        x: PAD + ci * (nodeW + COL_GAP),
         y: top + ri * (DAG_NODE_H + ROW_GAP),
-        width: DAG_NODE_W,
+        width: nodeW,
         height: DAG_NODE_H,
       };
       nodes.push(node);

@@ -115,4 +115,27 @@ describe('layoutDag', () => {
     expect(phone.nodes.every((n) => n.width === DAG_NODE_MIN_W)).toBe(true);
     expect(phone.width).toBeGreaterThan(360);
   });
+
+  it('sends an edge that skips a column over the top instead of behind the step in between', () => {
+    // package depends on build directly and through test: build -> package would run behind test.
+    const layout = layoutDag([
+      { name: 'build', dependsOn: [] },
+      { name: 'test', dependsOn: ['build'] },
+      { name: 'package', dependsOn: ['build', 'test'] },
+    ]);
+    const skip = layout.edges.find((e) => e.from === 'build' && e.to === 'package');
+    const direct = layout.edges.find((e) => e.from === 'build' && e.to === 'test');
+    expect(direct?.d).toMatch(/^M[\d.]+,[\d.]+ C/);
+    const lane = Number(/ V([\d.]+) /.exec(skip?.d ?? '')?.[1]);
+    expect(lane).toBeLessThan(Math.min(...layout.nodes.map((n) => n.y)));
+    expect(layout.nodes.every((n) => n.y + n.height <= layout.height)).toBe(true);
+    // An edge that skips a column but passes beside the step in between stays a plain curve.
+    const beside = layoutDag([
+      { name: 'a', dependsOn: [] },
+      { name: 'b1', dependsOn: ['a'] },
+      { name: 'b2', dependsOn: ['a'] },
+      { name: 'c', dependsOn: ['b1', 'b2', 'a'] },
+    ]);
+    expect(beside.edges.find((e) => e.from === 'a' && e.to === 'c')?.d).toMatch(/ C/);
+  });
 });

@@ -37,6 +37,8 @@ export const DAG_NODE_H = 136;
 const COL_GAP = 48;
 const ROW_GAP = 18;
 const PAD = 12;
+/** Height of the band an edge gets when it must go over the nodes between its ends. */
+const LANE = 12;
 
 /**
  * Depth of each step: 0 for a root, else one more than its deepest dependency. Unknown dependencies are
@@ -113,14 +115,49 @@ export function layoutDag(steps: readonly DagStep[], available = Number.POSITIVE
       byName.set(name, node);
     });
   });
-  const edges = steps.flatMap((step) =>
+  const pairs = steps.flatMap((step) =>
     step.dependsOn.flatMap((dep) => {
       const a = byName.get(dep);
       const b = byName.get(step.name);
-      return a && b ? [{ from: dep, to: step.name, d: edgePath(a, b) }] : [];
+      return a && b ? [{ a, b }] : [];
     }),
   );
-  return { width, height, nodes, edges };
+  // An edge that would run behind a step between its ends goes over the top instead, in a lane of its own
+  // above every node; the nodes move down to make room.
+  const hidden = pairs.filter(({ a, b }) => crossesNodes(a, b, nodes));
+  const lanes = hidden.length * LANE;
+  for (const node of nodes) node.y += lanes;
+  const edges = pairs.map(({ a, b }) => {
+    const lane = hidden.findIndex((h) => h.a === a && h.b === b);
+    const d = lane < 0 ? edgePath(a, b) : overTheTop(a, b, PAD / 2 + lane * LANE + LANE / 2);
+    return { from: a.name, to: b.name, d };
+  });
+  return { width, height: height + lanes, nodes, edges };
+}
+
+/** Whether the straight curve from a to b would pass behind a node of a column between them. */
+function crossesNodes(a: DagNode, b: DagNode, nodes: readonly DagNode[]): boolean {
+  if (b.depth - a.depth < 2) return false;
+  const y1 = a.y + a.height / 2;
+  const y2 = b.y + b.height / 2;
+  const top = Math.min(y1, y2) - ROW_GAP / 2;
+  const bottom = Math.max(y1, y2) + ROW_GAP / 2;
+  return nodes.some((n) => n.depth > a.depth && n.depth < b.depth && n.y < bottom && n.y + n.height > top);
+}
+
+/** Out of a, up the gap after a's column to the lane, along it, down the gap before b's column, into b. */
+function overTheTop(a: DagNode, b: DagNode, lane: number): string {
+  const x1 = a.x + a.width;
+  const y1 = a.y + a.height / 2;
+  const x2 = b.x;
+  const y2 = b.y + b.height / 2;
+  const up = x1 + COL_GAP / 2;
+  const down = x2 - COL_GAP / 2;
+  const r = 8;
+  return [
+    `M${x1},${y1} H${up - r} Q${up},${y1} ${up},${y1 - r} V${lane + r} Q${up},${lane} ${up + r},${lane}`,
+    `H${down - r} Q${down},${lane} ${down},${lane + r} V${y2 - r} Q${down},${y2} ${down + r},${y2} H${x2}`,
+  ].join(' ');
 }
 
 /** Right side of the dependency to left side of the step: a gentle S-curve. */

@@ -83,3 +83,10 @@ def assert_clean(browser: BrowserPage) -> None:
     assert not browser.blocked, browser.blocked
     assert not browser.failed, browser.failed
     assert not browser.console_errors, browser.console_errors
+
+
+async def look_and_finish(browser: BrowserPage, name: str) -> None:
+    """The end of a test: the page was never reloaded, it looks right at both sizes, and it ran clean."""
+    await assert_not_reloaded(browser)
+    await look(browser, name)
+    assert_clean(browser)

@@ -17,7 +17,6 @@ from playwright.async_api import WebSocketRoute, expect
 from server.auth import Role, create_key
 from server.config import Settings
 from server.db.engine import Database
-from server.graphiql import FRONTEND_DIST
 from server.loops.stalls import scan_stalls
 from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server
 from tests.e2e.conftest import BrowserPage
@@ -34,12 +33,7 @@ from tests.e2e.dashboard import (
     submit,
 )
 
-pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(autouse=True)
-def _dashboard_built() -> None:
-    assert (FRONTEND_DIST / "index.html").is_file(), "dashboard missing: run `make frontend`"
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("dashboard_built")]
 
 
 async def test_a_plan_created_through_the_api_appears_and_progresses_without_reload(

@@ -14,16 +14,14 @@ import pytest
 from playwright.async_api import expect
 
 from server.config import Settings
-from server.graphiql import FRONTEND_DIST
 from server.loops.workflow_timers import run_workflow_timers
 from tests.conftest import GraphQLClient, LiveServer
 from tests.e2e.conftest import BrowserPage
 from tests.e2e.dashboard import (
-    assert_clean,
-    assert_not_reloaded,
     create_plan,
     event_seqs,
     look,
+    look_and_finish,
     open_dashboard,
     request_review,
     start_next,
@@ -40,12 +38,7 @@ from tests.e2e.workflows import (
 )
 from tests.services.workflow_helpers import seed_4_3_yaml
 
-pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(autouse=True)
-def _dashboard_built() -> None:
-    assert (FRONTEND_DIST / "index.html").is_file(), "dashboard missing: run `make frontend`"
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("dashboard_built")]
 
 
 @pytest.fixture
@@ -142,9 +135,7 @@ async def test_a_workflow_created_through_the_api_appears_and_its_dag_changes_li
     await expect(card).to_have_attribute("data-status", "completed")
     await expect(card).to_contain_text("succeeded")
     await expect(card.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "100")
-    await assert_not_reloaded(browser_page)
-    await look(browser_page, "workflows-overview")
-    assert_clean(browser_page)
+    await look_and_finish(browser_page, "workflows-overview")
 
 
 RETRYING = {
@@ -205,9 +196,7 @@ async def test_a_failing_step_shows_its_retry_and_a_timeout_shows_on_its_node(
     await expect(node(page, "summarise").locator("[data-fact=error]")).to_have_text("last error: timeout")
     await expect(page.locator("table.events")).to_contain_text("“summarise” timed out after 1m")
     await expect(page.locator("article")).to_have_attribute("data-status", "completed")
-    await assert_not_reloaded(browser_page)
-    await look(browser_page, "workflow-timeout")
-    assert_clean(browser_page)
+    await look_and_finish(browser_page, "workflow-timeout")
 
 
 async def test_a_compensating_workflow_shows_each_undo_in_order_and_the_outcome(
@@ -266,9 +255,7 @@ async def test_a_compensating_workflow_shows_each_undo_in_order_and_the_outcome(
     card = page.locator(f"[data-workflow-id='{workflow_id}']")
     await expect(card.get_by_test_id("compensation-counts")).to_have_text("Compensation: 2 of 2 undone")
     await expect(card).to_contain_text("rolled back")
-    await assert_not_reloaded(browser_page)
-    await look(browser_page, "workflow-rolled-back")
-    assert_clean(browser_page)
+    await look_and_finish(browser_page, "workflow-rolled-back")
 
 
 GATED = {
@@ -325,9 +312,7 @@ async def test_an_approval_gate_waits_in_the_review_inbox_and_approving_it_unblo
     send = await claim(client, workflow_id)
     assert send["name"] == "send"
     await expect(node(page, "send")).to_have_attribute("data-status", "running")
-    await assert_not_reloaded(browser_page)
-    await look(browser_page, "workflow-approved")
-    assert_clean(browser_page)
+    await look_and_finish(browser_page, "workflow-approved")
 
 
 async def open_gate_id(client: GraphQLClient, workflow_id: str) -> str:

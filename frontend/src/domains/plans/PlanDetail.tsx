@@ -10,6 +10,7 @@ import { formatDuration, formatTime } from '../../core/format';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { EventHistory } from '../../ui/EventHistory';
 import { StateDiagram } from '../../ui/StateDiagram';
+import { NotFound } from '../../ui/NotFound';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { PlanDetail } from './api';
 import { PlanDetailLive } from './detailLive';
@@ -32,16 +33,7 @@ export function PlanDetailView({ params }: { params: Params }) {
 function PlanPage({ live }: { live: PlanDetailLive }) {
   const view = useStore(live.store);
   const { root: plan } = view;
-  if (view.missing) {
-    return (
-      <section className="page" aria-labelledby="missing-title">
-        <h1 id="missing-title">Plan not found</h1>
-        <p>
-          It does not exist, or it belongs to another tenant. <a href={href('/')}>Back to all plans</a>
-        </p>
-      </section>
-    );
-  }
+  if (view.missing) return <NotFound what="Plan" back="/" backLabel="Back to all plans" />;
   if (!plan) return <p className="page">Loading the plan…</p>;
   const fired = firedBranches(view.events, plan.steps);
   return (

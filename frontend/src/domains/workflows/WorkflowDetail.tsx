@@ -11,6 +11,7 @@ import { RootLive } from '../../core/rootLive';
 import { EventHistory } from '../../ui/EventHistory';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StateDiagram } from '../../ui/StateDiagram';
+import { NotFound } from '../../ui/NotFound';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { WORKFLOW_UPDATED, type Compensation, type WorkflowDetail, type WorkflowStep } from './api';
 import { CompensationPanel } from './CompensationPanel';
@@ -45,16 +46,7 @@ function WorkflowPage({ live }: { live: RootLive<WorkflowDetail> }) {
   const [selected, setSelected] = useState<string | null>(null);
   const now = useNow();
   const workflow = view.root;
-  if (view.missing) {
-    return (
-      <section className="page" aria-labelledby="missing-title">
-        <h1 id="missing-title">Workflow not found</h1>
-        <p>
-          It does not exist, or it belongs to another tenant. <a href={href('/workflows')}>Back to all workflows</a>
-        </p>
-      </section>
-    );
-  }
+  if (view.missing) return <NotFound what="Workflow" back="/workflows" backLabel="Back to all workflows" />;
   if (!workflow) return <p className="page">Loading the workflow…</p>;
   const steps = workflow.steps.edges.map((e) => e.node);
   const undoByStep = new Map<string, Compensation>(workflow.compensations.map((c) => [c.stepId, c]));

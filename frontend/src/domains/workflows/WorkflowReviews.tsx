@@ -11,6 +11,7 @@ import { useWorkflows } from './context';
 import { GateForm, type GateDecided } from './GateForm';
 
 interface DecidedGate extends GateDecided {
+  id: number;
   stepId: string;
   workflowId: string | null;
   label: string;
@@ -23,9 +24,14 @@ function label(gate: GateRequest): string {
 export function WorkflowReviews() {
   const { gates, byId } = useWorkflows();
   const [decided, setDecided] = useState<DecidedGate[]>([]);
+  // A gate answered here leaves the list at once; the next read of the queue (which no longer has it)
+  // takes over, so a step that comes back for review later shows again.
+  const [answered, setAnswered] = useState<{ in: readonly GateRequest[] | null; ids: ReadonlySet<string> }>({
+    in: null,
+    ids: new Set(),
+  });
   const now = useNow();
-  const answered = new Set(decided.map((d) => d.stepId));
-  const waiting = (gates ?? []).filter((g) => !answered.has(g.id));
+  const waiting = (gates ?? []).filter((g) => !(answered.in === gates && answered.ids.has(g.id)));
   return (
     <section aria-labelledby="workflow-reviews-title" className="review-section" data-testid="workflow-reviews">
       <h2 id="workflow-reviews-title">Workflow approvals</h2>
@@ -42,9 +48,13 @@ export function WorkflowReviews() {
             key={gate.id}
             gate={gate}
             now={now}
-            onDecided={(d) =>
-              setDecided((list) => [{ ...d, stepId: gate.id, workflowId: gate.workflow?.id ?? null, label: label(gate) }, ...list])
-            }
+            onDecided={(d) => {
+              setAnswered((a) => ({ in: gates, ids: new Set([...(a.in === gates ? a.ids : []), gate.id]) }));
+              setDecided((list) => [
+                { ...d, id: (list[0]?.id ?? 0) + 1, stepId: gate.id, workflowId: gate.workflow?.id ?? null, label: label(gate) },
+                ...list,
+              ]);
+            }}
           />
         ))}
       </ul>
@@ -55,7 +65,7 @@ export function WorkflowReviews() {
             {decided.map((d) => {
               const live = d.workflowId ? byId[d.workflowId] : undefined;
               return (
-                <li key={d.stepId} className="card" data-decided-gate={d.stepId}>
+                <li key={d.id} className="card" data-decided-gate={d.stepId}>
                   <strong>{d.decision === 'APPROVE' ? 'Approved' : 'Rejected'}</strong> — {d.label}: step now{' '}
                   <StatusBadge status={d.stepStatus} />, workflow now <StatusBadge status={live?.status ?? d.workflowStatus} />{' '}
                   {d.workflowId ? <a href={href(`/workflows/${d.workflowId}`)}>Open the workflow</a> : null}

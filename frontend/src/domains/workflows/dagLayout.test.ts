@@ -108,8 +108,8 @@ describe('layoutDag', () => {
   it('narrows the nodes to fit the frame, down to a minimum below which the frame scrolls', () => {
     const chain = ['a', 'b', 'c', 'd', 'e'].map((name, i, all) => ({ name, dependsOn: i ? [all[i - 1] as string] : [] }));
     expect(layoutDag(chain).nodes[0]?.width).toBe(DAG_NODE_W);
-    const fitted = layoutDag(chain, 1150);
-    expect(fitted.width).toBeLessThanOrEqual(1150);
+    const fitted = layoutDag(chain, 1190);
+    expect(fitted.width).toBeLessThanOrEqual(1190);
     expect(fitted.nodes[0]?.width).toBeLessThan(DAG_NODE_W);
     const phone = layoutDag(chain, 360);
     expect(phone.nodes.every((n) => n.width === DAG_NODE_MIN_W)).toBe(true);

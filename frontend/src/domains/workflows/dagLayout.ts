@@ -32,7 +32,7 @@ export interface DagLayout {
 
 /** Nodes are this wide when there is room, and never narrower than the minimum (the frame scrolls then). */
 export const DAG_NODE_W = 232;
-export const DAG_NODE_MIN_W = 172;
+export const DAG_NODE_MIN_W = 190;
 export const DAG_NODE_H = 136;
 const COL_GAP = 48;
 const ROW_GAP = 18;

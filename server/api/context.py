@@ -9,7 +9,7 @@ from strawberry.dataloader import DataLoader
 
 from ..auth import Principal
 from ..db.models import BranchingConditionRow, PlanStep
-from ..db.workflow_models import WorkflowStep
+from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ..services import plan_queries, workflow_queries
 from ..services.runtime import Runtime
 from .missions.loaders import MissionLoaders
@@ -21,11 +21,16 @@ class Loaders:
     steps: DataLoader[str, list[PlanStep]] = field(init=False)
     conditions: DataLoader[str, list[BranchingConditionRow]] = field(init=False)
     workflow_steps: DataLoader[str, list[WorkflowStep]] = field(init=False)
+    workflow_compensations: DataLoader[str, list[WorkflowCompensation]] = field(init=False)
+    # Keyed by (tenant, workflow id): a WebSocket's tenant is only known after connection_init.
+    workflows: DataLoader[tuple[str, str], Workflow | None] = field(init=False)
 
     def __post_init__(self) -> None:
         self.steps = DataLoader(load_fn=self._load_steps, cache=False)
         self.conditions = DataLoader(load_fn=self._load_conditions, cache=False)
         self.workflow_steps = DataLoader(load_fn=self._load_workflow_steps, cache=False)
+        self.workflow_compensations = DataLoader(load_fn=self._load_compensations, cache=False)
+        self.workflows = DataLoader(load_fn=self._load_workflows, cache=False)
 
     async def _load_steps(self, plan_ids: list[str]) -> list[list[PlanStep]]:
         async with self.runtime.db.reader() as session:
@@ -38,6 +43,14 @@ class Loaders:
     async def _load_workflow_steps(self, workflow_ids: list[str]) -> list[list[WorkflowStep]]:
         async with self.runtime.db.reader() as session:
             return await workflow_queries.steps_by_workflow(session, workflow_ids)
+
+    async def _load_compensations(self, workflow_ids: list[str]) -> list[list[WorkflowCompensation]]:
+        async with self.runtime.db.reader() as session:
+            return await workflow_queries.compensations_by_workflow(session, workflow_ids)
+
+    async def _load_workflows(self, keys: list[tuple[str, str]]) -> list[Workflow | None]:
+        async with self.runtime.db.reader() as session:
+            return await workflow_queries.workflows_by_id(session, keys)
 
 
 @dataclass

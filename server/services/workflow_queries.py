@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import TypeVar
 
 from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,6 +14,8 @@ from ..errors import invalid, not_found
 from ..machines.workflow import WorkflowStatus, WorkflowStepStatus
 from .pages import Page, decode_cursor, encode_cursor, keyset_page, time_cursor
 from .validation import parse_id
+
+Child = TypeVar("Child", WorkflowStep, WorkflowCompensation)
 
 
 async def get_workflow(
@@ -51,16 +54,21 @@ async def count_workflows(session: AsyncSession, tenant_id: str, statuses: Seque
     return int(await session.scalar(query) or 0)
 
 
-async def steps_by_workflow(session: AsyncSession, workflow_ids: Sequence[str]) -> list[list[WorkflowStep]]:
+async def _children_by_workflow(
+    session: AsyncSession, model: type[Child], workflow_ids: Sequence[str]
+) -> list[list[Child]]:
+    """Steps or compensations of many workflows in one statement, each list in ``position`` order."""
     rows = await session.scalars(
-        select(WorkflowStep)
-        .where(WorkflowStep.workflow_id.in_(workflow_ids))
-        .order_by(WorkflowStep.workflow_id, WorkflowStep.position)
+        select(model).where(model.workflow_id.in_(workflow_ids)).order_by(model.workflow_id, model.position)
     )
-    grouped: dict[str, list[WorkflowStep]] = defaultdict(list)
+    grouped: dict[str, list[Child]] = defaultdict(list)
     for row in rows:
         grouped[row.workflow_id].append(row)
     return [grouped.get(wid, []) for wid in workflow_ids]
+
+
+async def steps_by_workflow(session: AsyncSession, workflow_ids: Sequence[str]) -> list[list[WorkflowStep]]:
+    return await _children_by_workflow(session, WorkflowStep, workflow_ids)
 
 
 def step_cursor(step: WorkflowStep) -> str:
@@ -78,13 +86,19 @@ def steps_page(steps: list[WorkflowStep], first: int, after: str | None) -> Page
     return Page(steps[start : start + first], start + first < len(steps))
 
 
-async def compensations_of(session: AsyncSession, workflow_id: str) -> list[WorkflowCompensation]:
-    rows = await session.scalars(
-        select(WorkflowCompensation)
-        .where(WorkflowCompensation.workflow_id == workflow_id)
-        .order_by(WorkflowCompensation.position)
-    )
-    return list(rows.all())
+async def compensations_by_workflow(
+    session: AsyncSession, workflow_ids: Sequence[str]
+) -> list[list[WorkflowCompensation]]:
+    """Each workflow's compensations in the order they run."""
+    return await _children_by_workflow(session, WorkflowCompensation, workflow_ids)
+
+
+async def workflows_by_id(session: AsyncSession, keys: Sequence[tuple[str, str]]) -> list[Workflow | None]:
+    """Workflows by (tenant, id) in one statement; another tenant's id gives None."""
+    ids = {wid for _, wid in keys}
+    rows = await session.scalars(select(Workflow).where(Workflow.id.in_(ids)))
+    found = {(w.tenant_id, w.id): w for w in rows}
+    return [found.get(key) for key in keys]
 
 
 def workflow_cursor(workflow: Workflow) -> str:

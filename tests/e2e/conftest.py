@@ -29,6 +29,7 @@ from playwright.async_api import (
 )
 
 from server.clock import FakeClock
+from server.graphiql import FRONTEND_DIST
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -122,6 +123,11 @@ class BrowserPage:
         self.page.on("pageerror", on_page_error)
         self.page.on("websocket", on_websocket)
         await context.route(lambda url: not is_loopback(url), refuse)
+
+
+@pytest.fixture
+def dashboard_built() -> None:
+    assert (FRONTEND_DIST / "index.html").is_file(), "dashboard missing: run `make frontend`"
 
 
 @pytest.fixture

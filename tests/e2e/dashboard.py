@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playwright.async_api import Page
+from playwright.async_api import Page, expect
 
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient
@@ -12,6 +12,18 @@ from tests.e2e.conftest import BrowserPage
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
+
+
+async def open_dashboard(browser: BrowserPage, url: str) -> None:
+    page = browser.page
+    await page.goto(url)
+    await expect(page.locator("[data-connection=live]")).to_be_visible(timeout=15_000)
+    # Marks this document: if the page reloaded, the mark would be gone.
+    await page.evaluate("window.__sameDocument = true")
+
+
+async def assert_not_reloaded(browser: BrowserPage) -> None:
+    assert await browser.page.evaluate("window.__sameDocument === true"), "the page was reloaded"
 
 
 async def create_plan(client: GraphQLClient, steps: int = 3, **extra: Any) -> str:
@@ -39,8 +51,9 @@ async def request_review(client: GraphQLClient, step_id: str, summary: str, ques
     assert answer["requestUserReview"]["userErrors"] == [], answer
 
 
-async def plan_event_seqs(client: GraphQLClient, plan_id: str) -> list[int]:
-    history = await client.execute(ops.EVENTS, {"rootId": plan_id, "after": 0, "first": 100})
+async def event_seqs(client: GraphQLClient, root_id: str) -> list[int]:
+    """The seqs of a root's events (a plan's, or any other root's) in the server's log."""
+    history = await client.execute(ops.EVENTS, {"rootId": root_id, "after": 0, "first": 100})
     assert history["events"]["pageInfo"]["hasNextPage"] is False
     return [e["node"]["seq"] for e in history["events"]["edges"]]
 
@@ -70,3 +83,10 @@ def assert_clean(browser: BrowserPage) -> None:
     assert not browser.blocked, browser.blocked
     assert not browser.failed, browser.failed
     assert not browser.console_errors, browser.console_errors
+
+
+async def look_and_finish(browser: BrowserPage, name: str) -> None:
+    """The end of a test: the page was never reloaded, it looks right at both sizes, and it ran clean."""
+    await assert_not_reloaded(browser)
+    await look(browser, name)
+    assert_clean(browser)

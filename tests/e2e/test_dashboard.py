@@ -17,39 +17,23 @@ from playwright.async_api import WebSocketRoute, expect
 from server.auth import Role, create_key
 from server.config import Settings
 from server.db.engine import Database
-from server.graphiql import FRONTEND_DIST
 from server.loops.stalls import scan_stalls
 from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server
 from tests.e2e.conftest import BrowserPage
 from tests.e2e.dashboard import (
     assert_clean,
+    assert_not_reloaded,
     create_plan,
+    event_seqs,
     look,
-    plan_event_seqs,
+    open_dashboard,
     request_review,
     shown_seqs,
     start_next,
     submit,
 )
 
-pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(autouse=True)
-def _dashboard_built() -> None:
-    assert (FRONTEND_DIST / "index.html").is_file(), "dashboard missing: run `make frontend`"
-
-
-async def open_dashboard(browser: BrowserPage, url: str) -> None:
-    page = browser.page
-    await page.goto(url)
-    await expect(page.locator("[data-connection=live]")).to_be_visible(timeout=15_000)
-    # Marks this document: if the page reloaded, the mark would be gone.
-    await page.evaluate("window.__sameDocument = true")
-
-
-async def assert_not_reloaded(browser: BrowserPage) -> None:
-    assert await browser.page.evaluate("window.__sameDocument === true"), "the page was reloaded"
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("dashboard_built")]
 
 
 async def test_a_plan_created_through_the_api_appears_and_progresses_without_reload(
@@ -209,7 +193,7 @@ async def test_a_dropped_socket_resumes_from_the_last_seq_without_loss_or_repeat
     plan_id = await create_plan(client, 4)
     first = await start_next(client, plan_id)
     await open_dashboard(browser_page, f"{live_server.url}/#/plans/{plan_id}")
-    before = await plan_event_seqs(client, plan_id)
+    before = await event_seqs(client, plan_id)
     await expect(page.get_by_test_id("event-count")).to_have_text(f"{len(before)} events")
     await submit(client, first, "live before the drop", 0.5)
     await expect(page.locator(f"[data-step-id='{first}']")).to_have_attribute("data-status", "completed")
@@ -229,7 +213,7 @@ async def test_a_dropped_socket_resumes_from_the_last_seq_without_loss_or_repeat
     await expect(page.locator("[data-connection=live]")).to_be_visible(timeout=15_000)
     assert len(sockets) == 2
     await submit(client, third, "live after the reconnect", 0.4)
-    expected = await plan_event_seqs(client, plan_id)
+    expected = await event_seqs(client, plan_id)
     await expect(page.get_by_test_id("event-count")).to_have_text(f"{len(expected)} events")
     await expect(page.locator(f"[data-step-id='{third}']")).to_have_attribute("data-status", "completed")
     await expect(page.locator(f"[data-step-id='{second}']")).to_contain_text("made while offline")

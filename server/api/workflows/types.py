@@ -25,7 +25,6 @@ from ...machines.workflow import (
 from ...services import workflow_queries
 from ...services.workflow_definition import retry_policy_from_document
 from ..context import Context
-from ..errors import run_query
 from ..pagination import PageInfo, capped
 from . import enums  # noqa: F401  (registers the enums)
 
@@ -86,8 +85,8 @@ class WorkflowStepType:
 
     @strawberry.field
     async def workflow(self, info: I) -> WorkflowType | None:
-        tenant = info.context.principal.tenant_id
-        row = await run_query(info, lambda s: workflow_queries.get_workflow(s, tenant, str(self.workflow_id)))
+        key = (info.context.principal.tenant_id, str(self.workflow_id))
+        row = await info.context.loaders.workflows.load(key)
         return WorkflowType.from_row(row) if row else None
 
     @staticmethod
@@ -229,8 +228,7 @@ class WorkflowType:
 
     @strawberry.field(description="Compensations in the order they run (empty unless compensation started).")
     async def compensations(self, info: I) -> list[WorkflowCompensationType]:
-        async with info.context.runtime.db.reader() as session:
-            rows = await workflow_queries.compensations_of(session, str(self.id))
+        rows = await info.context.loaders.workflow_compensations.load(str(self.id))
         return [WorkflowCompensationType.from_row(r) for r in rows]
 
     @staticmethod

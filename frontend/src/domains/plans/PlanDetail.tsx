@@ -7,14 +7,15 @@ import { useStateMachines } from '../../app/machines';
 import type { Params } from '../../app/router';
 import { href } from '../../app/router';
 import { formatDuration, formatTime } from '../../core/format';
+import { EventHistory } from '../../ui/EventHistory';
+import { NotFound } from '../../ui/NotFound';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StateDiagram } from '../../ui/StateDiagram';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { PlanDetail } from './api';
 import { PlanDetailLive } from './detailLive';
-import { EventHistory } from './EventHistory';
 import { StepTimeline } from './StepTimeline';
-import { describeCondition, firedBranches } from './timeline';
+import { describeCondition, describeEvent, firedBranches } from './timeline';
 
 export function PlanDetailView({ params }: { params: Params }) {
   const id = params.id ?? '';
@@ -31,17 +32,8 @@ export function PlanDetailView({ params }: { params: Params }) {
 
 function PlanPage({ live }: { live: PlanDetailLive }) {
   const view = useStore(live.store);
-  const { plan } = view;
-  if (view.missing) {
-    return (
-      <section className="page" aria-labelledby="missing-title">
-        <h1 id="missing-title">Plan not found</h1>
-        <p>
-          It does not exist, or it belongs to another tenant. <a href={href('/')}>Back to all plans</a>
-        </p>
-      </section>
-    );
-  }
+  const { root: plan } = view;
+  if (view.missing) return <NotFound what="Plan" back="/" backLabel="Back to all plans" />;
   if (!plan) return <p className="page">Loading the plan…</p>;
   const fired = firedBranches(view.events, plan.steps);
   return (
@@ -94,7 +86,7 @@ function PlanPage({ live }: { live: PlanDetailLive }) {
       <section aria-labelledby="history-title">
         <h2 id="history-title">Event history</h2>
         {view.error ? <p className="error" role="alert">{view.error}</p> : null}
-        <EventHistory events={view.events} loaded={view.historyLoaded} />
+        <EventHistory events={view.events} loaded={view.historyLoaded} describe={describeEvent} />
       </section>
     </article>
   );

@@ -1,4 +1,5 @@
 /** The GraphQL documents and result types of the research-plan views. */
+import type { LoggedEvent } from '../../core/events';
 import type { UserError } from '../../core/userErrors';
 
 export interface StepCounts {
@@ -56,18 +57,8 @@ export interface PlanDetail extends PlanSummary {
   branchingConditions: BranchingCondition[];
 }
 
-export interface PlanEvent {
-  seq: number;
-  kind: string;
-  entityType: string;
-  entityId: string;
-  rootId: string;
-  fromState: string | null;
-  toState: string | null;
-  actor: string;
-  data: Record<string, unknown> | null;
-  createdAt: string;
-}
+/** Plans' events are the generic log entries (core/events.ts). */
+export type PlanEvent = LoggedEvent;
 
 export interface StallAlert {
   seq: number;
@@ -90,8 +81,6 @@ const SUMMARY = `id title researchQuestion status progressPercent failureReason 
 const STEP = `id order stepType title instructions status resultSummary confidence failureReason
   reviewSummary reviewQuestions startedAt completedAt updatedAt`;
 
-const EVENT = 'seq kind entityType entityId rootId fromState toState actor data createdAt';
-
 export const LATEST_SEQ = 'query LatestSeq { latestSeq }';
 
 export const PLANS = `query Plans($first: Int!) {
@@ -99,10 +88,6 @@ export const PLANS = `query Plans($first: Int!) {
 }`;
 
 export const PLAN_SUMMARY = `query PlanSummary($id: ID!) { researchPlan(id: $id) { ${SUMMARY} } }`;
-
-export const PLAN_EVENTS = `subscription PlanEvents($after: Int, $filter: EventFilter) {
-  events(after: $after, filter: $filter) { ${EVENT} }
-}`;
 
 export const STALL_ALERTS = `subscription StallAlerts($after: Int) {
   stallAlerts(after: $after) {
@@ -116,12 +101,6 @@ export const PLAN_UPDATED = `subscription PlanUpdated($id: ID!) {
     ${SUMMARY} sessionId stallThresholdSeconds
     steps { ${STEP} }
     branchingConditions { id afterStepId field op value action targetStepId }
-  }
-}`;
-
-export const EVENT_HISTORY = `query History($rootId: ID!, $after: Int!, $first: Int!) {
-  events(rootId: $rootId, after: $after, first: $first) {
-    edges { node { ${EVENT} } } pageInfo { hasNextPage }
   }
 }`;
 

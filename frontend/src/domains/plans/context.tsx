@@ -27,12 +27,8 @@ export function usePlans(): PlansState {
   return useStore(useContext(PlansContext)?.store ?? NOT_STARTED);
 }
 
-export function ReviewCount() {
-  const waiting = waitingForReview(usePlans());
-  if (!waiting) return null;
-  return (
-    <span className="count" data-testid="review-count" aria-label={`${waiting} waiting`}>
-      {waiting}
-    </span>
-  );
+/** Plan steps awaiting a decision (null until the plan list is loaded). */
+export function usePlanReviewCount(): number | null {
+  const plans = usePlans();
+  return plans.loaded ? waitingForReview(plans) : null;
 }

@@ -1,20 +1,17 @@
-/** Research plans in the dashboard: the overview, one plan, and the review inbox. */
+/** Research plans in the dashboard: the overview, one plan, and their part of the Reviews page. */
 import type { DomainModule } from '../../app/domain';
-import { PlansProvider, ReviewCount } from './context';
+import { PlansProvider, usePlanReviewCount } from './context';
 import { Overview } from './Overview';
 import { PlanDetailView } from './PlanDetail';
-import { ReviewInbox } from './ReviewInbox';
+import { PlanReviews } from './PlanReviews';
 
 export const plansDomain: DomainModule = {
   id: 'plans',
   views: [
     { path: '/', title: 'Research plans', component: Overview },
     { path: '/plans/:id', title: 'Research plan', component: PlanDetailView },
-    { path: '/reviews', title: 'Reviews', component: ReviewInbox },
   ],
-  nav: [
-    { path: '/', label: 'Research plans' },
-    { path: '/reviews', label: 'Reviews', badge: ReviewCount },
-  ],
+  nav: [{ path: '/', label: 'Research plans' }],
   provider: PlansProvider,
+  reviews: { useWaiting: usePlanReviewCount, Section: PlanReviews },
 };

@@ -100,7 +100,7 @@ describe('PlanDetailLive', () => {
     detail.start();
     const sink = server.subs[0]!.sink;
     sink.next({ data: { researchPlanUpdated: { id: 'p', status: 'EXECUTING' } } });
-    expect(detail.store.get().plan?.status).toBe('EXECUTING');
+    expect(detail.store.get().root?.status).toBe('EXECUTING');
     sink.next({ errors: [{ message: 'plan p not found' }] });
     expect(detail.store.get().missing).toBe(true);
   });

@@ -7,12 +7,13 @@
  * reflected in the snapshot only cause a harmless re-read. Both streams resume from their last seq
  * after a reconnect.
  */
+import { Batch, type Schedule } from '../../core/batch';
+import { changedRootIds, EVENT_STREAM } from '../../core/events';
 import type { GraphQLHttp } from '../../core/http';
 import { subscribeFromSeq, type Resumable, type SubscriptionClient } from '../../core/resumable';
 import { Store } from '../../core/store';
 import {
   LATEST_SEQ,
-  PLAN_EVENTS,
   PLAN_SUMMARY,
   PLANS,
   STALL_ALERTS,
@@ -20,7 +21,7 @@ import {
   type PlanSummary,
   type StallAlert,
 } from './api';
-import { addAlert, changedPlanIds, initialPlans, touchesReviews, upsertPlans, type PlansState } from './store';
+import { addAlert, initialPlans, touchesReviews, upsertPlans, type PlansState } from './store';
 
 export const PLAN_LIST_SIZE = 100;
 
@@ -29,17 +30,18 @@ export interface PlansLiveDeps {
   client: SubscriptionClient;
   onFailure(error: unknown): void;
   /** How re-reads are batched; tests pass a synchronous one. */
-  schedule?: (run: () => void) => void;
+  schedule?: Schedule;
 }
 
 export class PlansLive {
   readonly store = new Store<PlansState>(initialPlans);
   private streams: Resumable[] = [];
-  private pending = new Set<string>();
-  private flushQueued = false;
+  private rereads: Batch<string>;
   private stopped = false;
 
-  constructor(private deps: PlansLiveDeps) {}
+  constructor(private deps: PlansLiveDeps) {
+    this.rereads = new Batch((ids) => void this.reread(ids), deps.schedule);
+  }
 
   async start(): Promise<void> {
     const { http, client } = this.deps;
@@ -52,7 +54,7 @@ export class PlansLive {
       this.store.update((s) => ({ ...upsertPlans(s, list.researchPlans.edges.map((e) => e.node)), loaded: true }));
       this.streams.push(
         subscribeFromSeq<PlanEvent>(client, {
-          query: PLAN_EVENTS,
+          query: EVENT_STREAM,
           field: 'events',
           variables: { filter: { rootType: 'plan' } },
           after: latestSeq,
@@ -85,20 +87,11 @@ export class PlansLive {
 
   private onEvent(event: PlanEvent): void {
     if (touchesReviews(event)) this.store.update((s) => ({ ...s, reviewVersion: s.reviewVersion + 1 }));
-    for (const id of changedPlanIds([event])) this.pending.add(id);
-    if (this.flushQueued) return;
-    this.flushQueued = true;
-    const schedule = this.deps.schedule ?? ((run) => setTimeout(run, 50));
-    schedule(() => {
-      this.flushQueued = false;
-      void this.reread();
-    });
+    for (const id of changedRootIds([event])) this.rereads.add(id);
   }
 
   /** Re-read every plan named since the last read, one request each, concurrently. */
-  private async reread(): Promise<void> {
-    const ids = [...this.pending];
-    this.pending.clear();
+  private async reread(ids: string[]): Promise<void> {
     try {
       const plans = await Promise.all(
         ids.map((id) =>

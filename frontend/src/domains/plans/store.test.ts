@@ -4,7 +4,6 @@ import { event, plan } from '../../test/plans';
 import type { StallAlert } from './api';
 import {
   addAlert,
-  changedPlanIds,
   initialPlans,
   plansInOrder,
   touchesReviews,
@@ -60,9 +59,5 @@ describe('events', () => {
     expect(touchesReviews(event({ fromState: 'awaiting_input', toState: 'completed' }))).toBe(true);
     expect(touchesReviews(event({ fromState: 'pending', toState: 'in_progress' }))).toBe(false);
     expect(touchesReviews(event({ entityType: 'plan', kind: 'plan_transitioned', toState: 'executing' }))).toBe(false);
-  });
-
-  it('names each changed plan once', () => {
-    expect(changedPlanIds([event({ rootId: 'a' }), event({ rootId: 'b' }), event({ rootId: 'a' })])).toEqual(['a', 'b']);
   });
 });

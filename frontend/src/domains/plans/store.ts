@@ -61,8 +61,3 @@ export function touchesReviews(event: PlanEvent): boolean {
   if (event.kind === 'user_reviewed') return true;
   return event.entityType === 'step' && (event.fromState === 'awaiting_input' || event.toState === 'awaiting_input');
 }
-
-/** The plan ids a batch of events changed, each once, in order of first mention. */
-export function changedPlanIds(events: readonly PlanEvent[]): string[] {
-  return [...new Set(events.map((e) => e.rootId))];
-}

@@ -1,4 +1,4 @@
-/** Every step awaiting a person's input, across plans, with the decision buttons; kept live. */
+/** The plans' part of the Reviews page: every step awaiting input, with the decision buttons; kept live. */
 import { useCallback, useEffect, useState } from 'react';
 
 import { useConnection } from '../../app/connection';
@@ -19,7 +19,7 @@ interface DecidedItem extends Decided {
   label: string;
 }
 
-export function ReviewInbox() {
+export function PlanReviews() {
   const { http, report } = useConnection();
   const plans = usePlans();
   const [requests, setRequests] = useState<ReviewRequest[] | null>(null);
@@ -45,21 +45,14 @@ export function ReviewInbox() {
   }, [load, plans.reviewVersion]);
 
   return (
-    <section aria-labelledby="inbox-title" className="page">
-      <div className="page-head">
-        <h1 id="inbox-title">Reviews</h1>
-        {requests ? (
-          <p className="lede" aria-live="polite">
-            {requests.length ? `${requests.length} step${requests.length === 1 ? '' : 's'} waiting for you` : 'Nothing waiting'}
-          </p>
-        ) : null}
-      </div>
+    <section aria-labelledby="plan-reviews-title" className="review-section" data-testid="plan-reviews">
+      <h2 id="plan-reviews-title">Research plan steps</h2>
       {error ? <p className="error" role="alert">Could not load the inbox: {error}</p> : null}
       {requests === null && !error ? <p>Loading…</p> : null}
       {requests?.length === 0 ? (
         <p className="card empty-small">
-          No step is waiting for a decision. When an agent calls <code>requestUserReview</code>, the step appears here
-          at once.
+          No plan step is waiting for a decision. When an agent calls <code>requestUserReview</code>, the step appears
+          here at once.
         </p>
       ) : null}
       <ul className="inbox">
@@ -84,8 +77,8 @@ export function ReviewInbox() {
         ))}
       </ul>
       {decided.length ? (
-        <section aria-labelledby="decided-title">
-          <h2 id="decided-title">Decided here</h2>
+        <section aria-labelledby="plan-decided-title">
+          <h3 id="plan-decided-title">Decided here</h3>
           <ul className="decided" aria-live="polite">
             {decided.map((d) => {
               const live = plans.byId[d.planId];
@@ -114,13 +107,13 @@ function InboxItem({ request, onDecided }: { request: ReviewRequest; onDecided: 
   const headingId = `review-${step.id}`;
   return (
     <li className="card review" data-review-step={step.id} aria-labelledby={headingId}>
-      <h2 id={headingId}>
+      <h3 id={headingId}>
         <a href={href(`/plans/${plan.id}`)}>{plan.title || plan.researchQuestion}</a>
         <span className="review-step">
           {' '}
           — step {step.order} ({words(step.stepType)})
         </span>
-      </h2>
+      </h3>
       <p className="meta">Waiting since {formatTime(request.waitingSince)}</p>
       {step.reviewSummary ? <p className="review-summary">{step.reviewSummary}</p> : null}
       <Questions questions={step.reviewQuestions} />

@@ -1,9 +1,15 @@
-/** The plan's event log, oldest first, growing live; one row per seq. */
-import { formatTime } from '../../core/format';
-import type { PlanEvent } from './api';
-import { describeEvent } from './timeline';
+/** A root's event log (a plan's, a workflow's), oldest first, growing live; one row per seq. */
+import type { LoggedEvent } from '../core/events';
+import { formatTime } from '../core/format';
 
-export function EventHistory({ events, loaded }: { events: readonly PlanEvent[]; loaded: boolean }) {
+interface Props {
+  events: readonly LoggedEvent[];
+  loaded: boolean;
+  /** One line, in words, for the "What happened" column. */
+  describe: (event: LoggedEvent) => string;
+}
+
+export function EventHistory({ events, loaded, describe }: Props) {
   return (
     <>
       <p className="meta" aria-live="polite" data-testid="event-count">
@@ -28,7 +34,7 @@ export function EventHistory({ events, loaded }: { events: readonly PlanEvent[];
                 <td>
                   <code>{event.kind}</code>
                 </td>
-                <td>{describeEvent(event)}</td>
+                <td>{describe(event)}</td>
                 <td>{event.actor}</td>
               </tr>
             ))}

@@ -1,0 +1,155 @@
+/** One workflow, live: header and progress, the DAG, the selected step, compensation, machines, history. */
+import { useEffect, useState } from 'react';
+
+import { useConnection } from '../../app/connection';
+import { useNow, useStore } from '../../app/hooks';
+import { useStateMachines } from '../../app/machines';
+import type { Params } from '../../app/router';
+import { href } from '../../app/router';
+import { formatDuration, formatTime } from '../../core/format';
+import { RootLive } from '../../core/rootLive';
+import { EventHistory } from '../../ui/EventHistory';
+import { NotFound } from '../../ui/NotFound';
+import { ProgressBar } from '../../ui/ProgressBar';
+import { StateDiagram } from '../../ui/StateDiagram';
+import { StatusBadge } from '../../ui/StatusBadge';
+import { WORKFLOW_UPDATED, type Compensation, type WorkflowDetail, type WorkflowStep } from './api';
+import { CompensationPanel } from './CompensationPanel';
+import { DagView } from './DagView';
+import { describeWorkflowEvent } from './history';
+import { StepPanel } from './StepPanel';
+import { stepCountsText, stepProgress } from './store';
+
+export function WorkflowDetailView({ params }: { params: Params }) {
+  const id = params.id ?? '';
+  const { http, live, report } = useConnection();
+  const [detail, setDetail] = useState<RootLive<WorkflowDetail> | null>(null);
+  useEffect(() => {
+    const source = { id, query: WORKFLOW_UPDATED, field: 'workflowUpdated', filter: { rootType: 'workflow', rootId: id } };
+    const started = new RootLive<WorkflowDetail>(source, http, live, report);
+    setDetail(started);
+    started.start();
+    return () => started.stop();
+  }, [id, http, live, report]);
+  return detail ? <WorkflowPage live={detail} /> : null;
+}
+
+const OUTCOME_TEXT: Record<string, string> = {
+  SUCCEEDED: 'Succeeded: every step completed or was skipped.',
+  ROLLED_BACK: 'Rolled back: every completed step that had a compensation was undone.',
+  PARTIALLY_ROLLED_BACK: 'Partially rolled back: a compensation failed, and the ones after it did not run.',
+  FAILED: 'Failed.',
+};
+
+function WorkflowPage({ live }: { live: RootLive<WorkflowDetail> }) {
+  const view = useStore(live.store);
+  const [selected, setSelected] = useState<string | null>(null);
+  const now = useNow();
+  const workflow = view.root;
+  if (view.missing) return <NotFound what="Workflow" back="/workflows" backLabel="Back to all workflows" />;
+  if (!workflow) return <p className="page">Loading the workflow…</p>;
+  const steps = workflow.steps.edges.map((e) => e.node);
+  const undoByStep = new Map<string, Compensation>(workflow.compensations.map((c) => [c.stepId, c]));
+  const names = new Map<string, string>([
+    ...steps.map((s): [string, string] => [s.id, s.name]),
+    ...workflow.compensations.map((c): [string, string] => [c.id, c.stepName]),
+  ]);
+  const chosen = steps.find((s) => s.id === selected);
+  const waiting = steps.filter((s) => s.blockedOn);
+  const left = workflow.timeoutAt ? Date.parse(workflow.timeoutAt) - now : null;
+  const status = workflow.status.toLowerCase();
+  return (
+    <article className="page workflow-detail" aria-labelledby="workflow-title" data-workflow-id={workflow.id} data-status={status}>
+      <p className="crumbs">
+        <a href={href('/workflows')}>← All workflows</a>
+      </p>
+      <header className="plan-head">
+        <h1 id="workflow-title">{workflow.name}</h1>
+        <div className="status-line">
+          <StatusBadge status={workflow.status} />
+          {workflow.outcome ? (
+            <span data-testid="outcome">
+              <StatusBadge status={workflow.outcome} />
+            </span>
+          ) : null}
+          <span className="meta">
+            created {formatTime(workflow.createdAt)} · failure policy {workflow.failurePolicy.toLowerCase()}
+            {workflow.timeout ? ` · timeout ${workflow.timeout}` : ''}
+            {left !== null ? (left > 0 ? ` (times out in ${formatDuration(left)})` : ' (past its timeout)') : ''}
+          </span>
+        </div>
+        <ProgressBar percent={stepProgress(workflow.stepCounts).percent} label="Workflow progress" />
+        <p className="counts" data-testid="step-counts">
+          {stepCountsText(workflow)}
+        </p>
+        {waiting.length ? (
+          <p className="banner banner-blocked" role="status">
+            Waiting for a reviewer: {waiting.map((s) => `“${s.name}”`).join(', ')}. Answer under{' '}
+            <a href={href('/reviews')}>Reviews</a>, or select the step below.
+          </p>
+        ) : null}
+        {workflow.outcome ? (
+          <p className={`banner banner-outcome-${workflow.outcome.toLowerCase()}`} data-testid="outcome-banner">
+            {OUTCOME_TEXT[workflow.outcome] ?? workflow.outcome}
+            {workflow.failureReason ? ` Why: ${workflow.failureReason}.` : ''}
+          </p>
+        ) : workflow.failureReason ? (
+          <p className="banner banner-failed">{workflow.failureReason}</p>
+        ) : null}
+      </header>
+
+      <section aria-labelledby="dag-title">
+        <h2 id="dag-title">Steps</h2>
+        {workflow.steps.totalCount > steps.length ? (
+          <p className="hint">The graph shows the first {steps.length} of {workflow.steps.totalCount} steps.</p>
+        ) : null}
+        <DagView steps={steps} undoByStep={undoByStep} selected={selected} onSelect={setSelected} />
+        {chosen ? (
+          <StepPanel step={chosen} undo={undoByStep.get(chosen.id)} />
+        ) : (
+          <p className="hint">Select a step in the graph to see its retry policy, error message, output and times.</p>
+        )}
+      </section>
+
+      {workflow.failurePolicy === 'COMPENSATE' || workflow.compensations.length || steps.some((s) => s.compensation) ? (
+        <CompensationPanel workflow={workflow} steps={steps} />
+      ) : null}
+
+      <section aria-labelledby="machines-title">
+        <h2 id="machines-title">State machines</h2>
+        <WorkflowMachines workflow={workflow} steps={steps} />
+      </section>
+
+      <section aria-labelledby="history-title">
+        <h2 id="history-title">Event history</h2>
+        {view.error ? <p className="error" role="alert">{view.error}</p> : null}
+        <EventHistory events={view.events} loaded={view.historyLoaded} describe={(e) => describeWorkflowEvent(e, names)} />
+      </section>
+    </article>
+  );
+}
+
+function tally(states: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const state of states) counts[state.toLowerCase()] = (counts[state.toLowerCase()] ?? 0) + 1;
+  return counts;
+}
+
+function WorkflowMachines({ workflow, steps }: { workflow: WorkflowDetail; steps: readonly WorkflowStep[] }) {
+  const { machines, error } = useStateMachines();
+  if (error) return <p className="error">Could not load the state machines: {error}</p>;
+  if (!machines) return <p>Loading…</p>;
+  const shown = [
+    { entity: 'workflow', title: 'Workflow', current: tally([workflow.status]) },
+    { entity: 'workflow_step', title: 'Steps', current: tally(steps.map((s) => s.status)) },
+    { entity: 'workflow_compensation', title: 'Compensations', current: tally(workflow.compensations.map((c) => c.status)) },
+  ];
+  return (
+    <div className="diagram-grid">
+      {shown.map(({ entity, title, current }) => {
+        const machine = machines.find((m) => m.entity === entity);
+        return machine ? <StateDiagram key={entity} machine={machine} current={current} title={title} /> : null;
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,113 @@
+/** The workflows' part of the Reviews page: approval gates and escalations, with Approve and Reject; live. */
+import { useState } from 'react';
+
+import { useNow } from '../../app/hooks';
+import { href } from '../../app/router';
+import { formatDuration, formatTime } from '../../core/format';
+import { words } from '../../core/userErrors';
+import { StatusBadge } from '../../ui/StatusBadge';
+import type { GateRequest } from './api';
+import { useWorkflows } from './context';
+import { GateForm, type GateDecided } from './GateForm';
+
+interface DecidedGate extends GateDecided {
+  id: number;
+  stepId: string;
+  workflowId: string | null;
+  label: string;
+}
+
+function label(gate: GateRequest): string {
+  return `“${gate.name}” of “${gate.workflow?.name ?? 'a workflow'}”`;
+}
+
+export function WorkflowReviews() {
+  const { gates, byId } = useWorkflows();
+  const [decided, setDecided] = useState<DecidedGate[]>([]);
+  // A gate answered here leaves the list at once; the next read of the queue (which no longer has it)
+  // takes over, so a step that comes back for review later shows again.
+  const [answered, setAnswered] = useState<{ in: readonly GateRequest[] | null; ids: ReadonlySet<string> }>({
+    in: null,
+    ids: new Set(),
+  });
+  const now = useNow();
+  const waiting = (gates ?? []).filter((g) => !(answered.in === gates && answered.ids.has(g.id)));
+  return (
+    <section aria-labelledby="workflow-reviews-title" className="review-section" data-testid="workflow-reviews">
+      <h2 id="workflow-reviews-title">Workflow approvals</h2>
+      {gates === null ? <p>Loading…</p> : null}
+      {gates !== null && waiting.length === 0 ? (
+        <p className="card empty-small">
+          No workflow step is waiting for a reviewer. An approval gate appears here as soon as its dependencies are done,
+          and so does a step an agent reported a governance error for.
+        </p>
+      ) : null}
+      <ul className="inbox">
+        {waiting.map((gate) => (
+          <GateItem
+            key={gate.id}
+            gate={gate}
+            now={now}
+            onDecided={(d) => {
+              setAnswered((a) => ({ in: gates, ids: new Set([...(a.in === gates ? a.ids : []), gate.id]) }));
+              setDecided((list) => [
+                { ...d, id: (list[0]?.id ?? 0) + 1, stepId: gate.id, workflowId: gate.workflow?.id ?? null, label: label(gate) },
+                ...list,
+              ]);
+            }}
+          />
+        ))}
+      </ul>
+      {decided.length ? (
+        <section aria-labelledby="workflow-decided-title">
+          <h3 id="workflow-decided-title">Decided here</h3>
+          <ul className="decided" aria-live="polite">
+            {decided.map((d) => {
+              const live = d.workflowId ? byId[d.workflowId] : undefined;
+              return (
+                <li key={d.id} className="card" data-decided-gate={d.stepId}>
+                  <strong>{d.decision === 'APPROVE' ? 'Approved' : 'Rejected'}</strong> — {d.label}: step now{' '}
+                  <StatusBadge status={d.stepStatus} />, workflow now <StatusBadge status={live?.status ?? d.workflowStatus} />{' '}
+                  {d.workflowId ? <a href={href(`/workflows/${d.workflowId}`)}>Open the workflow</a> : null}
+                </li>
+              );
+            })}
+          </ul>
+        </section>
+      ) : null}
+    </section>
+  );
+}
+
+function GateItem({ gate, now, onDecided }: { gate: GateRequest; now: number; onDecided: (d: GateDecided) => void }) {
+  const headingId = `gate-${gate.id}`;
+  const escalated = gate.blockedOn === 'GOVERNANCE';
+  const left = gate.timeoutAt ? Date.parse(gate.timeoutAt) - now : null;
+  return (
+    <li className="card review" data-gate-step={gate.id} aria-labelledby={headingId}>
+      <h3 id={headingId}>
+        {gate.workflow ? <a href={href(`/workflows/${gate.workflow.id}`)}>{gate.workflow.name}</a> : 'A workflow'}
+        <span className="review-step">
+          {' '}
+          — step “{gate.name}” ({escalated ? 'governance escalation' : 'approval gate'})
+        </span>
+      </h3>
+      <p className="meta">
+        Waiting since {formatTime(gate.startedAt)}
+        {left !== null ? ` · ${left > 0 ? `times out in ${formatDuration(left)}` : 'past its timeout'}` : ''}
+      </p>
+      {escalated ? (
+        <>
+          <p className="review-summary">An agent reported a governance error: {gate.lastError ?? '(no message)'}</p>
+          <p className="review-note">Approve to hand the step back to the workers; reject to fail it.</p>
+        </>
+      ) : (
+        <p className="review-note">
+          The workflow is {words(gate.workflow?.status ?? 'blocked')} until you answer. Approve to let the steps after it
+          run; reject to fail the step.
+        </p>
+      )}
+      <GateForm stepId={gate.id} onDecided={onDecided} />
+    </li>
+  );
+}

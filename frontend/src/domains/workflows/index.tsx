@@ -1,0 +1,17 @@
+/** Workflows (seed 002) in the dashboard: the overview, one workflow's DAG, and their part of the Reviews page. */
+import type { DomainModule } from '../../app/domain';
+import { useGateCount, WorkflowsProvider } from './context';
+import { WorkflowDetailView } from './WorkflowDetail';
+import { WorkflowList } from './WorkflowList';
+import { WorkflowReviews } from './WorkflowReviews';
+
+export const workflowsDomain: DomainModule = {
+  id: 'workflows',
+  views: [
+    { path: '/workflows', title: 'Workflows', component: WorkflowList },
+    { path: '/workflows/:id', title: 'Workflow', component: WorkflowDetailView },
+  ],
+  nav: [{ path: '/workflows', label: 'Workflows' }],
+  provider: WorkflowsProvider,
+  reviews: { useWaiting: useGateCount, Section: WorkflowReviews },
+};

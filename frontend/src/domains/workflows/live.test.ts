@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+
+import { FakeLiveServer, ScriptedHttp, settle } from '../../test/fakes';
+import { gate, summary } from '../../test/workflows';
+import type { GateRequest, WorkflowSummary } from './api';
+import { WorkflowsLive } from './live';
+
+function setup(latestSeq: number, list: WorkflowSummary[], reread: Record<string, WorkflowSummary>, gates: GateRequest[][]) {
+  let gateReads = 0;
+  const http = new ScriptedHttp({
+    WorkflowsLatestSeq: () => ({ latestSeq }),
+    Workflows: () => ({ workflows: { totalCount: list.length, edges: list.map((node) => ({ node })) } }),
+    WorkflowSummary: (v) => ({ workflow: reread[String(v.id)] ?? null }),
+    WorkflowGates: () => {
+      const page = gates[Math.min(gateReads++, gates.length - 1)] ?? [];
+      return { workflowStepsAwaitingReview: { totalCount: page.length, edges: page.map((node) => ({ node })) } };
+    },
+  });
+  const server = new FakeLiveServer();
+  const failures: unknown[] = [];
+  const live = new WorkflowsLive({ http, client: server, onFailure: (e) => failures.push(e), schedule: (run) => run() });
+  return { http, server, live, failures };
+}
+
+describe('WorkflowsLive', () => {
+  it('reads the position, then the list and the gates, then follows workflow events from that position', async () => {
+    const { http, server, live } = setup(7, [summary('1')], {}, [[gate('g1')]]);
+    await live.start();
+    expect(http.calls.map((c) => c.operation).sort()).toEqual(['WorkflowGates', 'Workflows', 'WorkflowsLatestSeq']);
+    expect(http.calls[0]?.operation).toBe('WorkflowsLatestSeq');
+    const state = live.store.get();
+    expect(state).toMatchObject({ loaded: true, total: 1 });
+    expect(state.gates?.map((g) => g.id)).toEqual(['g1']);
+    const wire = JSON.parse(JSON.stringify(server.subs[0]?.payload)) as { variables: unknown };
+    expect(wire.variables).toEqual({ filter: { rootType: 'workflow' }, after: 7 });
+  });
+
+  it('re-reads the workflow an event names (a new one appears), and the gates only when a gate may have changed', async () => {
+    const created = summary('2', { status: 'IDLE' });
+    const moved = summary('1', { status: 'BLOCKED' });
+    const { http, server, live } = setup(0, [summary('1')], { '1': moved, '2': created }, [[], [gate('g1')]]);
+    await live.start();
+    server.append({ seq: 1, kind: 'workflow_created', entityType: 'workflow', rootId: '2' });
+    await settle();
+    expect(http.calls.filter((c) => c.operation === 'WorkflowGates')).toHaveLength(1);
+    server.append({ seq: 2, kind: 'workflow_approval_requested', entityType: 'workflow_step', rootId: '1' });
+    await settle();
+    const state = live.store.get();
+    expect(state.order).toEqual(['2', '1']);
+    expect(state.byId['1']?.status).toBe('BLOCKED');
+    expect(state.total).toBe(2);
+    expect(state.gates?.map((g) => g.id)).toEqual(['g1']);
+  });
+
+  it('keeps the answer to the newest read when an older one arrives later', async () => {
+    const answers: ((value: unknown) => void)[] = [];
+    const http = new ScriptedHttp({
+      WorkflowsLatestSeq: () => ({ latestSeq: 0 }),
+      Workflows: () => ({ workflows: { totalCount: 0, edges: [] } }),
+      WorkflowGates: () => ({ workflowStepsAwaitingReview: { totalCount: 0, edges: [] } }),
+      WorkflowSummary: () => new Promise((resolve) => answers.push(resolve)),
+    });
+    const server = new FakeLiveServer();
+    const live = new WorkflowsLive({ http, client: server, onFailure: () => {}, schedule: (run) => run() });
+    await live.start();
+    server.append({ seq: 1, kind: 'workflow_step_claimed', entityType: 'workflow_step', rootId: '1' });
+    server.append({ seq: 2, kind: 'workflow_step_transitioned', entityType: 'workflow_step', rootId: '1' });
+    expect(answers).toHaveLength(2);
+    answers[1]?.({ workflow: summary('1', { status: 'COMPLETED' }) });
+    await settle();
+    answers[0]?.({ workflow: summary('1', { status: 'EXECUTING' }) });
+    await settle();
+    expect(live.store.get().byId['1']?.status).toBe('COMPLETED');
+  });
+
+  it('hands a failed start to the shell and shows the error; stops following when stopped', async () => {
+    const failing = new WorkflowsLive({ http: new ScriptedHttp({}), client: new FakeLiveServer(), onFailure: () => {} });
+    await failing.start();
+    expect(failing.store.get().error).toMatch(/WorkflowsLatestSeq/);
+
+    const { server, live } = setup(0, [], {}, [[]]);
+    await live.start();
+    live.stop();
+    expect(server.subs.every((s) => !s.active)).toBe(true);
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+
+import { summary, wfEvent } from '../../test/workflows';
+import {
+  compensationProgress,
+  compensationText,
+  initialWorkflows,
+  stepCountsText,
+  stepProgress,
+  touchesGates,
+  upsertWorkflows,
+  workflowsInOrder,
+} from './store';
+
+describe('workflow list', () => {
+  it('lists workflows newest first, replaces re-read ones and counts new ones', () => {
+    // The snapshot's totalCount is set by the caller; workflows met later count as added.
+    let state = { ...upsertWorkflows(initialWorkflows, [summary('1'), summary('2')]), total: 2 };
+    state = upsertWorkflows(state, [summary('3'), summary('1', { status: 'COMPLETED' })]);
+    expect(workflowsInOrder(state).map((w) => w.id)).toEqual(['3', '2', '1']);
+    expect(state.byId['1']?.status).toBe('COMPLETED');
+    expect(state.total).toBe(3);
+    expect(upsertWorkflows(state, [])).toBe(state);
+  });
+
+  it('measures progress as finished steps of all steps', () => {
+    expect(stepProgress({ pending: 1, running: 1, completed: 1, failed: 0, skipped: 1 })).toEqual({
+      total: 4,
+      done: 2,
+      percent: 50,
+    });
+    expect(stepProgress({ pending: 0, running: 0, completed: 0, failed: 0, skipped: 0 }).percent).toBe(0);
+  });
+
+  it('counts compensations undone, running and failed', () => {
+    const progress = compensationProgress([
+      { position: 1, stepName: 'c', status: 'COMPLETED' },
+      { position: 2, stepName: 'b', status: 'FAILED' },
+      { position: 3, stepName: 'a', status: 'PENDING' },
+    ]);
+    expect(progress).toEqual({ total: 3, undone: 1, running: 0, failed: 1 });
+  });
+});
+
+describe('touchesGates', () => {
+  it('re-reads the reviewer queue when a gate opens, is decided, or its step stops running', () => {
+    expect(touchesGates(wfEvent({ kind: 'workflow_approval_requested', fromState: null, toState: null }))).toBe(true);
+    expect(touchesGates(wfEvent({ kind: 'workflow_step_rejected', fromState: null, toState: null }))).toBe(true);
+    expect(touchesGates(wfEvent({ fromState: 'running', toState: 'failed' }))).toBe(true);
+    expect(touchesGates(wfEvent({ fromState: 'pending', toState: 'running' }))).toBe(false);
+    expect(touchesGates(wfEvent({ kind: 'workflow_step_claimed', fromState: null, toState: null }))).toBe(false);
+    expect(
+      touchesGates(wfEvent({ kind: 'workflow_transitioned', entityType: 'workflow', fromState: 'running', toState: 'x' })),
+    ).toBe(false);
+  });
+});
+
+describe('words for the overview', () => {
+  it('says how many steps are done and what is still going on', () => {
+    const counts = { pending: 1, running: 1, completed: 2, failed: 1, skipped: 1 };
+    expect(stepCountsText({ stepCounts: counts })).toBe('4 of 6 steps done · 1 running · 1 failed · 1 skipped');
+  });
+
+  it('says how far compensation got, and nothing when it never started', () => {
+    const compensations = [
+      { position: 1, stepName: 'b', status: 'COMPLETED' },
+      { position: 2, stepName: 'a', status: 'PENDING' },
+    ];
+    expect(compensationText({ status: 'COMPENSATING', compensations })).toBe('Compensating: 1 of 2 undone');
+    expect(compensationText({ status: 'EXECUTING', compensations: [] })).toBeNull();
+    expect(compensationText({ status: 'COMPENSATING', compensations: [] })).toBe('Compensating: nothing to undo');
+    const failed = [{ ...compensations[0]!, status: 'FAILED' }, compensations[1]!];
+    expect(compensationText({ status: 'FAILED', compensations: failed })).toBe('Compensation: 0 of 2 undone · 1 failed');
+  });
+});

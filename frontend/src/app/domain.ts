@@ -1,6 +1,7 @@
 /**
  * What a domain plugs into the dashboard: its views (routes), its navigation entries, and optionally a
- * provider for state that lives as long as the page (research plans keep the plan list live).
+ * provider for state that lives as long as the page (research plans keep the plan list live), its part
+ * of the overview page and its part of the Reviews page (see sections.tsx).
  * Missions and workflows add a folder under src/domains/ and one line to src/app/registry.ts.
  */
 import type { ComponentType, ReactNode } from 'react';
@@ -21,9 +22,20 @@ export interface NavItem {
   badge?: ComponentType;
 }
 
+/** A domain's part of the Reviews page: the things that wait for a person's decision there. */
+export interface ReviewSource {
+  /** How many wait now, kept live (the nav badge and the page's summary add these up); null until known. */
+  useWaiting(): number | null;
+  /** The domain's section of the page: its own heading, the items and their decision buttons. */
+  Section: ComponentType;
+}
+
 export interface DomainModule {
   id: string;
   views: ViewDef[];
   nav: NavItem[];
   provider?: ComponentType<{ children: ReactNode }>;
+  /** Shown on the overview page (`/`) after the research plans, under its own heading. */
+  overview?: ComponentType;
+  reviews?: ReviewSource;
 }

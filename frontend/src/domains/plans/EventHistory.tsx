@@ -1,9 +1,16 @@
-/** The plan's event log, oldest first, growing live; one row per seq. */
+/** A root's event log (a plan's, a mission's), oldest first, growing live; one row per seq. */
 import { formatTime } from '../../core/format';
 import type { PlanEvent } from './api';
 import { describeEvent } from './timeline';
 
-export function EventHistory({ events, loaded }: { events: readonly PlanEvent[]; loaded: boolean }) {
+interface Props {
+  events: readonly PlanEvent[];
+  loaded: boolean;
+  /** The "What happened" column; plan events by default. */
+  describe?: (event: PlanEvent) => string;
+}
+
+export function EventHistory({ events, loaded, describe = describeEvent }: Props) {
   return (
     <>
       <p className="meta" aria-live="polite" data-testid="event-count">
@@ -28,7 +35,7 @@ export function EventHistory({ events, loaded }: { events: readonly PlanEvent[];
                 <td>
                   <code>{event.kind}</code>
                 </td>
-                <td>{describeEvent(event)}</td>
+                <td>{describe(event)}</td>
                 <td>{event.actor}</td>
               </tr>
             ))}

@@ -1,5 +1,6 @@
 /** Every plan with its status, progress and step counts, live; stalled plans and stall alerts stand out. */
 import { href } from '../../app/router';
+import { OverviewSections } from '../../app/sections';
 import { formatDuration, formatTime } from '../../core/format';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -33,6 +34,7 @@ export function Overview() {
       {state.loaded && plans.length === 0 ? <EmptyState /> : null}
       {plans.length || state.alerts.length ? <StallAlerts alerts={state.alerts} /> : null}
       {!state.loaded ? <p>Loading plans…</p> : plans.length ? <PlanList plans={plans} /> : null}
+      <OverviewSections />
     </section>
   );
 }

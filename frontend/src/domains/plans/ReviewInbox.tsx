@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from 'react';
 
 import { useConnection } from '../../app/connection';
 import { href } from '../../app/router';
+import { ReviewSections, useReviewSectionsWaiting } from '../../app/sections';
 import { formatTime } from '../../core/format';
 import { words } from '../../core/userErrors';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -25,6 +26,7 @@ export function ReviewInbox() {
   const [requests, setRequests] = useState<ReviewRequest[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [decided, setDecided] = useState<DecidedItem[]>([]);
+  const others = useReviewSectionsWaiting();
 
   const load = useCallback(async () => {
     try {
@@ -48,9 +50,9 @@ export function ReviewInbox() {
     <section aria-labelledby="inbox-title" className="page">
       <div className="page-head">
         <h1 id="inbox-title">Reviews</h1>
-        {requests ? (
+        {requests && others !== null ? (
           <p className="lede" aria-live="polite">
-            {requests.length ? `${requests.length} step${requests.length === 1 ? '' : 's'} waiting for you` : 'Nothing waiting'}
+            {waitingText(requests.length, others)}
           </p>
         ) : null}
       </div>
@@ -100,8 +102,15 @@ export function ReviewInbox() {
           </ul>
         </section>
       ) : null}
+      <ReviewSections />
     </section>
   );
+}
+
+function waitingText(steps: number, others: number): string {
+  if (!steps && !others) return 'Nothing waiting';
+  const total = steps + others;
+  return `${total} decision${total === 1 ? '' : 's'} waiting for you`;
 }
 
 function describeRequest(request: ReviewRequest): string {

@@ -3,6 +3,7 @@ import { createContext, useContext, useEffect, useState, type ReactNode } from '
 
 import { useConnection } from '../../app/connection';
 import { useStore } from '../../app/hooks';
+import { useReviewSectionsWaiting } from '../../app/sections';
 import { Store } from '../../core/store';
 import { PlansLive } from './live';
 import { initialPlans, waitingForReview, type PlansState } from './store';
@@ -28,7 +29,7 @@ export function usePlans(): PlansState {
 }
 
 export function ReviewCount() {
-  const waiting = waitingForReview(usePlans());
+  const waiting = waitingForReview(usePlans()) + (useReviewSectionsWaiting() ?? 0);
   if (!waiting) return null;
   return (
     <span className="count" data-testid="review-count" aria-label={`${waiting} waiting`}>

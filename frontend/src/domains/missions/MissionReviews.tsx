@@ -127,7 +127,7 @@ export function MissionReviews() {
     <section aria-labelledby="mission-reviews-title" className="mission-reviews" data-testid="mission-reviews">
       <h2 id="mission-reviews-title" className="section-title">
         Missions
-        {open ? <span className="lede"> — {open.length ? `${open.length} waiting` : 'nothing waiting'}</span> : null}
+        {open ? <span className="lede"> — {open.length ? `${open.length} waiting` : 'none waiting'}</span> : null}
       </h2>
       {state.error ? (
         <p className="error" role="alert">
@@ -165,7 +165,7 @@ export function MissionReviews() {
       </ul>
       {decided.length ? (
         <>
-          <h3>Decided here</h3>
+          <h3 className="decided-title">Decided here</h3>
           <ul className="decided" aria-live="polite">
             {decided.map((d) => {
               // The states as they are now: the live mission list, else what the decision returned.

@@ -33,6 +33,8 @@ describe('asset TTL', () => {
       urgent: false,
     });
     expect(describeTtl({ status: 'READY', expiresInSeconds: 90 }, deadline, received + 45_000).urgent).toBe(true);
+    // A clock tick from just before the snapshot arrived shows no more than the server's 90 s.
+    expect(describeTtl({ status: 'READY', expiresInSeconds: 90 }, deadline, received - 800).text).toBe('Expires in 1m 30s');
   });
 
   it('waits for the server’s timer once the TTL ran out, and says so when it expired', () => {

@@ -39,7 +39,8 @@ export interface TtlView {
 export function describeTtl(asset: Pick<Asset, 'status' | 'expiresInSeconds'>, deadline: number | null, now: number): TtlView {
   if (asset.status === 'EXPIRED') return { phase: 'expired', text: 'Expired', urgent: false };
   if (deadline === null) return { phase: 'none', text: 'No TTL: it never expires', urgent: false };
-  const left = deadline - now;
+  // Never more than the server said: a render may use a `now` from just before the snapshot arrived.
+  const left = Math.min(deadline - now, (asset.expiresInSeconds ?? 0) * 1000);
   if (left <= 0) return { phase: 'due', text: 'TTL ran out: expiring…', urgent: true };
   return { phase: 'running', text: `Expires in ${formatCountdown(left)}`, urgent: left < 60_000 };
 }

@@ -31,6 +31,7 @@ from tests.e2e.missions import (
     propose_mission,
     register_search_tool,
 )
+from tests.e2e.test_dashboard import assert_not_reloaded, open_dashboard
 
 pytestmark = pytest.mark.browser
 
@@ -56,21 +57,14 @@ async def agent(mission_server: LiveServer) -> AsyncIterator[GraphQLClient]:
 
 
 async def open_page(browser: BrowserPage, url: str) -> Page:
-    page = browser.page
-    await page.goto(url)
-    await expect(page.locator("[data-connection=live]")).to_be_visible(timeout=15_000)
-    await page.evaluate("window.__sameDocument = true")  # gone if the page reloaded
-    return page
+    await open_dashboard(browser, url)
+    return browser.page
 
 
 async def go(page: Page, label: str) -> None:
     """Follow a link of the dashboard's navigation (its label may carry a count)."""
     nav = page.get_by_role("navigation", name="Dashboard")
     await nav.get_by_role("link", name=re.compile(f"^{re.escape(label)}")).click()
-
-
-async def assert_not_reloaded(page: Page) -> None:
-    assert await page.evaluate("window.__sameDocument === true"), "the page was reloaded"
 
 
 async def test_a_proposed_mission_appears_in_the_overview_and_moves_on_when_approved_in_the_inbox(
@@ -108,7 +102,7 @@ async def test_a_proposed_mission_appears_in_the_overview_and_moves_on_when_appr
     current_hop = card.get_by_test_id("current-hop")
     await expect(current_hop).to_have_text("Hop 1 · Gather sources (final): plan proposed")
     await expect(card.get_by_test_id("mission-counts")).to_have_text("0 of 1 hop completed")
-    await assert_not_reloaded(page)
+    await assert_not_reloaded(browser_page)
     assert_clean(browser_page)
 
 
@@ -170,7 +164,7 @@ async def test_a_hop_approved_in_the_inbox_and_run_through_the_api_completes_the
     expected = [e["node"]["seq"] for e in history["events"]["edges"]]
     await expect(page.get_by_test_id("event-count")).to_have_text(f"{len(expected)} events")
     assert await shown_seqs(page) == expected
-    await assert_not_reloaded(page)
+    await assert_not_reloaded(browser_page)
     await look(browser_page, "mission-completed")
     assert_clean(browser_page)
 
@@ -205,7 +199,7 @@ async def test_an_asset_counts_down_and_expires_on_screen_when_the_expiry_timer_
     await go(page, "Missions")
     card = page.locator(f"li[data-mission-id='{mission_id}']")
     await expect(card.get_by_test_id("mission-counts")).to_have_text("no hops yet · 1 asset (1 expired)")
-    await assert_not_reloaded(page)
+    await assert_not_reloaded(browser_page)
     assert_clean(browser_page)
 
 
@@ -255,6 +249,6 @@ async def test_a_rejection_needs_a_reason_and_the_reason_is_shown(
     await expect(page.locator("table.events")).to_contain_text(
         "hop 1 “Gather everything” plan rejected: Too broad: narrow it to LFP cells."
     )
-    await assert_not_reloaded(page)
+    await assert_not_reloaded(browser_page)
     await look(browser_page, "mission-rejected-hop")
     assert_clean(browser_page)

@@ -16,8 +16,7 @@ interface Connection<T> {
   edges: { node: T }[];
 }
 
-/** A mission as the overview lists it: the hop in progress, and every child's state for the counts. */
-export interface MissionSummary {
+interface Mission {
   id: string;
   title: string;
   goal: string;
@@ -26,6 +25,10 @@ export interface MissionSummary {
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
+}
+
+/** A mission as the overview lists it: the hop in progress, and every child's state for the counts. */
+export interface MissionSummary extends Mission {
   currentHop: {
     id: string;
     sequence: number;
@@ -88,21 +91,13 @@ export interface Asset {
   updatedAt: string;
 }
 
-export interface MissionDetail {
-  id: string;
-  title: string;
-  goal: string;
-  status: MissionStatus;
-  statusReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
+export interface MissionDetail extends Mission {
   hops: Connection<HopDetail>;
   assets: Connection<Asset>;
 }
 
 export interface MissionInbox {
-  missions: { id: string; title: string; goal: string; status: string; createdAt: string; updatedAt: string }[];
+  missions: Pick<Mission, 'id' | 'title' | 'goal' | 'status' | 'createdAt' | 'updatedAt'>[];
   hopPlans: Hop[];
   hopImplementations: (Hop & { toolSteps: Connection<ToolStep> })[];
   assets: Asset[];

@@ -1,19 +1,10 @@
 /** A mission's events in words, naming the hop, tool step or asset each one is about. */
 import { words } from '../../core/userErrors';
+import type { PlanEvent } from '../plans/api';
 import type { MissionDetail } from './api';
 
-export interface MissionEvent {
-  seq: number;
-  kind: string;
-  entityType: string;
-  entityId: string;
-  rootId: string;
-  fromState: string | null;
-  toState: string | null;
-  actor: string;
-  data: Record<string, unknown> | null;
-  createdAt: string;
-}
+/** An entry of the event log: the same for every domain (the plan views defined it first). */
+export type MissionEvent = PlanEvent;
 
 /** Entity id → how to name it ("hop 1 “Gather”", "tool step “Search”", "asset “Report”"). */
 export function entityNames(mission: MissionDetail | null): Map<string, string> {

@@ -39,7 +39,11 @@ function AssetItem({ asset, receivedAt, now }: { asset: Asset; receivedAt: numbe
         <StatusBadge status={asset.status} />
         {asset.mediaType ? <span className="meta">{asset.mediaType}</span> : null}
       </div>
-      <p className={`ttl ttl-${ttl.phase}${ttl.urgent ? ' ttl-urgent' : ''}`} data-testid="asset-ttl" data-phase={ttl.phase}>
+      <p
+        className={`ttl ttl-${ttl.phase}${ttl.urgent ? ' ttl-urgent' : ''}`}
+        data-testid="asset-ttl"
+        data-phase={ttl.phase}
+      >
         {ttl.text}
         {asset.expiresAt ? <span className="meta"> (at {formatTime(asset.expiresAt)})</span> : null}
       </p>

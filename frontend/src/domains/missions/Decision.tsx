@@ -66,6 +66,13 @@ function Errors({ errors }: { errors: readonly string[] }) {
   );
 }
 
+const SUBJECT: Record<ProposalKind, string> = {
+  mission: 'mission',
+  hopPlan: 'hop',
+  hopImplementation: 'hop',
+  asset: 'asset',
+};
+
 export function ProposalDecision({ kind, id, missionId, label, onDecided }: Props) {
   const act = ACTS[kind];
   const { busy, errors, run } = useMissionMutation(missionId);
@@ -129,8 +136,7 @@ export function ProposalDecision({ kind, id, missionId, label, onDecided }: Prop
             autoFocus
           />
           <p id={hintId} className="hint">
-            Required. The reason is kept with the {kind === 'asset' ? 'asset' : kind === 'mission' ? 'mission' : 'hop'} and
-            the agent reads it.
+            Required. The reason is kept with the {SUBJECT[kind]} and the agent reads it.
           </p>
           <div className="decision-buttons">
             <button type="submit" className="decision-reject" disabled={busy}>
@@ -162,7 +168,12 @@ export function StartHop({ hopId, missionId, label }: { hopId: string; missionId
   const { busy, errors, run } = useMissionMutation(missionId);
   return (
     <div className="proposal-decision">
-      <button type="button" className="primary" disabled={busy} onClick={() => void run(START_HOP, 'startHop', { id: hopId })}>
+      <button
+        type="button"
+        className="primary"
+        disabled={busy}
+        onClick={() => void run(START_HOP, 'startHop', { id: hopId })}
+      >
         {busy ? 'Starting…' : `Start ${label}`}
       </button>
       <Errors errors={errors} />

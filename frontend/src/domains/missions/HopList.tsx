@@ -105,7 +105,12 @@ function ToolSteps({ steps }: { steps: readonly ToolStep[] }) {
       {steps.map((step) => {
         const status = step.status.toLowerCase();
         return (
-          <li key={step.id} className={`tool-step tool-step-${status}`} data-tool-step-id={step.id} data-status={status}>
+          <li
+            key={step.id}
+            className={`tool-step tool-step-${status}`}
+            data-tool-step-id={step.id}
+            data-status={status}
+          >
             <div className="timeline-head">
               <h4>
                 {step.position}. {step.name}

@@ -46,7 +46,12 @@ function MissionPage({ live }: { live: MissionDetailLive }) {
   if (!mission) return <p className="page">Loading the mission…</p>;
   const status = mission.status.toLowerCase();
   return (
-    <article className="page mission-detail" aria-labelledby="mission-title" data-mission-id={mission.id} data-status={status}>
+    <article
+      className="page mission-detail"
+      aria-labelledby="mission-title"
+      data-mission-id={mission.id}
+      data-status={status}
+    >
       <p className="crumbs">
         <a href={href('/missions')}>← All missions</a>
       </p>
@@ -70,7 +75,12 @@ function MissionPage({ live }: { live: MissionDetailLive }) {
             <p>
               <strong>This proposal waits for your decision.</strong>
             </p>
-            <ProposalDecision kind="mission" id={mission.id} missionId={mission.id} label={`mission “${mission.title}”`} />
+            <ProposalDecision
+              kind="mission"
+              id={mission.id}
+              missionId={mission.id}
+              label={`mission “${mission.title}”`}
+            />
           </div>
         ) : null}
       </header>

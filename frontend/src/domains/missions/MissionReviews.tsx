@@ -8,7 +8,7 @@ import { useNow } from '../../app/hooks';
 import { href } from '../../app/router';
 import { formatTime } from '../../core/format';
 import { StatusBadge } from '../../ui/StatusBadge';
-import type { MissionInbox, ProposalKind } from './api';
+import type { MissionInbox, MissionSummary, ProposalKind } from './api';
 import { useMissions } from './context';
 import { ProposalDecision, type Decided } from './Decision';
 import { describeTtl, ttlDeadline } from './ttl';
@@ -30,6 +30,8 @@ interface DecidedItem extends Decided {
   id: string;
   missionId: string;
   label: string;
+  /** The mission as the list held it when the decision came back; until it is re-read, the answer is newer. */
+  before: MissionSummary | undefined;
 }
 
 const KIND_TITLE: Record<ProposalKind, string> = {
@@ -143,7 +145,12 @@ export function MissionReviews() {
       ) : null}
       <ul className="inbox">
         {(open ?? []).map((item) => (
-          <li key={`${item.kind}:${item.id}`} className="card review" data-review-kind={item.kind} data-review-id={item.id}>
+          <li
+            key={`${item.kind}:${item.id}`}
+            className="card review"
+            data-review-kind={item.kind}
+            data-review-id={item.id}
+          >
             <h3>
               <span className="review-kind">{KIND_TITLE[item.kind]}</span> {item.title}
             </h3>
@@ -156,7 +163,11 @@ export function MissionReviews() {
               label={item.label}
               onDecided={(d) => {
                 const { kind, id, missionId, label } = item;
-                setDecided((all) => [{ ...d, key: (all[0]?.key ?? 0) + 1, kind, id, missionId, label }, ...all]);
+                const before = state.byId[missionId];
+                setDecided((all) => [
+                  { ...d, key: (all[0]?.key ?? 0) + 1, kind, id, missionId, label, before },
+                  ...all,
+                ]);
                 setAnswered({ inbox: state.inbox, keys: new Set([...hidden, `${kind}:${id}`]) });
               }}
             />
@@ -168,15 +179,16 @@ export function MissionReviews() {
           <h3 className="decided-title">Decided here</h3>
           <ul className="decided" aria-live="polite">
             {decided.map((d) => {
-              // The states as they are now: the live mission list, else what the decision returned.
-              const mission = state.byId[d.missionId];
+              // The states as they are now: the mission list once re-read, until then what the decision returned.
+              const held = state.byId[d.missionId];
+              const mission = held !== d.before ? held : undefined;
               const hop = mission?.currentHop?.id === d.id ? mission.currentHop : null;
               const missionStatus = mission?.status ?? d.missionStatus ?? d.status;
               const status = d.kind === 'mission' ? missionStatus : (hop?.status ?? d.status);
               return (
                 <li key={d.key} className="card" data-decided-kind={d.kind} data-decided-id={d.id}>
-                  <strong>{d.approved ? (d.kind === 'asset' ? 'Accepted' : 'Approved') : 'Rejected'}</strong> — {d.label}:
-                  now <StatusBadge status={status} />
+                  <strong>{d.approved ? (d.kind === 'asset' ? 'Accepted' : 'Approved') : 'Rejected'}</strong> —{' '}
+                  {d.label}: now <StatusBadge status={status} />
                   {d.kind !== 'mission' ? (
                     <>
                       , mission now <StatusBadge status={missionStatus} />

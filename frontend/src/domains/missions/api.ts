@@ -2,14 +2,7 @@
 import type { UserError } from '../../core/userErrors';
 
 export type MissionStatus =
-  | 'PROPOSED'
-  | 'APPROVED'
-  | 'BUILDING_HOP'
-  | 'HOP_READY'
-  | 'EXECUTING_HOP'
-  | 'COMPLETED'
-  | 'FAILED'
-  | 'CANCELLED';
+  'PROPOSED' | 'APPROVED' | 'BUILDING_HOP' | 'HOP_READY' | 'EXECUTING_HOP' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
 interface Connection<T> {
   totalCount: number;

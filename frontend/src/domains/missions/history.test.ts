@@ -5,7 +5,10 @@ import { describeMissionEvent, entityNames } from './history';
 
 describe('mission events in words', () => {
   const names = entityNames(
-    detail([hop('h', [toolStep('s', { name: 'Search papers' })], { name: 'Gather' })], [asset('a', { name: 'Report' })]),
+    detail(
+      [hop('h', [toolStep('s', { name: 'Search papers' })], { name: 'Gather' })],
+      [asset('a', { name: 'Report' })],
+    ),
   );
 
   it('names the entity of a transition and gives the reason', () => {
@@ -32,13 +35,18 @@ describe('mission events in words', () => {
     expect(say({ kind: 'tool_step_completed', entityType: 'tool_step', entityId: 's' })).toBe(
       'tool step “Search papers” completed',
     );
-    expect(say({ kind: 'asset_expired', entityType: 'asset', entityId: 'a' })).toBe('asset “Report” expired: its TTL ran out');
+    expect(say({ kind: 'asset_expired', entityType: 'asset', entityId: 'a' })).toBe(
+      'asset “Report” expired: its TTL ran out',
+    );
     expect(say({ kind: 'mission_rejected', data: { reason: 'out of scope' } })).toBe('mission rejected: out of scope');
   });
 
   it('falls back to the entity type for an entity the snapshot does not know', () => {
-    expect(describeMissionEvent(missionEvent({ kind: 'tool_step_failed', entityType: 'tool_step', entityId: '?' }), new Map())).toBe(
-      'tool step failed',
-    );
+    expect(
+      describeMissionEvent(
+        missionEvent({ kind: 'tool_step_failed', entityType: 'tool_step', entityId: '?' }),
+        new Map(),
+      ),
+    ).toBe('tool step failed');
   });
 });

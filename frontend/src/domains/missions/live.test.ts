@@ -7,7 +7,12 @@ import { MissionDetailLive } from './detailLive';
 import { MissionsLive } from './live';
 
 describe('MissionsLive', () => {
-  function setup(latestSeq: number, missions: MissionSummary[], reread: Record<string, MissionSummary>, inboxes: MissionInbox[]) {
+  function setup(
+    latestSeq: number,
+    missions: MissionSummary[],
+    reread: Record<string, MissionSummary>,
+    inboxes: MissionInbox[],
+  ) {
     const http = new ScriptedHttp({
       MissionsLatestSeq: () => ({ latestSeq }),
       Missions: () => ({ missions: { edges: missions.map((node) => ({ node })) } }),
@@ -27,7 +32,7 @@ describe('MissionsLive', () => {
     return { http, server, live, failures, tick: (ms: number) => (clock += ms) };
   }
 
-  it('reads the position, then the missions and the inbox, then follows mission events from that position', async () => {
+  it('reads the position, then the missions and the inbox, then follows mission events from there', async () => {
     const { http, server, live } = setup(7, [summary('1')], {}, [inbox({ missions: [summary('1')] })]);
     await live.start();
     expect(http.calls.map((c) => c.operation).sort()).toEqual(['MissionInbox', 'Missions', 'MissionsLatestSeq']);
@@ -93,7 +98,11 @@ describe('MissionsLive', () => {
     expect(server.subs.every((s) => !s.active)).toBe(true);
 
     const failures: unknown[] = [];
-    const broken = new MissionsLive({ http: new ScriptedHttp({}), client: new FakeLiveServer(), onFailure: (e) => failures.push(e) });
+    const broken = new MissionsLive({
+      http: new ScriptedHttp({}),
+      client: new FakeLiveServer(),
+      onFailure: (e) => failures.push(e),
+    });
     await broken.start();
     expect(failures).toHaveLength(1);
     expect(broken.store.get().error).toMatch(/MissionsLatestSeq/);
@@ -104,7 +113,13 @@ describe('MissionDetailLive', () => {
   it('shows each missionUpdated snapshot with when it arrived, and a missing mission as such', () => {
     const server = new FakeLiveServer('missionUpdated');
     let clock = 100;
-    const live = new MissionDetailLive('m', new ScriptedHttp({ MissionHistory: () => new Promise(() => {}) }), server, () => {}, () => clock);
+    const live = new MissionDetailLive(
+      'm',
+      new ScriptedHttp({ MissionHistory: () => new Promise(() => {}) }),
+      server,
+      () => {},
+      () => clock,
+    );
     live.start();
     expect(JSON.parse(JSON.stringify(server.subs[0]?.payload)).variables).toEqual({ id: 'm' });
     const sink = server.subs[0]!.sink;
@@ -120,7 +135,7 @@ describe('MissionDetailLive', () => {
     expect(live.store.get().missing).toBe(true);
   });
 
-  it('reads the history page by page, then follows the mission’s events from the last seq, without repeats', async () => {
+  it('reads the history page by page, then follows the mission’s events from its last seq, no repeats', async () => {
     const page = (seqs: number[], more: boolean) => ({
       events: { edges: seqs.map((seq) => ({ node: { seq, rootId: 'm' } })), pageInfo: { hasNextPage: more } },
     });

@@ -57,7 +57,10 @@ export class MissionsLive {
       ]);
       if (this.stopped) return;
       this.store.update((s) => ({
-        ...upsertMissions(s, list.missions.edges.map((e) => e.node)),
+        ...upsertMissions(
+          s,
+          list.missions.edges.map((e) => e.node),
+        ),
         inbox,
         inboxReceivedAt: this.now(),
         loaded: true,
@@ -125,7 +128,10 @@ export class MissionsLive {
       ]);
       if (this.stopped) return;
       this.store.update((s) => {
-        const next = upsertMissions(s, missions.filter((m): m is MissionSummary => m !== null));
+        const next = upsertMissions(
+          s,
+          missions.filter((m): m is MissionSummary => m !== null),
+        );
         return inbox ? { ...next, inbox, inboxReceivedAt: this.now(), error: null } : { ...next, error: null };
       });
     } catch (error) {

@@ -20,8 +20,12 @@ describe('mission list', () => {
   });
 
   it('never lets an older snapshot overwrite a newer one, but takes one as new (a child changed)', () => {
-    const newer = upsertMissions(initialMissions, [summary('1', { status: 'COMPLETED', updatedAt: '2026-01-01T00:05:00Z' })]);
-    expect(upsertMissions(newer, [summary('1', { status: 'EXECUTING_HOP', updatedAt: '2026-01-01T00:04:00Z' })])).toBe(newer);
+    const newer = upsertMissions(initialMissions, [
+      summary('1', { status: 'COMPLETED', updatedAt: '2026-01-01T00:05:00Z' }),
+    ]);
+    expect(upsertMissions(newer, [summary('1', { status: 'EXECUTING_HOP', updatedAt: '2026-01-01T00:04:00Z' })])).toBe(
+      newer,
+    );
     const sameTime = upsertMissions(newer, [
       summary('1', { status: 'COMPLETED', updatedAt: '2026-01-01T00:05:00Z', assets: statuses('EXPIRED') }),
     ]);
@@ -38,26 +42,45 @@ describe('mission list', () => {
 describe('counts', () => {
   it('counts hops, the current hop’s tool steps and assets by state', () => {
     const mission = summary('1', {
-      currentHop: { id: 'h2', sequence: 2, name: 'Write', status: 'EXECUTING', isFinal: true, toolSteps: statuses('COMPLETED', 'EXECUTING', 'EXECUTING') },
+      currentHop: {
+        id: 'h2',
+        sequence: 2,
+        name: 'Write',
+        status: 'EXECUTING',
+        isFinal: true,
+        toolSteps: statuses('COMPLETED', 'EXECUTING', 'EXECUTING'),
+      },
       hops: statuses('COMPLETED', 'EXECUTING'),
       assets: statuses('READY', 'EXPIRED', 'PROPOSED'),
     });
     const counts = missionCounts(mission);
-    expect(counts).toEqual({ hops: 2, hopsCompleted: 1, steps: 3, stepsCompleted: 1, assets: 3, assetsReady: 1, assetsExpired: 1 });
-    expect(describeCounts(counts)).toBe('1 of 2 hops completed · 1 of 3 tool steps done · 3 assets (1 ready, 1 expired)');
+    expect(counts).toEqual({
+      hops: 2,
+      hopsCompleted: 1,
+      steps: 3,
+      stepsCompleted: 1,
+      assets: 3,
+      assetsReady: 1,
+      assetsExpired: 1,
+    });
+    expect(describeCounts(counts)).toBe(
+      '1 of 2 hops completed · 1 of 3 tool steps done · 3 assets (1 ready, 1 expired)',
+    );
   });
 
   it('says so when there is nothing yet', () => {
     expect(describeCounts(missionCounts(summary('1')))).toBe('no hops yet');
-    expect(describeCounts(missionCounts(summary('1', { hops: statuses('PLAN_PROPOSED'), assets: statuses('PROPOSED') })))).toBe(
-      '0 of 1 hop completed · 1 asset',
-    );
+    expect(
+      describeCounts(missionCounts(summary('1', { hops: statuses('PLAN_PROPOSED'), assets: statuses('PROPOSED') }))),
+    ).toBe('0 of 1 hop completed · 1 asset');
   });
 
   it('tallies every entity per machine for the diagrams, cancelled tool steps included', () => {
     const mission = detail(
       [
-        hop('h1', [toolStep('a', { status: 'CANCELLED' }), toolStep('b', { status: 'COMPLETED' })], { status: 'COMPLETED' }),
+        hop('h1', [toolStep('a', { status: 'CANCELLED' }), toolStep('b', { status: 'COMPLETED' })], {
+          status: 'COMPLETED',
+        }),
         hop('h2', [toolStep('c', { status: 'EXECUTING' })], { status: 'EXECUTING' }),
       ],
       [asset('x', { status: 'EXPIRED' })],

@@ -80,7 +80,9 @@ export function describeCounts(c: MissionCounts): string {
 }
 
 /** How many of the mission's entities are in each state, per machine (for the diagrams' highlights). */
-export function stateCounts(mission: MissionDetail): Record<'mission' | 'hop' | 'tool_step' | 'asset', Record<string, number>> {
+export function stateCounts(
+  mission: MissionDetail,
+): Record<'mission' | 'hop' | 'tool_step' | 'asset', Record<string, number>> {
   const tally = (statuses: readonly string[]) => {
     const counts: Record<string, number> = {};
     for (const s of statuses) counts[s] = (counts[s] ?? 0) + 1;

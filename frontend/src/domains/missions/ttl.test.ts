@@ -4,19 +4,9 @@ import { describeTtl, formatCountdown, ttlDeadline } from './ttl';
 
 describe('formatCountdown', () => {
   it('rounds up to whole seconds and shows two units at most', () => {
-    expect([0, 1, 999, 1000, 59_001, 60_000, 61_500, 3_599_000, 3_600_000, 3_725_000, 90_000_000].map(formatCountdown)).toEqual([
-      '0s',
-      '1s',
-      '1s',
-      '1s',
-      '1m 00s',
-      '1m 00s',
-      '1m 02s',
-      '59m 59s',
-      '1h 00m',
-      '1h 02m',
-      '1d 01h',
-    ]);
+    expect(
+      [0, 1, 999, 1000, 59_001, 60_000, 61_500, 3_599_000, 3_600_000, 3_725_000, 90_000_000].map(formatCountdown),
+    ).toEqual(['0s', '1s', '1s', '1s', '1m 00s', '1m 00s', '1m 02s', '59m 59s', '1h 00m', '1h 02m', '1d 01h']);
     expect(formatCountdown(-5000)).toBe('0s');
   });
 });
@@ -34,7 +24,9 @@ describe('asset TTL', () => {
     });
     expect(describeTtl({ status: 'READY', expiresInSeconds: 90 }, deadline, received + 45_000).urgent).toBe(true);
     // A clock tick from just before the snapshot arrived shows no more than the server's 90 s.
-    expect(describeTtl({ status: 'READY', expiresInSeconds: 90 }, deadline, received - 800).text).toBe('Expires in 1m 30s');
+    expect(describeTtl({ status: 'READY', expiresInSeconds: 90 }, deadline, received - 800).text).toBe(
+      'Expires in 1m 30s',
+    );
   });
 
   it('waits for the server’s timer once the TTL ran out, and says so when it expired', () => {

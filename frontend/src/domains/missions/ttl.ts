@@ -36,7 +36,11 @@ export interface TtlView {
   urgent: boolean;
 }
 
-export function describeTtl(asset: Pick<Asset, 'status' | 'expiresInSeconds'>, deadline: number | null, now: number): TtlView {
+export function describeTtl(
+  asset: Pick<Asset, 'status' | 'expiresInSeconds'>,
+  deadline: number | null,
+  now: number,
+): TtlView {
   if (asset.status === 'EXPIRED') return { phase: 'expired', text: 'Expired', urgent: false };
   if (deadline === null) return { phase: 'none', text: 'No TTL: it never expires', urgent: false };
   // Never more than the server said: a render may use a `now` from just before the snapshot arrived.

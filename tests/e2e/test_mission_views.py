@@ -246,6 +246,8 @@ async def test_a_rejection_needs_a_reason_and_the_reason_is_shown(
     hop = page.locator(f"[data-hop-id='{hop_id}']")
     await expect(hop).to_have_attribute("data-status", "cancelled")
     await expect(hop.get_by_test_id("hop-reason")).to_have_text("Too broad: narrow it to LFP cells.")
+    reason = page.get_by_test_id("mission-reason")
+    await expect(reason).to_have_text("Why it is approved: Too broad: narrow it to LFP cells.")
     await expect(page.locator("table.events")).to_contain_text(
         "hop 1 “Gather everything” plan rejected: Too broad: narrow it to LFP cells."
     )

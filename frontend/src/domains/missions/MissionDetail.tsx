@@ -6,6 +6,7 @@ import { useNow, useStore } from '../../app/hooks';
 import { useStateMachines } from '../../app/machines';
 import { href, type Params } from '../../app/router';
 import { formatTime } from '../../core/format';
+import { words } from '../../core/userErrors';
 import { StateDiagram } from '../../ui/StateDiagram';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { MissionDetail } from './api';
@@ -65,11 +66,7 @@ function MissionPage({ live }: { live: MissionDetailLive }) {
             {mission.completedAt ? ` · completed ${formatTime(mission.completedAt)}` : ''}
           </span>
         </div>
-        {mission.statusReason ? (
-          <p className={`banner banner-${status}`} data-testid="mission-reason">
-            {status === 'cancelled' ? 'Cancelled' : status === 'failed' ? 'Failed' : 'Note'}: {mission.statusReason}
-          </p>
-        ) : null}
+        {mission.statusReason ? <MissionReason status={mission.status} reason={mission.statusReason} /> : null}
         {mission.status === 'PROPOSED' ? (
           <div className="review-box">
             <p>
@@ -111,6 +108,17 @@ function MissionPage({ live }: { live: MissionDetailLive }) {
         <MissionHistory events={view.events} loaded={view.historyLoaded} mission={mission} />
       </section>
     </article>
+  );
+}
+
+/** Why the mission is in its state: a cancellation or failure stands out; "approved again" is a note. */
+function MissionReason({ status, reason }: { status: string; reason: string }) {
+  const ended = status === 'CANCELLED' || status === 'FAILED';
+  return (
+    <p className={ended ? 'banner banner-failed' : 'status-reason'} data-testid="mission-reason">
+      {ended ? `${status === 'FAILED' ? 'Failed' : 'Cancelled'}: ` : `Why it is ${words(status)}: `}
+      {reason}
+    </p>
   );
 }
 

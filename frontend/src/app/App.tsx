@@ -9,6 +9,7 @@ import { useHashPath } from './hooks';
 import { KeyForm } from './KeyForm';
 import { DOMAINS } from './registry';
 import { href, route } from './router';
+import { DomainsContext } from './sections';
 import { Shell } from './Shell';
 
 const VIEWS = DOMAINS.flatMap((d) => d.views);
@@ -99,11 +100,13 @@ export function App({ keys }: { keys: KeyStore }) {
   }
   return (
     <ConnectionContext.Provider value={connection}>
-      <Providers>
-        <Shell nav={NAV} path={path} state={state} onForgetKey={forget}>
-          {content}
-        </Shell>
-      </Providers>
+      <DomainsContext.Provider value={DOMAINS}>
+        <Providers>
+          <Shell nav={NAV} path={path} state={state} onForgetKey={forget}>
+            {content}
+          </Shell>
+        </Providers>
+      </DomainsContext.Provider>
     </ConnectionContext.Provider>
   );
 }

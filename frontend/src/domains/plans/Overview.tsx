@@ -1,5 +1,10 @@
-/** Every plan with its status, progress and step counts, live; stalled plans and stall alerts stand out. */
+/**
+ * The overview page (`/`): every plan with its status, progress and step counts, live, stalled plans
+ * and stall alerts standing out; then the other domains' sections (missions, workflows; see
+ * app/sections.tsx), each live too.
+ */
 import { href } from '../../app/router';
+import { OverviewSections } from '../../app/sections';
 import { formatDuration, formatTime } from '../../core/format';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -9,22 +14,32 @@ import { EmptyState } from './EmptyState';
 import { plansInOrder } from './store';
 
 export function Overview() {
+  return (
+    <section aria-labelledby="overview-title" className="page">
+      <h1 id="overview-title">Overview</h1>
+      <PlansSection />
+      <OverviewSections />
+    </section>
+  );
+}
+
+function PlansSection() {
   const state = usePlans();
   const plans = plansInOrder(state);
   const stalled = plans.filter((p) => p.status === 'STALLED').length;
   const waiting = plans.filter((p) => p.status === 'AWAITING_REVIEW').length;
   return (
-    <section aria-labelledby="overview-title" className="page">
-      <div className="page-head">
-        <h1 id="overview-title">Research plans</h1>
+    <section aria-labelledby="plans-overview-title" className="overview-section" data-testid="plans-overview">
+      <h2 id="plans-overview-title" className="section-title">
+        Research plans
         {state.loaded && plans.length ? (
-          <p className="lede" aria-live="polite">
+          <span className="lede" aria-live="polite" data-testid="plans-summary">
             {plans.length} plan{plans.length === 1 ? '' : 's'}
             {waiting ? ` · ${waiting} awaiting review` : ''}
             {stalled ? ` · ${stalled} stalled` : ''}
-          </p>
+          </span>
         ) : null}
-      </div>
+      </h2>
       {state.error ? (
         <p className="error" role="alert">
           Live updates failed: {state.error}
@@ -55,9 +70,9 @@ function PlanCard({ plan }: { plan: PlanSummary }) {
   return (
     <li className={`card plan-card${stalled ? ' plan-stalled' : ''}`} data-plan-id={plan.id} data-status={plan.status.toLowerCase()}>
       <div className="plan-card-main">
-        <h2>
+        <h3>
           <a href={href(`/plans/${plan.id}`)}>{plan.title || plan.researchQuestion}</a>
-        </h2>
+        </h3>
         {plan.title && plan.title !== plan.researchQuestion ? <p className="question">{plan.researchQuestion}</p> : null}
         <p className="meta">Created {formatTime(plan.createdAt)}</p>
       </div>
@@ -82,7 +97,7 @@ function PlanCard({ plan }: { plan: PlanSummary }) {
 function StallAlerts({ alerts }: { alerts: readonly StallAlert[] }) {
   return (
     <section className="alerts" aria-labelledby="alerts-title">
-      <h2 id="alerts-title">Stall alerts</h2>
+      <h3 id="alerts-title">Stall alerts</h3>
       <div aria-live="assertive" aria-relevant="additions">
         {alerts.length === 0 ? (
           <p className="hint">No stalls since you opened the dashboard. An alert appears here the moment one is detected.</p>

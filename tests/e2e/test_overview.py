@@ -21,18 +21,9 @@ from tests.e2e.dashboard import (
     start_next,
 )
 from tests.e2e.missions import propose_mission
-from tests.e2e.workflows import claim, complete, create_workflow, start_workflow
+from tests.e2e.workflows import GATED, claim, complete, create_workflow, start_workflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("dashboard_built")]
-
-GATED = {
-    "name": "publish",
-    "steps": [
-        {"name": "draft"},
-        {"name": "sign-off", "dependsOn": ["draft"], "approval": True},
-        {"name": "send", "dependsOn": ["sign-off"]},
-    ],
-}
 
 
 async def test_the_overview_shows_plans_missions_and_workflows_each_in_its_section_and_live(

@@ -2,6 +2,7 @@
 import { href } from '../../app/router';
 import { formatTime } from '../../core/format';
 import { words } from '../../core/userErrors';
+import { ListPage, OverviewSection } from '../../ui/ListFrames';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { MissionSummary } from './api';
 import { useMissions } from './context';
@@ -12,26 +13,18 @@ type Level = 2 | 3;
 /** The missions' section of the overview page (`/`). */
 export function MissionsSection() {
   return (
-    <section aria-labelledby="missions-overview-title" className="overview-section" data-testid="missions-overview">
-      <h2 id="missions-overview-title" className="section-title">
-        <a href={href('/missions')}>Missions</a>
-        <Summary />
-      </h2>
+    <OverviewSection id="missions" title="Missions" path="/missions" summary={<Summary />}>
       <MissionsBody level={3} />
-    </section>
+    </OverviewSection>
   );
 }
 
 /** `/missions`. */
 export function MissionsPage() {
   return (
-    <section aria-labelledby="missions-title" className="page">
-      <div className="page-head">
-        <h1 id="missions-title">Missions</h1>
-        <Summary />
-      </div>
+    <ListPage id="missions" title="Missions" summary={<Summary />}>
       <MissionsBody level={2} />
-    </section>
+    </ListPage>
   );
 }
 

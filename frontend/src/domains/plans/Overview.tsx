@@ -6,6 +6,7 @@
 import { href } from '../../app/router';
 import { OverviewSections } from '../../app/sections';
 import { formatDuration, formatTime } from '../../core/format';
+import { OverviewSection } from '../../ui/ListFrames';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { PlanSummary, StallAlert } from './api';
@@ -26,20 +27,8 @@ export function Overview() {
 function PlansSection() {
   const state = usePlans();
   const plans = plansInOrder(state);
-  const stalled = plans.filter((p) => p.status === 'STALLED').length;
-  const waiting = plans.filter((p) => p.status === 'AWAITING_REVIEW').length;
   return (
-    <section aria-labelledby="plans-overview-title" className="overview-section" data-testid="plans-overview">
-      <h2 id="plans-overview-title" className="section-title">
-        Research plans
-        {state.loaded && plans.length ? (
-          <span className="lede" aria-live="polite" data-testid="plans-summary">
-            {plans.length} plan{plans.length === 1 ? '' : 's'}
-            {waiting ? ` · ${waiting} awaiting review` : ''}
-            {stalled ? ` · ${stalled} stalled` : ''}
-          </span>
-        ) : null}
-      </h2>
+    <OverviewSection id="plans" title="Research plans" summary={<Summary plans={plans} loaded={state.loaded} />}>
       {state.error ? (
         <p className="error" role="alert">
           Live updates failed: {state.error}
@@ -48,7 +37,20 @@ function PlansSection() {
       {state.loaded && plans.length === 0 ? <EmptyState /> : null}
       {plans.length || state.alerts.length ? <StallAlerts alerts={state.alerts} /> : null}
       {!state.loaded ? <p>Loading plans…</p> : plans.length ? <PlanList plans={plans} /> : null}
-    </section>
+    </OverviewSection>
+  );
+}
+
+function Summary({ plans, loaded }: { plans: readonly PlanSummary[]; loaded: boolean }) {
+  if (!loaded || !plans.length) return null;
+  const stalled = plans.filter((p) => p.status === 'STALLED').length;
+  const waiting = plans.filter((p) => p.status === 'AWAITING_REVIEW').length;
+  return (
+    <span className="lede" aria-live="polite" data-testid="plans-summary">
+      {plans.length} plan{plans.length === 1 ? '' : 's'}
+      {waiting ? ` · ${waiting} awaiting review` : ''}
+      {stalled ? ` · ${stalled} stalled` : ''}
+    </span>
   );
 }
 

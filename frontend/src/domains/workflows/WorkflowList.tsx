@@ -4,6 +4,7 @@
  */
 import { href } from '../../app/router';
 import { formatTime } from '../../core/format';
+import { ListPage, OverviewSection } from '../../ui/ListFrames';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { WorkflowSummary } from './api';
@@ -16,26 +17,18 @@ type Level = 2 | 3;
 /** `/workflows`. */
 export function WorkflowList() {
   return (
-    <section aria-labelledby="workflows-title" className="page">
-      <div className="page-head">
-        <h1 id="workflows-title">Workflows</h1>
-        <Summary />
-      </div>
+    <ListPage id="workflows" title="Workflows" summary={<Summary />}>
       <WorkflowsBody level={2} />
-    </section>
+    </ListPage>
   );
 }
 
 /** The workflows' section of the overview page (`/`). */
 export function WorkflowsSection() {
   return (
-    <section aria-labelledby="workflows-overview-title" className="overview-section" data-testid="workflows-overview">
-      <h2 id="workflows-overview-title" className="section-title">
-        <a href={href('/workflows')}>Workflows</a>
-        <Summary />
-      </h2>
+    <OverviewSection id="workflows" title="Workflows" path="/workflows" summary={<Summary />}>
       <WorkflowsBody level={3} />
-    </section>
+    </OverviewSection>
   );
 }
 

@@ -93,7 +93,7 @@ export function App({ keys }: { keys: KeyStore }) {
       <section aria-labelledby="not-found">
         <h1 id="not-found">Nothing here</h1>
         <p>
-          No view is called <code>{path}</code>. <a href={href('/')}>Go to the research plans.</a>
+          No view is called <code>{path}</code>. <a href={href('/')}>Go to the overview.</a>
         </p>
       </section>
     );

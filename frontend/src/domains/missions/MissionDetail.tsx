@@ -7,6 +7,7 @@ import { useStateMachines } from '../../app/machines';
 import { href, type Params } from '../../app/router';
 import { formatTime } from '../../core/format';
 import { words } from '../../core/userErrors';
+import { NotFound } from '../../ui/NotFound';
 import { StateDiagram } from '../../ui/StateDiagram';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { MissionDetail } from './api';
@@ -34,16 +35,7 @@ function MissionPage({ live }: { live: MissionDetailLive }) {
   const view = useStore(live.store);
   const now = useNow();
   const { root: mission } = view;
-  if (view.missing) {
-    return (
-      <section className="page" aria-labelledby="missing-title">
-        <h1 id="missing-title">Mission not found</h1>
-        <p>
-          It does not exist, or it belongs to another tenant. <a href={href('/missions')}>Back to all missions</a>
-        </p>
-      </section>
-    );
-  }
+  if (view.missing) return <NotFound what="Mission" back="/missions" backLabel="Back to all missions" />;
   if (!mission) return <p className="page">Loading the mission…</p>;
   const status = mission.status.toLowerCase();
   return (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from playwright.async_api import Page, expect
@@ -20,6 +21,12 @@ async def open_dashboard(browser: BrowserPage, url: str) -> None:
     await expect(page.locator("[data-connection=live]")).to_be_visible(timeout=15_000)
     # Marks this document: if the page reloaded, the mark would be gone.
     await page.evaluate("window.__sameDocument = true")
+
+
+async def go(page: Page, label: str) -> None:
+    """Follow a link of the dashboard's navigation (its label may carry a count)."""
+    nav = page.get_by_role("navigation", name="Dashboard")
+    await nav.get_by_role("link", name=re.compile(f"^{re.escape(label)}")).click()
 
 
 async def assert_not_reloaded(browser: BrowserPage) -> None:

@@ -27,6 +27,7 @@ from tests.e2e.dashboard import (
     start_next,
 )
 from tests.e2e.workflows import (
+    GATED,
     claim,
     complete,
     create_from_yaml,
@@ -256,16 +257,6 @@ async def test_a_compensating_workflow_shows_each_undo_in_order_and_the_outcome(
     await expect(card.get_by_test_id("compensation-counts")).to_have_text("Compensation: 2 of 2 undone")
     await expect(card).to_contain_text("rolled back")
     await look_and_finish(browser_page, "workflow-rolled-back")
-
-
-GATED = {
-    "name": "publish",
-    "steps": [
-        {"name": "draft"},
-        {"name": "sign-off", "dependsOn": ["draft"], "approval": True},
-        {"name": "send", "dependsOn": ["sign-off"]},
-    ],
-}
 
 
 async def test_an_approval_gate_waits_in_the_review_inbox_and_approving_it_unblocks_the_workflow(

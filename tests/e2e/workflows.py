@@ -9,6 +9,16 @@ from playwright.async_api import Locator, Page
 from tests.api import workflow_operations as ops
 from tests.conftest import GraphQLClient
 
+# Three steps with an approval gate in the middle: once "draft" is done, the workflow waits for a reviewer.
+GATED = {
+    "name": "publish",
+    "steps": [
+        {"name": "draft"},
+        {"name": "sign-off", "dependsOn": ["draft"], "approval": True},
+        {"name": "send", "dependsOn": ["sign-off"]},
+    ],
+}
+
 
 async def create_workflow(client: GraphQLClient, definition: dict[str, Any]) -> str:
     created = (await client.execute(ops.CREATE, {"input": definition}))["createWorkflow"]

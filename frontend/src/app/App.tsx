@@ -9,6 +9,7 @@ import { useHashPath } from './hooks';
 import { KeyForm } from './KeyForm';
 import { DOMAINS } from './registry';
 import { href, route } from './router';
+import { DomainsContext } from './sections';
 import { Shell } from './Shell';
 
 const VIEWS = DOMAINS.flatMap((d) => d.views);
@@ -92,18 +93,20 @@ export function App({ keys }: { keys: KeyStore }) {
       <section aria-labelledby="not-found">
         <h1 id="not-found">Nothing here</h1>
         <p>
-          No view is called <code>{path}</code>. <a href={href('/')}>Go to the research plans.</a>
+          No view is called <code>{path}</code>. <a href={href('/')}>Go to the overview.</a>
         </p>
       </section>
     );
   }
   return (
     <ConnectionContext.Provider value={connection}>
-      <Providers>
-        <Shell nav={NAV} path={path} state={state} onForgetKey={forget}>
-          {content}
-        </Shell>
-      </Providers>
+      <DomainsContext.Provider value={DOMAINS}>
+        <Providers>
+          <Shell nav={NAV} path={path} state={state} onForgetKey={forget}>
+            {content}
+          </Shell>
+        </Providers>
+      </DomainsContext.Provider>
     </ConnectionContext.Provider>
   );
 }

@@ -1,8 +1,8 @@
 /**
- * What a domain plugs into the dashboard: its views (routes), its navigation entries, optionally a
- * provider for state that lives as long as the page (research plans keep the plan list live), and
- * optionally its part of the Reviews page. A domain adds a folder under src/domains/ and one line to
- * src/app/registry.ts.
+ * What a domain plugs into the dashboard: its views (routes), its navigation entries, and optionally a
+ * provider for state that lives as long as the page (research plans keep the plan list live), its
+ * section of the overview page (`#/`, see sections.tsx) and its section of the Reviews page (see
+ * domains/reviews). A domain adds a folder under src/domains/ and one line to src/app/registry.ts.
  */
 import type { ComponentType, ReactNode } from 'react';
 
@@ -35,5 +35,7 @@ export interface DomainModule {
   views: ViewDef[];
   nav: NavItem[];
   provider?: ComponentType<{ children: ReactNode }>;
+  /** Its section of the overview page (`/`), under its own heading, after the research plans. */
+  overview?: ComponentType;
   reviews?: ReviewSource;
 }

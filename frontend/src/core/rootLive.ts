@@ -11,6 +11,8 @@ import { Store } from './store';
 
 export interface RootView<T> {
   root: T | null;
+  /** When (this browser's clock, ms) the latest snapshot arrived: countdowns from server seconds start here. */
+  receivedAt: number;
   missing: boolean;
   events: readonly LoggedEvent[];
   historyLoaded: boolean;
@@ -30,7 +32,14 @@ export interface RootSource {
 export const HISTORY_PAGE = 100;
 
 export class RootLive<T> {
-  readonly store = new Store<RootView<T>>({ root: null, missing: false, events: [], historyLoaded: false, error: null });
+  readonly store = new Store<RootView<T>>({
+    root: null,
+    receivedAt: 0,
+    missing: false,
+    events: [],
+    historyLoaded: false,
+    error: null,
+  });
   private stops: (() => void)[] = [];
   private stopped = false;
 
@@ -39,6 +48,7 @@ export class RootLive<T> {
     private http: GraphQLHttp,
     private client: SubscriptionClient,
     private onFailure: (error: unknown) => void,
+    private now: () => number = Date.now,
   ) {}
 
   start(): void {
@@ -49,7 +59,7 @@ export class RootLive<T> {
         {
           next: (result) => {
             const root = (result.data as Record<string, T | undefined> | undefined)?.[field];
-            if (root) this.store.update((v) => ({ ...v, root, error: null }));
+            if (root) this.store.update((v) => ({ ...v, root, receivedAt: this.now(), error: null }));
             else if (result.errors?.length) this.store.update((v) => ({ ...v, missing: true }));
           },
           // GraphQL errors (an unknown or malformed id) mean there is no such root for this tenant.
@@ -81,7 +91,7 @@ export class RootLive<T> {
         if (this.stopped) return;
         this.add(events);
         after = events.at(-1)?.seq ?? after;
-        if (!page.events.pageInfo.hasNextPage) break;
+        if (!page.events.pageInfo.hasNextPage || !events.length) break;
       }
     } catch (error) {
       this.onFailure(error);

@@ -1,4 +1,4 @@
-/** A root's event log (a plan's, a workflow's), oldest first, growing live; one row per seq. */
+/** A root's event log (a plan's, a mission's, a workflow's), oldest first, growing live; one row per seq. */
 import type { LoggedEvent } from '../core/events';
 import { formatTime } from '../core/format';
 

@@ -64,15 +64,23 @@ export function StateDiagram({ machine, current, title }: Props) {
           ))}
           {layout.nodes.map((node) => {
             const count = current[node.name] ?? 0;
+            const label = `${words(node.name)}${count > 1 ? ` ×${count}` : ''}`;
+            // Long names (e.g. "ready for implementation") are squeezed into the box instead of spilling out.
+            const squeeze = label.length > 19 ? { textLength: node.width - 14, lengthAdjust: 'spacingAndGlyphs' } : {};
             const classes = ['diagram-node', count > 0 ? 'diagram-node-current' : '', node.final ? 'diagram-node-final' : '']
               .filter(Boolean)
               .join(' ');
             return (
               <g key={node.name} className={classes} data-state={node.name} data-current={count > 0 ? 'true' : 'false'}>
                 <rect x={node.x} y={node.y} width={node.width} height={node.height} rx={node.final ? 4 : 18} />
-                <text x={node.x + node.width / 2} y={node.y + node.height / 2} dominantBaseline="central" textAnchor="middle">
-                  {words(node.name)}
-                  {count > 1 ? ` ×${count}` : ''}
+                <text
+                  x={node.x + node.width / 2}
+                  y={node.y + node.height / 2}
+                  dominantBaseline="central"
+                  textAnchor="middle"
+                  {...squeeze}
+                >
+                  {label}
                 </text>
                 {node.initial ? (
                   <circle cx={node.x - 10} cy={node.y + node.height / 2} r={5} className="diagram-start" />

@@ -13,7 +13,7 @@ const EXAMPLE = `mutation {
 export function EmptyState() {
   return (
     <section className="card empty" aria-labelledby="empty-title" data-testid="empty-state">
-      <h2 id="empty-title">No research plans yet</h2>
+      <h3 id="empty-title">No research plans yet</h3>
       <p>
         Agents create plans through the GraphQL API, and each one appears here the moment it is created — no reload
         needed. To see it happen, follow <strong>“A five-minute tour”</strong> in the project's README:

@@ -1,6 +1,12 @@
-/** Every plan with its status, progress and step counts, live; stalled plans and stall alerts stand out. */
+/**
+ * The overview page (`/`): every plan with its status, progress and step counts, live, stalled plans
+ * and stall alerts standing out; then the other domains' sections (missions, workflows; see
+ * app/sections.tsx), each live too.
+ */
 import { href } from '../../app/router';
+import { OverviewSections } from '../../app/sections';
 import { formatDuration, formatTime } from '../../core/format';
+import { OverviewSection } from '../../ui/ListFrames';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { PlanSummary, StallAlert } from './api';
@@ -9,22 +15,20 @@ import { EmptyState } from './EmptyState';
 import { plansInOrder } from './store';
 
 export function Overview() {
-  const state = usePlans();
-  const plans = plansInOrder(state);
-  const stalled = plans.filter((p) => p.status === 'STALLED').length;
-  const waiting = plans.filter((p) => p.status === 'AWAITING_REVIEW').length;
   return (
     <section aria-labelledby="overview-title" className="page">
-      <div className="page-head">
-        <h1 id="overview-title">Research plans</h1>
-        {state.loaded && plans.length ? (
-          <p className="lede" aria-live="polite">
-            {plans.length} plan{plans.length === 1 ? '' : 's'}
-            {waiting ? ` · ${waiting} awaiting review` : ''}
-            {stalled ? ` · ${stalled} stalled` : ''}
-          </p>
-        ) : null}
-      </div>
+      <h1 id="overview-title">Overview</h1>
+      <PlansSection />
+      <OverviewSections />
+    </section>
+  );
+}
+
+function PlansSection() {
+  const state = usePlans();
+  const plans = plansInOrder(state);
+  return (
+    <OverviewSection id="plans" title="Research plans" summary={<Summary plans={plans} loaded={state.loaded} />}>
       {state.error ? (
         <p className="error" role="alert">
           Live updates failed: {state.error}
@@ -33,7 +37,20 @@ export function Overview() {
       {state.loaded && plans.length === 0 ? <EmptyState /> : null}
       {plans.length || state.alerts.length ? <StallAlerts alerts={state.alerts} /> : null}
       {!state.loaded ? <p>Loading plans…</p> : plans.length ? <PlanList plans={plans} /> : null}
-    </section>
+    </OverviewSection>
+  );
+}
+
+function Summary({ plans, loaded }: { plans: readonly PlanSummary[]; loaded: boolean }) {
+  if (!loaded || !plans.length) return null;
+  const stalled = plans.filter((p) => p.status === 'STALLED').length;
+  const waiting = plans.filter((p) => p.status === 'AWAITING_REVIEW').length;
+  return (
+    <span className="lede" aria-live="polite" data-testid="plans-summary">
+      {plans.length} plan{plans.length === 1 ? '' : 's'}
+      {waiting ? ` · ${waiting} awaiting review` : ''}
+      {stalled ? ` · ${stalled} stalled` : ''}
+    </span>
   );
 }
 
@@ -55,9 +72,9 @@ function PlanCard({ plan }: { plan: PlanSummary }) {
   return (
     <li className={`card plan-card${stalled ? ' plan-stalled' : ''}`} data-plan-id={plan.id} data-status={plan.status.toLowerCase()}>
       <div className="plan-card-main">
-        <h2>
+        <h3>
           <a href={href(`/plans/${plan.id}`)}>{plan.title || plan.researchQuestion}</a>
-        </h2>
+        </h3>
         {plan.title && plan.title !== plan.researchQuestion ? <p className="question">{plan.researchQuestion}</p> : null}
         <p className="meta">Created {formatTime(plan.createdAt)}</p>
       </div>
@@ -82,7 +99,7 @@ function PlanCard({ plan }: { plan: PlanSummary }) {
 function StallAlerts({ alerts }: { alerts: readonly StallAlert[] }) {
   return (
     <section className="alerts" aria-labelledby="alerts-title">
-      <h2 id="alerts-title">Stall alerts</h2>
+      <h3 id="alerts-title">Stall alerts</h3>
       <div aria-live="assertive" aria-relevant="additions">
         {alerts.length === 0 ? (
           <p className="hint">No stalls since you opened the dashboard. An alert appears here the moment one is detected.</p>

@@ -1,4 +1,4 @@
-/** Research plans in the dashboard: the overview, one plan, and their part of the Reviews page. */
+/** Research plans in the dashboard: the overview page (plans first, then the other domains), one plan, and their part of the Reviews page. */
 import type { DomainModule } from '../../app/domain';
 import { PlansProvider, usePlanReviewCount } from './context';
 import { Overview } from './Overview';
@@ -8,10 +8,10 @@ import { PlanReviews } from './PlanReviews';
 export const plansDomain: DomainModule = {
   id: 'plans',
   views: [
-    { path: '/', title: 'Research plans', component: Overview },
+    { path: '/', title: 'Overview', component: Overview },
     { path: '/plans/:id', title: 'Research plan', component: PlanDetailView },
   ],
-  nav: [{ path: '/', label: 'Research plans' }],
+  nav: [{ path: '/', label: 'Overview' }],
   provider: PlansProvider,
   reviews: { useWaiting: usePlanReviewCount, Section: PlanReviews },
 };

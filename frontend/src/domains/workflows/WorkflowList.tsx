@@ -1,6 +1,10 @@
-/** Every workflow with its status, outcome, progress and step counts, live; blocked and compensating ones stand out. */
+/**
+ * Every workflow with its status, outcome, progress and step counts, live; blocked and compensating ones
+ * stand out. On its own page (`/workflows`) and as the workflows' section of the overview (`/`).
+ */
 import { href } from '../../app/router';
 import { formatTime } from '../../core/format';
+import { ListPage, OverviewSection } from '../../ui/ListFrames';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { WorkflowSummary } from './api';
@@ -8,52 +12,85 @@ import { useWorkflows } from './context';
 import { WorkflowsEmptyState } from './EmptyState';
 import { compensationText, stepCountsText, stepProgress, workflowsInOrder } from './store';
 
+type Level = 2 | 3;
+
+/** `/workflows`. */
 export function WorkflowList() {
+  return (
+    <ListPage id="workflows" title="Workflows" summary={<Summary />}>
+      <WorkflowsBody level={2} />
+    </ListPage>
+  );
+}
+
+/** The workflows' section of the overview page (`/`). */
+export function WorkflowsSection() {
+  return (
+    <OverviewSection id="workflows" title="Workflows" path="/workflows" summary={<Summary />}>
+      <WorkflowsBody level={3} />
+    </OverviewSection>
+  );
+}
+
+function Summary() {
   const state = useWorkflows();
   const workflows = workflowsInOrder(state);
+  if (!state.loaded || !workflows.length) return null;
   const count = (status: string) => workflows.filter((w) => w.status === status).length;
   const blocked = count('BLOCKED');
   const compensating = count('COMPENSATING');
   return (
-    <section aria-labelledby="workflows-title" className="page">
-      <div className="page-head">
-        <h1 id="workflows-title">Workflows</h1>
-        {state.loaded && workflows.length ? (
-          <p className="lede" aria-live="polite">
-            {state.total} workflow{state.total === 1 ? '' : 's'}
-            {state.total > workflows.length ? ` (the newest ${workflows.length} shown)` : ''}
-            {blocked ? ` · ${blocked} waiting for a reviewer` : ''}
-            {compensating ? ` · ${compensating} compensating` : ''}
-          </p>
-        ) : null}
-      </div>
-      {state.error ? (
-        <p className="error" role="alert">
-          Live updates failed: {state.error}
-        </p>
-      ) : null}
-      {!state.loaded ? <p>Loading workflows…</p> : null}
-      {state.loaded && workflows.length === 0 ? <WorkflowsEmptyState /> : null}
-      {workflows.length ? (
-        <ul className="plan-list" aria-label="Workflows, newest first">
-          {workflows.map((workflow) => (
-            <WorkflowCard key={workflow.id} workflow={workflow} />
-          ))}
-        </ul>
-      ) : null}
-    </section>
+    <span className="lede" aria-live="polite" data-testid="workflows-summary">
+      {state.total} workflow{state.total === 1 ? '' : 's'}
+      {state.total > workflows.length ? ` (the newest ${workflows.length} shown)` : ''}
+      {blocked ? ` · ${blocked} waiting for a reviewer` : ''}
+      {compensating ? ` · ${compensating} compensating` : ''}
+    </span>
   );
 }
 
-function WorkflowCard({ workflow }: { workflow: WorkflowSummary }) {
+function WorkflowsBody({ level }: { level: Level }) {
+  const state = useWorkflows();
+  const workflows = workflowsInOrder(state);
+  return (
+    <>
+      {state.error ? (
+        <p className="error" role="alert">
+          Live workflow updates failed: {state.error}
+        </p>
+      ) : null}
+      {!state.loaded ? <p>Loading workflows…</p> : null}
+      {state.loaded && workflows.length === 0 ? (
+        level === 2 ? (
+          <WorkflowsEmptyState />
+        ) : (
+          <p className="card empty-small" data-testid="workflows-empty">
+            No workflows yet. An agent defines one with <code>createWorkflow</code> or{' '}
+            <code>createWorkflowFromYaml</code>; <a href={href('/workflows')}>the Workflows page</a> shows how.
+          </p>
+        )
+      ) : null}
+      {workflows.length ? (
+        <ul className="plan-list" aria-label="Workflows, newest first">
+          {workflows.map((workflow) => (
+            <WorkflowCard key={workflow.id} workflow={workflow} level={level} />
+          ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}
+
+function WorkflowCard({ workflow, level }: { workflow: WorkflowSummary; level: Level }) {
+  const Heading = level === 2 ? 'h2' : 'h3';
   const status = workflow.status.toLowerCase();
   const undo = compensationText(workflow);
   return (
     <li className={`card plan-card workflow-card workflow-${status}`} data-workflow-id={workflow.id} data-status={status}>
       <div className="plan-card-main">
-        <h2>
+        <Heading>
           <a href={href(`/workflows/${workflow.id}`)}>{workflow.name}</a>
-        </h2>
+        </Heading>
         <p className="meta">
           Created {formatTime(workflow.createdAt)} · failure policy {workflow.failurePolicy.toLowerCase()}
           {workflow.timeout ? ` · timeout ${workflow.timeout}` : ''}

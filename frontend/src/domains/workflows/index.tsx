@@ -1,8 +1,8 @@
-/** Workflows (seed 002) in the dashboard: the overview, one workflow's DAG, and their part of the Reviews page. */
+/** Workflows (seed 002) in the dashboard: their list (also on the overview), one workflow's DAG, and their part of the Reviews page. */
 import type { DomainModule } from '../../app/domain';
 import { useGateCount, WorkflowsProvider } from './context';
 import { WorkflowDetailView } from './WorkflowDetail';
-import { WorkflowList } from './WorkflowList';
+import { WorkflowList, WorkflowsSection } from './WorkflowList';
 import { WorkflowReviews } from './WorkflowReviews';
 
 export const workflowsDomain: DomainModule = {
@@ -13,5 +13,6 @@ export const workflowsDomain: DomainModule = {
   ],
   nav: [{ path: '/workflows', label: 'Workflows' }],
   provider: WorkflowsProvider,
+  overview: WorkflowsSection,
   reviews: { useWaiting: useGateCount, Section: WorkflowReviews },
 };

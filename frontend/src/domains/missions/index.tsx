@@ -1,0 +1,20 @@
+/** Missions in the dashboard (seed 004): the list (also on the overview), one mission, and their reviews. */
+import './missions.css';
+
+import type { DomainModule } from '../../app/domain';
+import { MissionsProvider, useMissionReviewCount } from './context';
+import { MissionDetailView } from './MissionDetail';
+import { MissionReviews } from './MissionReviews';
+import { MissionsPage, MissionsSection } from './Overview';
+
+export const missionsDomain: DomainModule = {
+  id: 'missions',
+  views: [
+    { path: '/missions', title: 'Missions', component: MissionsPage },
+    { path: '/missions/:id', title: 'Mission', component: MissionDetailView },
+  ],
+  nav: [{ path: '/missions', label: 'Missions' }],
+  provider: MissionsProvider,
+  overview: MissionsSection,
+  reviews: { useWaiting: useMissionReviewCount, Section: MissionReviews },
+};

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+
+import { asset, detail, hop, inbox, statuses, summary, toolStep } from '../../test/missions';
+import {
+  describeCounts,
+  inboxSize,
+  initialMissions,
+  missionCounts,
+  missionsInOrder,
+  stateCounts,
+  upsertMissions,
+} from './store';
+
+describe('mission list', () => {
+  it('lists missions newest first and replaces one with its newer snapshot', () => {
+    let state = upsertMissions(initialMissions, [summary('1'), summary('3'), summary('2')]);
+    expect(missionsInOrder(state).map((m) => m.id)).toEqual(['3', '2', '1']);
+    state = upsertMissions(state, [summary('2', { status: 'APPROVED', updatedAt: '2026-01-01T00:01:00Z' })]);
+    expect(state.byId['2']?.status).toBe('APPROVED');
+  });
+
+  it('never lets an older snapshot overwrite a newer one, but takes one as new (a child changed)', () => {
+    const newer = upsertMissions(initialMissions, [
+      summary('1', { status: 'COMPLETED', updatedAt: '2026-01-01T00:05:00Z' }),
+    ]);
+    expect(upsertMissions(newer, [summary('1', { status: 'EXECUTING_HOP', updatedAt: '2026-01-01T00:04:00Z' })])).toBe(
+      newer,
+    );
+    const sameTime = upsertMissions(newer, [
+      summary('1', { status: 'COMPLETED', updatedAt: '2026-01-01T00:05:00Z', assets: statuses('EXPIRED') }),
+    ]);
+    expect(sameTime.byId['1']?.assets.totalCount).toBe(1);
+  });
+
+  it('counts what waits in the inbox, and nothing before it is read', () => {
+    expect(inboxSize(null)).toBeNull();
+    expect(inboxSize(inbox())).toBe(0);
+    expect(inboxSize(inbox({ hopPlans: [hop('h')], assets: [asset('a'), asset('b')] }))).toBe(3);
+  });
+});
+
+describe('counts', () => {
+  it('counts hops, the current hop’s tool steps and assets by state', () => {
+    const mission = summary('1', {
+      currentHop: {
+        id: 'h2',
+        sequence: 2,
+        name: 'Write',
+        status: 'EXECUTING',
+        isFinal: true,
+        toolSteps: statuses('COMPLETED', 'EXECUTING', 'EXECUTING'),
+      },
+      hops: statuses('COMPLETED', 'EXECUTING'),
+      assets: statuses('READY', 'EXPIRED', 'PROPOSED'),
+    });
+    const counts = missionCounts(mission);
+    expect(counts).toEqual({
+      hops: 2,
+      hopsCompleted: 1,
+      steps: 3,
+      stepsCompleted: 1,
+      assets: 3,
+      assetsReady: 1,
+      assetsExpired: 1,
+    });
+    expect(describeCounts(counts)).toBe(
+      '1 of 2 hops completed · 1 of 3 tool steps done · 3 assets (1 ready, 1 expired)',
+    );
+  });
+
+  it('says so when there is nothing yet', () => {
+    expect(describeCounts(missionCounts(summary('1')))).toBe('no hops yet');
+    expect(
+      describeCounts(missionCounts(summary('1', { hops: statuses('PLAN_PROPOSED'), assets: statuses('PROPOSED') }))),
+    ).toBe('0 of 1 hop completed · 1 asset');
+  });
+
+  it('tallies every entity per machine for the diagrams, cancelled tool steps included', () => {
+    const mission = detail(
+      [
+        hop('h1', [toolStep('a', { status: 'CANCELLED' }), toolStep('b', { status: 'COMPLETED' })], {
+          status: 'COMPLETED',
+        }),
+        hop('h2', [toolStep('c', { status: 'EXECUTING' })], { status: 'EXECUTING' }),
+      ],
+      [asset('x', { status: 'EXPIRED' })],
+    );
+    expect(stateCounts(mission)).toEqual({
+      mission: { EXECUTING_HOP: 1 },
+      hop: { COMPLETED: 1, EXECUTING: 1 },
+      tool_step: { CANCELLED: 1, COMPLETED: 1, EXECUTING: 1 },
+      asset: { EXPIRED: 1 },
+    });
+  });
+});

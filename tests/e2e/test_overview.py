@@ -1,0 +1,86 @@
+"""The overview page (`#/`) and the Reviews page with every domain at once, in headless Chromium.
+
+Research plans, missions and workflows are driven through the GraphQL API while the page is open; each
+has its own section of the overview, and each section follows its domain live, without a reload.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import expect
+
+from tests.conftest import GraphQLClient, LiveServer
+from tests.e2e.conftest import BrowserPage
+from tests.e2e.dashboard import (
+    create_plan,
+    go,
+    look,
+    look_and_finish,
+    open_dashboard,
+    request_review,
+    start_next,
+)
+from tests.e2e.missions import propose_mission
+from tests.e2e.workflows import GATED, claim, complete, create_workflow, start_workflow
+
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("dashboard_built")]
+
+
+async def test_the_overview_shows_plans_missions_and_workflows_each_in_its_section_and_live(
+    live_server: LiveServer, client: GraphQLClient, browser_page: BrowserPage
+) -> None:
+    page = browser_page.page
+    await open_dashboard(browser_page, live_server.url)
+    nav = page.get_by_role("navigation", name="Dashboard")
+    await expect(nav.get_by_role("link")).to_have_text(
+        ["Overview", "Missions", "Workflows", "Reviews", "State machines", "GraphiQL"]
+    )
+    plans = page.get_by_test_id("plans-overview")
+    missions = page.get_by_test_id("missions-overview")
+    workflows = page.get_by_test_id("workflows-overview")
+    await expect(plans).to_contain_text("No research plans yet")
+    await expect(missions).to_contain_text("No missions yet")
+    await expect(workflows).to_contain_text("No workflows yet")
+
+    plan_id = await create_plan(client, 2)
+    mission_id = await propose_mission(client, "Cold batteries", "Explain why batteries fade in the cold.")
+    workflow_id = await create_workflow(client, GATED)
+    plan = plans.locator(f"[data-plan-id='{plan_id}']")
+    mission = missions.locator(f"[data-mission-id='{mission_id}']")
+    workflow = workflows.locator(f"[data-workflow-id='{workflow_id}']")
+    await expect(plan).to_have_attribute("data-status", "planning")
+    await expect(mission).to_have_attribute("data-status", "proposed")
+    await expect(workflow).to_have_attribute("data-status", "idle")
+    await expect(page.get_by_test_id("missions-summary")).to_have_text("1 mission · 1 proposed")
+
+    # Each domain moves on; its section follows. A plan review, the mission proposal and the workflow's
+    # approval gate all wait on the one Reviews page, and the nav badge adds them up.
+    step_id = await start_next(client, plan_id)
+    await request_review(client, step_id, "12 sources found", ["Which chemistry?"])
+    await start_workflow(client, workflow_id)
+    draft = await claim(client, workflow_id)
+    await complete(client, str(draft["id"]))
+    await expect(plan).to_have_attribute("data-status", "awaiting_review")
+    await expect(workflow).to_have_attribute("data-status", "blocked")
+    await expect(workflow.get_by_test_id("step-counts")).to_contain_text("1 of 3 steps done")
+    await expect(page.get_by_test_id("review-count")).to_have_text("3")
+    await look(browser_page, "overview-all-domains")
+
+    await go(page, "Reviews")
+    await expect(page.get_by_test_id("reviews-summary")).to_have_text("3 decisions waiting for you")
+    await expect(
+        page.get_by_test_id("plan-reviews").locator(f"[data-review-step='{step_id}']")
+    ).to_be_visible()
+    proposal = page.get_by_test_id("mission-reviews").locator(f"[data-review-id='{mission_id}']")
+    await expect(proposal).to_contain_text("Explain why batteries fade in the cold.")
+    await expect(page.get_by_test_id("workflow-reviews").locator("[data-gate-step]")).to_contain_text(
+        "sign-off"
+    )
+    await look(browser_page, "reviews-all-domains")
+    await proposal.get_by_role("button", name="Approve").click()
+    await expect(page.get_by_test_id("review-count")).to_have_text("2")
+
+    await go(page, "Overview")
+    await expect(mission).to_have_attribute("data-status", "approved")
+    await expect(page.get_by_test_id("missions-summary")).to_have_text("1 mission")
+    await look_and_finish(browser_page, "overview-after-review")

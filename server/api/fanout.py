@@ -142,12 +142,7 @@ class Fanout:
             result = await result  # type: ignore[misc]
         body: dict[str, Any] = {"data": result.data}
         if result.errors:
-            body["errors"] = [
-                GraphQLError("Unexpected error.", path=e.path).formatted
-                if should_mask_error(e)
-                else e.formatted
-                for e in result.errors
-            ]
+            body["errors"] = [_masked(e).formatted for e in result.errors]
         text = json.dumps(body, separators=(",", ":"), default=str)
         self.renders += 1
         self._rendered[cache_key] = text

@@ -1,25 +1,42 @@
 # Flightdeck: `make run` sets everything up and serves on 127.0.0.1:8000; `make test` checks everything.
+# Another Python: `make pytest PYTHON=python3.13 VENV=.venv-3.13` (3.11, 3.12 and 3.13 are supported).
 PYTHON ?= python3.11
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
+STAMP_PYTHON := $(VENV)/.stamp-python
+LOCK := requirements.lock
+UV := uv==0.13.9
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install frontend lint typecheck jstest pytest schema docs bench clean
+.PHONY: run test install frontend lint typecheck jstest codegen pytest schema docs bench soak lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 
-.stamp-python: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+# Everything comes from the lock, every file checked against its hash; the project itself is installed
+# editable without its dependencies (they are all in the lock) and built by the locked setuptools.
+$(STAMP_PYTHON): pyproject.toml $(LOCK) | $(BIN)/python
+	$(BIN)/python .ci/lockfile.py check
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK)
+	PYTHONWARNINGS=ignore $(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
+
+# Re-resolve requirements.lock after changing dependencies in pyproject.toml: one universal resolution
+# for Python 3.11 to 3.13 on every platform, every extra, the build backend, with hashes. Versions
+# already in the lock are kept where they still fit; `make lock UPGRADE=1` takes the newest allowed.
+lock: | $(BIN)/python
+	$(BIN)/pip install --quiet '$(UV)'
+	$(BIN)/python .ci/lockfile.py build-requires | $(BIN)/uv pip compile pyproject.toml - \
+	    --all-extras --universal --python-version 3.11 --generate-hashes $(if $(UPGRADE),--upgrade) \
+	    --custom-compile-command 'make lock' --quiet --output-file $(LOCK)
+	$(BIN)/python .ci/lockfile.py stamp
 
 .stamp-frontend: frontend/package.json frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund
 	touch $@
 
-install: .stamp-python .stamp-frontend
+install: $(STAMP_PYTHON) .stamp-frontend
 
 # Type-checks the TypeScript (tsc), then builds the dashboard and GraphiQL with Vite.
 frontend: .stamp-frontend
@@ -28,33 +45,43 @@ frontend: .stamp-frontend
 run: install frontend
 	$(BIN)/flightdeck serve --host $(HOST) --port $(PORT)
 
-lint: .stamp-python
-	$(BIN)/ruff check server tests $(wildcard bench)
-	$(BIN)/ruff format --check server tests $(wildcard bench)
+lint: $(STAMP_PYTHON)
+	$(BIN)/ruff check server tests $(wildcard bench) .ci
+	$(BIN)/ruff format --check server tests $(wildcard bench) .ci
 
-typecheck: .stamp-python
+typecheck: $(STAMP_PYTHON)
 	$(BIN)/mypy
 
-# The dashboard's client logic (Vitest); the browser tests run under pytest.
+# The dashboard's client logic (Vitest), after checking that the operation types generated from
+# schema.graphql (frontend/src/core/graphql.generated.ts) are current; the browser tests run under pytest.
 jstest: .stamp-frontend
-	cd frontend && npm test
+	cd frontend && npm run codegen:check && npm test
+
+# Regenerates the dashboard's operation types after schema.graphql or an operation changed.
+codegen: .stamp-frontend
+	cd frontend && npm run codegen
 
 # Two workers, whole files each (pytest-xdist): the suite waits on databases, servers and the browser
 # more than on the CPU, and this halves its time on two cores. TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
 pytest: install frontend
-	$(BIN)/pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+	$(BIN)/pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile) $(PYTEST_ARGS)
 
 test: lint typecheck jstest pytest
 
-schema: .stamp-python
+schema: $(STAMP_PYTHON)
 	$(BIN)/flightdeck export-schema > schema.graphql
 
-docs: .stamp-python
+docs: $(STAMP_PYTHON)
 	$(BIN)/flightdeck export-machines > docs/state-machines.md
 
 bench: install frontend
 	$(BIN)/python -m bench
 
+# Minutes of steady load on a real server, sampling its memory, descriptors and threads (README).
+SOAK_MINUTES ?= 8
+soak: install frontend
+	$(BIN)/python -m bench soak --minutes $(SOAK_MINUTES)
+
 clean:
-	rm -rf $(VENV) .stamp-* frontend/node_modules frontend/dist
+	rm -rf $(VENV) .venv-* .stamp-* frontend/node_modules frontend/dist

@@ -1,6 +1,7 @@
 """`make bench`: start real servers, measure, print JSON and a Markdown table.
 
 python -m bench [--only transitions,latency,stall,memory]
+python -m bench soak [--minutes 8] [--rate 48] [--database-url URL] [--broadcast-url URL]   (`make soak`)
 """
 
 from __future__ import annotations
@@ -8,13 +9,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from server.db.migrate import upgrade
 
-from . import latency, stall_scan, transitions
+from . import latency, soak, stall_scan, transitions
 
 TARGETS = {
     "transitions_per_second_http": (">=", 1000.0),
@@ -66,7 +68,31 @@ def verdict(name: str, value: float) -> str:
     return f"{op} {target:g}: {'met' if ok else 'MISSED'}"
 
 
+def run_soak(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench soak")
+    parser.add_argument("--minutes", type=float, default=8.0)
+    parser.add_argument("--rate", type=float, default=48.0, help="mutations per second, all agents together")
+    parser.add_argument("--warmup", type=float, default=60.0, help="seconds left out of the figures")
+    parser.add_argument("--database-url", help="default: a new SQLite file")
+    parser.add_argument("--broadcast-url", help="e.g. redis://127.0.0.1:6379/0 (default: memory://)")
+    args = parser.parse_args(argv)
+    env = {"BROADCAST_URL": args.broadcast_url} if args.broadcast_url else {}
+    with tempfile.TemporaryDirectory() as tmp:
+        url = args.database_url or fresh_sqlite(Path(tmp), "soak.db")
+        result = asyncio.run(soak.soak(url, args.minutes, args.rate, args.warmup, **env))
+    samples = result.pop("samples")
+    print("| t (s) | transitions | RSS (MB) | fds | threads |")
+    print("|---|---|---|---|---|")
+    for s in samples:
+        print(f"| {s['t']} | {s['transitions']} | {s['rss_kb'] / 1024:.1f} | {s['fds']} | {s['threads']} |")
+    print()
+    print(json.dumps(result, indent=2))
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["soak"]:
+        run_soak(sys.argv[2:])
+        return
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--only", default="transitions,latency,stall,memory")
     args = parser.parse_args()

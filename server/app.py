@@ -18,8 +18,9 @@ from .auth import Authenticator
 from .clock import Clock, SystemClock
 from .config import Settings
 from .db.engine import Database
-from .db.migrate import upgrade_async
+from .db.migrate import head_revisions, upgrade_async
 from .graphiql import FRONTEND_DIST, render_graphiql
+from .health import Readiness
 from .loops.asset_expiry import expire_assets
 from .loops.runner import Loop
 from .loops.stalls import scan_stalls
@@ -68,16 +69,25 @@ def create_app(
         )
         runtime.commit_listeners.append(lambda tenant, seqs: bus.publish_nowait(Notice(tenant, max(seqs))))
         await bus.start()
-        stalls = Loop("stalls", settings.stall_scan_interval_seconds, lambda: scan_stalls(runtime))
-        stalls.start()
-        workflow_timers = Loop(
-            "workflow-timers", settings.workflow_timer_interval_seconds, lambda: run_workflow_timers(runtime)
+        loops = [
+            Loop("stalls", settings.stall_scan_interval_seconds, lambda: scan_stalls(runtime)),
+            Loop(
+                "workflow-timers",
+                settings.workflow_timer_interval_seconds,
+                lambda: run_workflow_timers(runtime),
+            ),
+            Loop("asset-expiry", settings.asset_expiry_scan_interval_seconds, lambda: expire_assets(runtime)),
+        ]
+        for loop in loops:
+            loop.start()
+        app.state.readiness = Readiness(
+            db,
+            bus,
+            loops,
+            heads=head_revisions(),
+            timeout=settings.ready_timeout_seconds,
+            loop_slack=settings.ready_loop_slack_seconds,
         )
-        workflow_timers.start()
-        expiry = Loop(
-            "asset-expiry", settings.asset_expiry_scan_interval_seconds, lambda: expire_assets(runtime)
-        )
-        expiry.start()
         app.state.runtime = runtime
         app.state.loop = asyncio.get_running_loop()
         app.state.bus = bus
@@ -87,9 +97,8 @@ def create_app(
         finally:
             # uvicorn has already let in-flight requests finish; now stop the timers, publish what is
             # pending, end the subscribers' tails and write the last operation log records.
-            await stalls.stop()
-            await workflow_timers.stop()
-            await expiry.stop()
+            for loop in loops:
+                await loop.stop()
             await bus.stop()
             await runtime.feed.close()
             if runtime.operation_log is not None:
@@ -98,6 +107,11 @@ def create_app(
 
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
+
+    async def ready(request: Request) -> Response:
+        reasons = await request.app.state.readiness.reasons()
+        body = {"status": "unavailable" if reasons else "ready", "reasons": reasons}
+        return JSONResponse(body, 503 if reasons else 200, headers={"cache-control": "no-store"})
 
     async def index(request: Request) -> Response:
         page = FRONTEND_DIST / "index.html"
@@ -109,6 +123,7 @@ def create_app(
         lifespan=lifespan,
         routes=[
             Route("/healthz", health),
+            Route("/readyz", ready),
             Route("/", index),
             Mount("/static", StaticFiles(directory=FRONTEND_DIST, check_dir=False), name="static"),
         ],

@@ -1,10 +1,11 @@
-"""The ``flightdeck`` command: serve, migrate, export-schema, export-machines, keys."""
+"""The ``flightdeck`` command: serve, migrate, backup, export-schema, export-machines, keys."""
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
 import socket
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -67,6 +68,9 @@ def serve(
         ws="websockets-sansio",
         # Compression state costs ~50 KB per WebSocket; our messages are small JSON.
         ws_per_message_deflate=False,
+        # SIGTERM: stop accepting, close WebSockets with 1012 (clients reconnect elsewhere), let
+        # in-flight requests finish for this long, then stop the loops and flush (app.py's lifespan).
+        timeout_graceful_shutdown=settings.shutdown_grace_seconds,
     )
 
 
@@ -84,6 +88,21 @@ def migrate() -> None:
     settings = Settings()
     upgrade(settings.database_url)
     typer.echo("database is up to date")
+
+
+@app.command()
+def backup(
+    path: Annotated[Path, typer.Argument(help="Where to write the copy; must not exist yet.")],
+) -> None:
+    """Copy the SQLite database to PATH, safely while the server runs (PostgreSQL: pg_dump)."""
+    from .backup import BackupError, backup_sqlite
+
+    try:
+        done = backup_sqlite(Settings().database_url, path)
+    except BackupError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"backed up to {done.path}: {done.bytes} bytes, {done.events} events, schema {done.revision}")
 
 
 @app.command("export-schema")

@@ -72,6 +72,20 @@ class Settings(BaseSettings):
     )
     graphiql: bool = Field(default=True, description="Serve GraphiQL at GET /graphql.")
     operation_log: bool = Field(default=True, description="Record every GraphQL operation.")
+    ready_timeout_seconds: float = Field(
+        default=2.0, gt=0, description="How long /readyz waits for the database before it says not ready."
+    )
+    ready_loop_slack_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="/readyz reports a background loop late when no run of it finished for its interval "
+        "plus this long.",
+    )
+    shutdown_grace_seconds: int = Field(
+        default=30,
+        ge=1,
+        description="On SIGTERM, how long in-flight requests may take to finish before they are cancelled.",
+    )
     allow_non_loopback_dev_mode: bool = Field(
         default=False,
         description="Let dev mode (no API keys) bind beyond loopback. Leave off.",

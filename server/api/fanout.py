@@ -26,6 +26,7 @@ from graphql import (
     ExecutionResult,
     FieldNode,
     GraphQLError,
+    GraphQLSchema,
     Node,
     OperationDefinitionNode,
     OperationType,
@@ -55,12 +56,33 @@ SHARED_FIELDS = frozenset({"events", "stallAlerts"})
 class Prepared:
     key: str  # equal for subscriptions that render every event alike: they share a group
     name: str | None
-    executor: Executor[Context]
     stream: FeedStream
+    schema: GraphQLSchema
+    document: DocumentNode
+    operation_name: str | None
+    variables: dict[str, Any] | None
+    context: Context
+
+    def event_executor(self, payload: Any) -> Executor[Context] | list[GraphQLError]:
+        """A new executor for one event.
+
+        Not ``build_per_event_executor``: its copies share the parent's memo of collected sub-fields,
+        keyed by the identity of lists made anew for every event, so a group's long-lived executor
+        grew by one entry per rendered event and held them all (issue 10, item 9).
+        """
+        return Executor.build(
+            self.schema,
+            self.document,
+            root_value=payload,
+            context_value=self.context,
+            raw_variable_values=self.variables,
+            operation_name=self.operation_name,
+            hide_suggestions=True,
+        )
 
 
 class Fanout:
-    def __init__(self, schema: Schema, settings: Settings, cache_size: int = 50_000) -> None:
+    def __init__(self, schema: Schema, settings: Settings) -> None:
         self.schema = schema
         self.settings = settings
         self._rules = [
@@ -69,7 +91,8 @@ class Fanout:
             *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
         ]
         self._rendered: OrderedDict[tuple[str, int], str] = OrderedDict()
-        self._cache_size = cache_size
+        # Renders are kept for members catching up from the feed's ring, so no more than it holds.
+        self._cache_size = settings.feed_ring_size
         self.renders = 0
         self.sends = 0
         self._document = lru_cache(maxsize=512)(self._parse_and_validate)
@@ -116,7 +139,8 @@ class Fanout:
         response_key = field.alias.value if field.alias else field.name.value
         selected = print_ast(field.selection_set) if field.selection_set else ""
         key = json.dumps([stream.tenant_id, stream.identity, response_key, selected], default=str)
-        return Prepared(key, operation.name.value if operation.name else None, executor, stream)
+        name = operation.name.value if operation.name else None
+        return Prepared(key, name, stream, self.schema._schema, document, operation_name, variables, context)
 
     def acquire_group(self, prepared: Prepared) -> Group:
         group = self.groups.get(prepared.key)
@@ -137,7 +161,10 @@ class Fanout:
         text = self._rendered.get(cache_key)
         if text is not None:
             return text
-        result = execute_subscription_event(prepared.executor.build_per_event_executor(payload))
+        executor = prepared.event_executor(payload)
+        if isinstance(executor, list):  # cannot happen: the same arguments built the stream's executor
+            raise executor[0]
+        result = execute_subscription_event(executor)
         if not isinstance(result, ExecutionResult):
             result = await result  # type: ignore[misc]
         body: dict[str, Any] = {"data": result.data}

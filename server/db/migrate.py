@@ -7,6 +7,7 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -26,3 +27,8 @@ def upgrade(database_url: str, revision: str = "head") -> None:
 async def upgrade_async(database_url: str) -> None:
     # env.py calls asyncio.run, which needs a thread without a running loop.
     await asyncio.to_thread(upgrade, database_url)
+
+
+def head_revisions() -> frozenset[str]:
+    """The revisions a database must be at for this code (read from the shipped migrations)."""
+    return frozenset(ScriptDirectory.from_config(alembic_config("")).get_heads())

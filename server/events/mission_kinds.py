@@ -17,6 +17,7 @@ class MissionEvent(StrEnum):
     MISSION_CANCELLED = "mission_cancelled"
     HOP_PROPOSED = "hop_proposed"
     HOP_PLAN_REJECTED = "hop_plan_rejected"
+    HOP_CANCELLED = "hop_cancelled"
     HOP_IMPLEMENTATION_PROPOSED = "hop_implementation_proposed"
     HOP_IMPLEMENTATION_REJECTED = "hop_implementation_rejected"
     HOP_FAILED = "hop_failed"

@@ -9,6 +9,11 @@ _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 
+# The longest duration a definition may name: longer ones overflow the datetimes they are added to
+# ("99999999999d" did, as an unexpected error); the retry back-off is capped at the same year.
+LONGEST_DURATION = timedelta(days=365)
+
+
 class BadDuration(ValueError):
     pass
 
@@ -29,6 +34,8 @@ def parse_duration(text: str) -> timedelta:
         raise BadDuration(f"{text!r} is not a duration; write it like 30s, 5m or 1h30m")
     if seconds <= 0:
         raise BadDuration(f"{text!r} must be longer than zero")
+    if not seconds <= LONGEST_DURATION.total_seconds():
+        raise BadDuration(f"{text!r} is longer than the longest duration allowed, 365d")
     return timedelta(seconds=seconds)
 
 

@@ -9,6 +9,15 @@ from datetime import datetime, timedelta
 from .plan import StepStatus
 
 DEFAULT_STALL_THRESHOLD = timedelta(minutes=30)
+# A longer threshold overflows the datetimes it is subtracted from (1e308 seconds did).
+LONGEST_STALL_THRESHOLD = timedelta(days=365)
+
+
+def stall_threshold_problem(seconds: float) -> str | None:
+    """Why ``seconds`` cannot be a stall threshold (NaN and infinities included), or None."""
+    if 0 < seconds <= LONGEST_STALL_THRESHOLD.total_seconds():
+        return None
+    return f"stallThresholdSeconds must be in (0, {LONGEST_STALL_THRESHOLD.total_seconds():.0f}]"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import uuid
 
 from sqlalchemy import func, select
 
-from ..db.mission_models import Hop, Mission
+from ..db.mission_models import Hop, Mission, ToolStep
 from ..events.mission_kinds import MissionEvent
 from ..machines.mission import (
     HOP_MACHINE,
@@ -97,11 +97,8 @@ async def cancel_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
     for hop in await hops_of(tx, mission.id):
         if HopStatus(hop.status) in INACTIVE_HOP:
             continue
-        for step in live(await steps_of_hop(tx, hop.id)):
-            if step.status != ToolStepStatus.COMPLETED:
-                move(tx, TOOL_STEP_MACHINE, step, ToolStepStatus.CANCELLED, mission, reason, cause="mission")
-                cancelled_steps.append(step.id)
-        move(tx, HOP_MACHINE, hop, H.CANCELLED, mission, reason, cause="mission")
+        steps = await _cancel_with_steps(tx, mission, hop, reason, cause="mission")
+        cancelled_steps += [s.id for s in steps]
         cancelled_hops.append(hop.id)
     move(tx, MISSION_MACHINE, mission, M.CANCELLED, mission, reason)
     record(
@@ -115,6 +112,34 @@ async def cancel_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
     )
     await enforce_coordination(tx, mission, "missionId")
     return MissionResult(mission)
+
+
+async def cancel_hop(tx: Tx, hop_id: str, reason: str) -> MissionResult:
+    """The person gives up the hop in progress: CANCELLED with its unfinished tool steps, and the mission
+    APPROVED again for another hop, as after a rejected hop plan (docs/decisions.md)."""
+    check_reason(tx, reason)
+    mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
+    not_final = set(H) - HOP_MACHINE.final
+    why = "a finished hop cannot be cancelled"
+    require_state(HOP_MACHINE, hop, not_final, "hopId", H.CANCELLED, why)
+    steps = await _cancel_with_steps(tx, mission, hop, reason, action="hop_cancelled")
+    # BUILDING_HOP and EXECUTING_HOP have an edge to APPROVED; HOP_READY and FAILED have none, and the
+    # table is walked through EXECUTING_HOP rather than widened.
+    for state in MISSION_MACHINE.route(M(mission.status), M.APPROVED, via=M.EXECUTING_HOP):
+        move(tx, MISSION_MACHINE, mission, state, mission, reason, hopId=hop.id, action="hop_cancelled")
+    cancelled = [s.id for s in steps]
+    record(tx, MissionEvent.HOP_CANCELLED, hop, mission, reason=reason, cancelledToolStepIds=cancelled)
+    await enforce_coordination(tx, mission, "hopId")
+    return MissionResult(mission, hop=hop, tool_steps=steps)
+
+
+async def _cancel_with_steps(tx: Tx, mission: Mission, hop: Hop, reason: str, **data: str) -> list[ToolStep]:
+    """The hop CANCELLED with its live tool steps that have not completed; completed ones are kept."""
+    cancelled = [s for s in live(await steps_of_hop(tx, hop.id)) if s.status != ToolStepStatus.COMPLETED]
+    for step in cancelled:
+        move(tx, TOOL_STEP_MACHINE, step, ToolStepStatus.CANCELLED, mission, reason, **data)
+    move(tx, HOP_MACHINE, hop, H.CANCELLED, mission, reason, **data)
+    return cancelled
 
 
 async def propose_hop(tx: Tx, new: NewHop) -> MissionResult:

@@ -11,6 +11,7 @@ from ..db.models import BranchingConditionRow, PlanStep, ResearchPlan, SkillExec
 from ..events.kinds import AuditEvent
 from ..machines.branching import BranchAction, validate_conditions
 from ..machines.plan import PlanStatus, StepStatus
+from ..machines.stall import stall_threshold_problem
 from .plan_inputs import NewPlan, NewStep, StepType
 from .runtime import Tx
 from .validation import Problems, check_text
@@ -69,8 +70,9 @@ async def create_research_plan(tx: Tx, new: NewPlan) -> CreatedPlan:
     elif len(new.steps) > settings.max_steps:
         problems.add(f"a plan may have at most {settings.max_steps} steps", ["steps"])
     validate_new_steps(tx, new.steps, "steps", problems)
-    if new.stall_threshold_seconds is not None and not new.stall_threshold_seconds > 0:
-        problems.add("stallThresholdSeconds must be positive", ["stallThresholdSeconds"])
+    threshold = new.stall_threshold_seconds
+    if threshold is not None and (why := stall_threshold_problem(threshold)):
+        problems.add(why, ["stallThresholdSeconds"])
     for p in validate_conditions(new.branching_conditions, len(new.steps)):
         problems.add(p.message, ["branchingConditions", str(p.index), p.field])
     problems.raise_if_any()

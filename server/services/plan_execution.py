@@ -15,6 +15,7 @@ from ..machines.plan import PlanStatus, StepStatus
 from .plan_inputs import StepResult
 from .plan_rows import (
     TERMINAL_PLAN,
+    end_plan_failed,
     first_pending_step,
     lock_plan,
     lock_plan_of_step,
@@ -177,7 +178,10 @@ async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
     step.result_data = result.result_data
     step.confidence = result.confidence
     step.step_execution_report = result.step_execution_report
-    step.output_formatting_notes = result.output_formatting_notes
+    if result.output_formatting_notes is not None:
+        # Notes given with the result replace the step's; without any, the step keeps those it was
+        # created with (seed 003 hands them back at plan_complete).
+        step.output_formatting_notes = result.output_formatting_notes
     tx.events.record(
         AuditEvent.STEP_COMPLETED,
         entity_type="step",
@@ -206,9 +210,11 @@ async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
         )
         if fired.action == BranchAction.FAIL:
             rule = f"{fired.field} {fired.op} {fired.value!r}"
-            plan.failure_reason = f"branching condition on step {step.step_order} fired: {rule}"
+            why = f"branching condition on step {step.step_order} fired: {rule}"
             # Seed 000 has planning -> failed for exactly this case: no detour through executing.
-            move_plan(tx, plan, PlanStatus.FAILED, reason="branching condition", conditionId=fired.id)
+            await end_plan_failed(
+                tx, plan, why, "branching", reason="branching condition", conditionId=fired.id
+            )
             return SubmittedResult(plan, step, fired, [])
     if plan.status in (PlanStatus.PLANNING, PlanStatus.STALLED):
         move_plan(tx, plan, PlanStatus.EXECUTING, reason="step result submitted")

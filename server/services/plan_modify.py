@@ -13,11 +13,11 @@ from ..machines.plan import PlanStatus, StepStatus
 from .plan_create import new_step_row, validate_new_steps
 from .plan_inputs import ModifyAction, PlanModification
 from .plan_rows import (
+    end_plan_failed,
+    fail_step,
     lock_plan,
     lock_plan_of_step,
-    move_plan,
     move_step,
-    note_step_failed,
     plan_steps,
     require_not_terminal,
     settle_plan,
@@ -166,10 +166,7 @@ async def _fail_step(tx: Tx, plan: ResearchPlan, steps: list[PlanStep], mod: Pla
     if step.status not in (StepStatus.PENDING, StepStatus.IN_PROGRESS):
         why = "fail_step needs a pending or in_progress step"
         raise refused("step", step.id, step.status, why, "stepId", StepStatus.FAILED.value)
-    if step.status == StepStatus.PENDING:
-        move_step(tx, plan, step, StepStatus.IN_PROGRESS, reason="fail_step on a pending step")
-    move_step(tx, plan, step, StepStatus.FAILED, reason=mod.reason)
-    note_step_failed(tx, plan, step, mod.reason or "", "modify_plan")
+    fail_step(tx, plan, step, mod.reason or "", "modify_plan", reason=mod.reason)
     return [step.id]
 
 
@@ -206,14 +203,5 @@ async def fail_plan(tx: Tx, plan_id: str, reason: str) -> ResearchPlan:
     check_text(reason, ["reason"], tx.settings.max_text_bytes, required=True)
     plan = await lock_plan(tx, plan_id)
     require_not_terminal(plan, "planId")
-    plan.failure_reason = reason
-    move_plan(tx, plan, PlanStatus.FAILED, reason=reason)
-    tx.events.record(
-        EngineEvent.PLAN_FAILED,
-        entity_type="plan",
-        entity_id=plan.id,
-        root_type="plan",
-        root_id=plan.id,
-        data={"reason": reason},
-    )
+    await end_plan_failed(tx, plan, reason, "fail_plan", reason=reason)
     return plan

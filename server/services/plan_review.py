@@ -10,6 +10,7 @@ from ..events.kinds import AuditEvent
 from ..machines.plan import PLAN_MACHINE, STEP_MACHINE, PlanStatus, StepStatus
 from .plan_inputs import Decision
 from .plan_rows import (
+    end_plan_failed,
     lock_plan_of_step,
     move_plan,
     move_step,
@@ -111,8 +112,8 @@ async def submit_user_decision(tx: Tx, step_id: str, decision: Decision, feedbac
     )
     if decision is Decision.REJECT:
         note_step_failed(tx, plan, step, feedback or "rejected by reviewer", "user_decision")
-        plan.failure_reason = f"step {step.step_order} rejected by reviewer"
-        move_plan(tx, plan, PlanStatus.FAILED, decision=decision.value)
+        why = f"step {step.step_order} rejected by reviewer"
+        await end_plan_failed(tx, plan, why, "user_decision", decision=decision.value)
         return Reviewed(plan, step)
     statuses = await step_statuses(tx, plan.id)
     if plan.status == PlanStatus.AWAITING_REVIEW and StepStatus.AWAITING_INPUT not in statuses:

@@ -8,8 +8,15 @@ from sqlalchemy import bindparam, select
 
 from ..db.models import PlanStep, ResearchPlan
 from ..errors import not_found, refused
-from ..events.kinds import AuditEvent
-from ..machines.plan import PLAN_MACHINE, STEP_MACHINE, PlanStatus, StepStatus, derive_plan_status
+from ..events.kinds import AuditEvent, EngineEvent
+from ..machines.plan import (
+    PLAN_MACHINE,
+    STEP_MACHINE,
+    TERMINAL_STEP_STATUSES,
+    PlanStatus,
+    StepStatus,
+    derive_plan_status,
+)
 from .runtime import Tx
 from .transitions import change_state
 from .validation import parse_id
@@ -112,6 +119,43 @@ def note_step_failed(tx: Tx, plan: ResearchPlan, step: PlanStep, reason: str, vi
         root_type="plan",
         root_id=plan.id,
         data={"reason": reason, "via": via},
+    )
+
+
+def fail_step(tx: Tx, plan: ResearchPlan, step: PlanStep, why: str, via: str, **data: object) -> None:
+    """Walk ``step`` to ``failed`` and write ``step_failed``.
+
+    A pending step goes ``pending -> in_progress -> failed``: the table has no shorter path, and it is
+    walked, never widened.
+    """
+    path = STEP_MACHINE.route(StepStatus(step.status), StepStatus.FAILED, via=StepStatus.IN_PROGRESS)
+    for state in path:
+        move_step(tx, plan, step, state, **data)
+    note_step_failed(tx, plan, step, why, via)
+
+
+async def end_plan_failed(tx: Tx, plan: ResearchPlan, why: str, via: str, **data: object) -> None:
+    """The plan fails, and every step still open fails with it, in this transaction.
+
+    One rule for every way a plan ends failed (a branching ``fail``, a reviewer's reject, ``failPlan``
+    from any open state): a failed plan has no pending or running work left, so its steps, its status,
+    ``derive_plan_status``, progress and events agree. The steps close first (parents follow their
+    children), then the plan, then ``plan_failed``.
+    """
+    plan.failure_reason = why
+    open_steps = [
+        s for s in await plan_steps(tx, plan.id) if StepStatus(s.status) not in TERMINAL_STEP_STATUSES
+    ]
+    for step in open_steps:
+        fail_step(tx, plan, step, f"the plan failed: {why}", via, reason="the plan failed")
+    move_plan(tx, plan, PlanStatus.FAILED, **data)
+    tx.events.record(
+        EngineEvent.PLAN_FAILED,
+        entity_type="plan",
+        entity_id=plan.id,
+        root_type="plan",
+        root_id=plan.id,
+        data={"reason": why, "via": via, "failedStepIds": [s.id for s in open_steps]},
     )
 
 

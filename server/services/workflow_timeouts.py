@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from ..db.workflow_models import Workflow, WorkflowStep
 from ..events.workflow_kinds import WorkflowEvent
 from ..machines.durations import format_duration
 from ..machines.retry import ErrorCategory, settle_failed_step
 from ..machines.workflow import FailurePolicy, OnFailure, WorkflowStatus, WorkflowStepStatus
 from ..machines.workflow_policy import failure_policy_verdict
 from .runtime import Tx
-from .workflow_progress import apply_verdict, conclude_step_failure, fail_workflow
+from .workflow_progress import apply_verdict, conclude_step_failure
 from .workflow_rows import load_steps, lock_workflow, move_step, record_step_event, record_workflow_event
 
 W = WorkflowStatus
@@ -43,15 +44,23 @@ async def time_out_workflow(tx: Tx, workflow_id: str) -> bool:
             "wasBlocked": workflow.status == W.BLOCKED,
         },
     )
+    _fail_by_policy(tx, workflow, steps, reason)
+    return True
+
+
+def _fail_by_policy(tx: Tx, workflow: Workflow, steps: list[WorkflowStep], reason: str) -> None:
+    """A failure of the workflow itself follows its failure policy: seed 002 §1 enters ``failed`` only
+    when the policy is not ``compensate``; otherwise it compensates (from ``blocked`` by walking
+    ``blocked -> executing -> compensating``)."""
     verdict = failure_policy_verdict(FailurePolicy(workflow.failure_policy))
     apply_verdict(tx, workflow, steps, verdict, reason=reason)
-    return True
 
 
 async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
     """Running steps past their timeout fail (category timeout, never retried) and apply ``onFailure``.
 
-    A step the workflow is blocked on (an approval gate, an escalation) fails the whole workflow.
+    A step the workflow is blocked on (an approval gate, an escalation) fails the whole workflow, which
+    then follows its failure policy like a workflow timeout does.
     """
     workflow = await lock_workflow(tx, workflow_id)
     if workflow.status not in RUNNING_WORKFLOW:
@@ -76,11 +85,12 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
             },
         )
         if step.blocked_on is not None:
-            # Seed §1: blocked -> failed on "timeout on blocked step", whatever the step's onFailure.
+            # Seed §1's "timeout on blocked step" is the workflow's failure, whatever the step's onFailure.
             step.last_error = f"{message} while waiting for a reviewer"
             step.last_error_category = ErrorCategory.TIMEOUT.value
             move_step(tx, workflow, step, S.FAILED, reason="timed out", category=ErrorCategory.TIMEOUT.value)
-            fail_workflow(tx, workflow, steps, f'step "{step.name}" timed out while the workflow was blocked')
+            why = f'step "{step.name}" timed out while the workflow was blocked'
+            _fail_by_policy(tx, workflow, steps, why)
             continue
         decision = settle_failed_step(OnFailure(step.on_failure))
         conclude_step_failure(tx, workflow, step, steps, decision, ErrorCategory.TIMEOUT, message)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import subprocess
@@ -27,7 +28,8 @@ def test_keys_create_prints_the_key_once_and_stores_only_its_hash(tmp_path: Path
     key = made.stdout.strip()
     assert key.startswith("fdk_")
     assert len(key) > 40
-    rows = sqlite3.connect(db).execute("SELECT tenant_id, role, key_hash FROM api_keys").fetchall()
+    with contextlib.closing(sqlite3.connect(db)) as conn:  # Python 3.13 warns about an unclosed one
+        rows = conn.execute("SELECT tenant_id, role, key_hash FROM api_keys").fetchall()
     assert len(rows) == 1
     tenant, role, key_hash = rows[0]
     assert (tenant, role) == ("acme", "reviewer")

@@ -105,6 +105,27 @@ CASES: list[tuple[str, str, Any, str, list[str]]] = [
         ["reason"],
     ),
     (
+        "cancel a hop without a reason",
+        mops.hop_act("cancelHop", True),
+        {"id": "{hop}", "reason": ""},
+        "VALIDATION_FAILED",
+        ["reason"],
+    ),
+    (
+        "cancel a malformed hop id",
+        mops.hop_act("cancelHop", True),
+        {"id": "h-1", "reason": "r"},
+        "VALIDATION_FAILED",
+        ["hopId"],
+    ),
+    (
+        "cancel an unknown hop",
+        mops.hop_act("cancelHop", True),
+        {"id": "00000000-0000-0000-0000-000000000000", "reason": "r"},
+        "NOT_FOUND",
+        ["hopId"],
+    ),
+    (
         "too many tool steps",
         mops.PROPOSE_IMPLEMENTATION,
         {"input": {"hopId": "{hop}", "toolSteps": [{"name": f"s{i}"} for i in range(4)]}},

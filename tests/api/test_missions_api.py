@@ -31,6 +31,15 @@ async def approved_mission(client: GraphQLClient, reviewer: GraphQLClient | None
     return mission_id
 
 
+async def approved_hop_plan(client: GraphQLClient, mission_id: str) -> dict[str, Any]:
+    """A hop READY_FOR_IMPLEMENTATION of ``mission_id``, as its proposal returned it."""
+    hop: dict[str, Any] = (
+        await client.execute(mops.PROPOSE_HOP, {"input": {"missionId": mission_id, "name": "h", "plan": "p"}})
+    )["proposeHop"]["hop"]
+    await client.execute(mops.hop_act("approveHopPlan"), {"id": hop["id"]})
+    return hop
+
+
 async def run_hop(client: GraphQLClient, mission_id: str, final: bool, steps: int = 2) -> dict[str, Any]:
     """Plan, approval, implementation, approval, start, every step completed; the last payload."""
     hop = (
@@ -98,10 +107,7 @@ async def test_parameters_the_schema_refuses_are_user_errors_with_paths_and_chan
 ) -> None:
     await register_search_tool(client)
     mission_id = await approved_mission(client)
-    hop = (
-        await client.execute(mops.PROPOSE_HOP, {"input": {"missionId": mission_id, "name": "h", "plan": "p"}})
-    )["proposeHop"]["hop"]
-    await client.execute(mops.hop_act("approveHopPlan"), {"id": hop["id"]})
+    hop = await approved_hop_plan(client, mission_id)
     implemented = await client.execute(
         mops.PROPOSE_IMPLEMENTATION,
         {"input": {"hopId": hop["id"], "toolSteps": [{"name": "s", "toolName": "web_search"}]}},
@@ -196,6 +202,49 @@ async def test_hops_page_through_with_cursors(client: GraphQLClient) -> None:
     assert mission["currentHop"]["status"] == "PLAN_PROPOSED"
 
 
+async def test_cancel_hop_cancels_a_running_hop_and_returns_the_mission_to_approved(
+    client: GraphQLClient,
+) -> None:
+    await register_search_tool(client)
+    mission_id = await approved_mission(client)
+    hop = await approved_hop_plan(client, mission_id)
+    steps = [{"name": f"s{i}", "toolName": "web_search", "parameters": PARAMS} for i in range(2)]
+    implemented = await client.execute(
+        mops.PROPOSE_IMPLEMENTATION, {"input": {"hopId": hop["id"], "toolSteps": steps}}
+    )
+    first, second = (s["id"] for s in implemented["proposeHopImplementation"]["toolSteps"])
+    await client.execute(mops.hop_act("approveHopImplementation"), {"id": hop["id"]})
+    await client.execute(mops.hop_act("startHop"), {"id": hop["id"]})
+    await client.execute(mops.COMPLETE_STEP, {"id": first, "result": {"n": 1}})
+    cancel = mops.hop_act("cancelHop", reason=True)
+
+    empty = (await client.execute(cancel, {"id": hop["id"], "reason": ""}))["cancelHop"]
+    assert [(e["code"], e["field"]) for e in empty["userErrors"]] == [("VALIDATION_FAILED", ["reason"])]
+    done = (await client.execute(cancel, {"id": hop["id"], "reason": "wrong direction"}))["cancelHop"]
+
+    assert done["userErrors"] == []
+    assert (done["hop"]["status"], done["hop"]["statusReason"]) == ("CANCELLED", "wrong direction")
+    assert done["mission"]["status"] == "APPROVED"
+    assert [(s["id"], s["status"]) for s in done["toolSteps"]] == [(second, "CANCELLED")]
+    mission = (await client.execute(mops.MISSION_QUERY, {"id": mission_id}))["mission"]
+    assert mission["currentHop"] is None
+    [listed] = _nodes(mission["hops"])
+    # The cancelled step is history: listed only with includeCancelled.
+    assert [s["status"] for s in _nodes(listed["toolSteps"])] == ["COMPLETED"]
+    events = (await client.execute(mops.mission_events_query(), {"id": mission_id}))["events"]
+    kinds = [e["node"]["kind"] for e in events["edges"]]
+    assert kinds[-1] == "hop_cancelled"
+
+    again = (await client.execute(cancel, {"id": hop["id"], "reason": "again"}))["cancelHop"]
+    [error] = again["userErrors"]
+    assert (error["code"], error["entity"], error["fromState"], error["toState"]) == (
+        "INVALID_TRANSITION",
+        "hop",
+        "CANCELLED",
+        "CANCELLED",
+    )
+
+
 # -- roles and tenants --
 
 
@@ -237,6 +286,8 @@ async def test_agents_propose_people_decide_and_viewers_only_read(
         (agent, mops.mission_act("approveMission"), {"id": mission_id}),
         (reviewer, mops.PROPOSE_MISSION, {"input": {"title": "t", "goal": "g"}}),
         (viewer, mops.mission_act("cancelMission", reason=True), {"id": mission_id, "reason": "r"}),
+        (agent, mops.hop_act("cancelHop", reason=True), {"id": mission_id, "reason": "r"}),
+        (viewer, mops.hop_act("cancelHop", reason=True), {"id": mission_id, "reason": "r"}),
     ]:
         body = (await client.post(document, variables)).json()
         assert body["errors"][0]["extensions"]["code"] == "FORBIDDEN", body

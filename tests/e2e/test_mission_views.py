@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Locator, Page, expect
 
 from server.config import Settings
 from server.loops.asset_expiry import expire_assets
@@ -30,6 +30,7 @@ from tests.e2e.dashboard import (
     shown_seqs,
 )
 from tests.e2e.missions import (
+    act,
     approve_mission,
     complete_step,
     propose_asset,
@@ -60,6 +61,23 @@ async def agent(mission_server: LiveServer) -> AsyncIterator[GraphQLClient]:
 async def open_page(browser: BrowserPage, url: str) -> Page:
     await open_dashboard(browser, url)
     return browser.page
+
+
+async def send_an_empty_reason(
+    page: Page, where: Locator, toggle: str, question: str, submit: str
+) -> Locator:
+    """Keyboard only: open the reason form, send it empty, read the refusal in words; the reason box."""
+    await where.get_by_role("button", name=re.compile(toggle)).focus()
+    await page.keyboard.press("Enter")
+    reason = where.get_by_label(question)
+    await expect(reason).to_be_focused()
+    await page.keyboard.press("Tab")
+    await expect(where.get_by_role("button", name=submit)).to_be_focused()
+    await page.keyboard.press("Enter")
+    await expect(where.get_by_role("alert")).to_have_text(
+        "The input was not accepted: Check reason. reason must not be empty"
+    )
+    return reason
 
 
 async def test_a_proposed_mission_appears_in_the_overview_and_moves_on_when_approved_in_the_inbox(
@@ -206,16 +224,8 @@ async def test_a_rejection_needs_a_reason_and_the_reason_is_shown(
     page = await open_page(browser_page, f"{mission_server.url}/#/reviews")
 
     item = page.locator(f"[data-review-kind=hopPlan][data-review-id='{hop_id}']")
-    # Keyboard only: open the reason form, send it empty, and read the refusal in words.
-    await item.get_by_role("button", name=re.compile("^Reject the plan of hop 1")).focus()
-    await page.keyboard.press("Enter")
-    reason = item.get_by_label("Why reject it?")
-    await expect(reason).to_be_focused()
-    await page.keyboard.press("Tab")
-    await expect(item.get_by_role("button", name="Reject with this reason")).to_be_focused()
-    await page.keyboard.press("Enter")
-    await expect(item.get_by_role("alert")).to_have_text(
-        "The input was not accepted: Check reason. reason must not be empty"
+    reason = await send_an_empty_reason(
+        page, item, "^Reject the plan of hop 1", "Why reject it?", "Reject with this reason"
     )
     await reason.fill("Too broad: narrow it to LFP cells.")
     await item.get_by_role("button", name="Reject with this reason").click()
@@ -245,3 +255,44 @@ async def test_a_rejection_needs_a_reason_and_the_reason_is_shown(
         "hop 1 “Gather everything” plan rejected: Too broad: narrow it to LFP cells."
     )
     await look_and_finish(browser_page, "mission-rejected-hop")
+
+
+async def test_a_running_hop_cancelled_on_the_mission_page_frees_the_mission_for_another_hop(
+    mission_server: LiveServer, agent: GraphQLClient, browser_page: BrowserPage
+) -> None:
+    await register_search_tool(agent)
+    mission_id = await propose_mission(agent, "Cold batteries")
+    await approve_mission(agent, mission_id)
+    hop_id = await propose_hop(agent, mission_id, "Gather sources", final=True)
+    await act(agent, ops.hop_act("approveHopPlan"), {"id": hop_id})
+    done_id, running_id = await propose_implementation(agent, hop_id, ["lithium cold", "LFP capacity"])
+    await act(agent, ops.hop_act("approveHopImplementation"), {"id": hop_id})
+    await act(agent, ops.hop_act("startHop"), {"id": hop_id})
+    await complete_step(agent, done_id, {"papers": 12})
+    page = await open_page(browser_page, f"{mission_server.url}/#/missions/{mission_id}")
+    article = page.locator(f"article[data-mission-id='{mission_id}']")
+    hop = page.locator(f"[data-hop-id='{hop_id}']")
+    await expect(hop).to_have_attribute("data-status", "executing")
+
+    submit = "Cancel the hop with this reason"
+    reason = await send_an_empty_reason(page, hop, "^Cancel hop 1", "Why cancel this hop?", submit)
+    await expect(hop).to_have_attribute("data-status", "executing")
+    await reason.fill("The sources are paywalled; try another route.")
+    await look(browser_page, "mission-cancel-hop")
+    await hop.get_by_role("button", name=submit).click()
+
+    await expect(hop).to_have_attribute("data-status", "cancelled")
+    why = "The sources are paywalled; try another route."
+    await expect(hop.get_by_test_id("hop-reason")).to_have_text(why)
+    step = "[data-tool-step-id='{}']".format
+    await expect(page.locator(step(done_id))).to_have_attribute("data-status", "completed")
+    await expect(page.locator(step(running_id))).to_have_attribute("data-status", "cancelled")
+    await expect(hop.get_by_role("button", name=re.compile("^Cancel hop 1"))).to_have_count(0)
+    await expect(article).to_have_attribute("data-status", "approved")
+    await expect(page.locator("table.events")).to_contain_text(f"hop 1 “Gather sources” cancelled: {why}")
+    # The agent proposes the next hop, and the page follows.
+    next_hop = await propose_hop(agent, mission_id, "Ask the makers", final=True)
+    next_item = page.locator(f"[data-hop-id='{next_hop}']")
+    await expect(next_item).to_have_attribute("data-status", "plan_proposed")
+    await expect(article).to_have_attribute("data-status", "building_hop")
+    await look_and_finish(browser_page, "mission-cancelled-hop")

@@ -140,6 +140,39 @@ async def test_a_blocked_step_that_times_out_fails_the_workflow(
     assert (gate.status, gate.last_error_category) == ("failed", "timeout")
 
 
+async def test_a_blocked_gate_that_times_out_under_compensate_compensates_like_a_workflow_timeout(
+    workflows: WorkflowFlight, clock: FakeClock
+) -> None:
+    # Seed 002 §1 enters failed only when failurePolicy != compensate; the gate's timeout is the
+    # workflow's failure here, so the workflow's policy decides, as for the workflow's own timeout.
+    workflow_id = await workflows.running(
+        wf(
+            step("a"),
+            step("gate", "a", approval=True, timeout="1h", onFailure="skip"),
+            failurePolicy="compensate",
+            compensation=[{"step": "a", "action": "undo a", "agent": "janitor"}],
+        )
+    )
+    await workflows.run_named(workflow_id, "a")
+    assert (await workflows.workflow(workflow_id)).status == "blocked"
+    clock.advance(timedelta(hours=1))
+    gate_id = (await workflows.wf_steps(workflow_id))["gate"].id
+
+    assert (await workflows.timers()).steps_timed_out == [gate_id]
+
+    row = await workflows.workflow(workflow_id)
+    assert (row.status, row.outcome) == ("compensating", None)
+    assert row.failure_reason == 'step "gate" timed out while the workflow was blocked'
+    # blocked -> compensating has no edge: the table is walked, never widened.
+    assert (await workflows.transitions(workflow_id))[-2:] == [
+        ("blocked", "executing"),
+        ("executing", "compensating"),
+    ]
+    gate = (await workflows.wf_steps(workflow_id))["gate"]
+    assert (gate.status, gate.last_error_category) == ("failed", "timeout")
+    assert [c.step_name for c in await workflows.compensations(workflow_id)] == ["a"]
+
+
 async def test_with_two_instances_every_timer_fires_once(
     workflows: WorkflowFlight, runtime: Runtime, clock: FakeClock
 ) -> None:

@@ -80,6 +80,13 @@ def test_anything_else_is_not_a_duration(text: str) -> None:
         parse_duration(text)
 
 
+@pytest.mark.parametrize("text", ["366d", "99999999999d", "9" * 400 + "d", "8761h"])
+def test_a_duration_longer_than_a_year_is_refused_before_it_overflows_a_datetime(text: str) -> None:
+    with pytest.raises(BadDuration, match="longest"):
+        parse_duration(text)
+    assert parse_duration("365d") == timedelta(days=365)
+
+
 @pytest.mark.parametrize(("text", "shown"), [("5m", "5m"), ("90s", "90s"), ("1h30m", "90m"), ("1d", "1d")])
 def test_durations_format_back_exactly(text: str, shown: str) -> None:
     assert format_duration(parse_duration(text)) == shown

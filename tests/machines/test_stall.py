@@ -13,6 +13,7 @@ from server.machines.stall import (
     StepTimestamp,
     detect_stalled_steps,
     is_plan_stalled,
+    stall_threshold_problem,
 )
 
 NOW = datetime(2025, 3, 14, 12, 0, tzinfo=UTC)
@@ -196,3 +197,13 @@ def test_detection_matches_the_seed_algorithm(steps: list[StepTimestamp], thresh
             expected.append(step.id)
     assert detect_stalled_steps(steps, NOW, threshold) == expected
     assert is_plan_stalled(steps, NOW, threshold) is (len(expected) > 0)
+
+
+@pytest.mark.parametrize("seconds", [0, -1, 365 * 86400 + 1, 1e308, float("inf"), float("nan")])
+def test_a_stall_threshold_outside_zero_to_a_year_is_a_problem(seconds: float) -> None:
+    assert stall_threshold_problem(seconds) == "stallThresholdSeconds must be in (0, 31536000]"
+
+
+@pytest.mark.parametrize("seconds", [0.001, 1800, 365 * 86400])
+def test_a_stall_threshold_up_to_a_year_is_fine(seconds: float) -> None:
+    assert stall_threshold_problem(seconds) is None

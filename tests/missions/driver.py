@@ -242,6 +242,9 @@ class Crew(Flight):
     async def cancel_mission(self, mission_id: str, reason: str = "no longer needed") -> MissionResult:
         return await self.call(lambda tx: mission_proposals.cancel_mission(tx, mission_id, reason))
 
+    async def cancel_hop(self, hop_id: str, reason: str = "wrong direction") -> MissionResult:
+        return await self.call(lambda tx: mission_proposals.cancel_hop(tx, hop_id, reason))
+
     async def propose_hop(self, mission_id: str, name: str = "gather", final: bool = False) -> Hop:
         new = NewHop(mission_id, name, f"plan of {name}", final)
         done = await self.call(lambda tx: mission_proposals.propose_hop(tx, new))

@@ -166,6 +166,7 @@ ACTIONS: dict[str, Action] = {
     "propose_hop": on(Mission, lambda tx, m, f: mission_proposals.propose_hop(tx, NewHop(m, "h", "p", f))),
     "approve_hop_plan": on(Hop, lambda tx, h, f: mission_proposals.approve_hop_plan(tx, h)),
     "reject_hop_plan": on(Hop, lambda tx, h, f: mission_proposals.reject_hop_plan(tx, h, "no")),
+    "cancel_hop": on(Hop, lambda tx, h, f: mission_proposals.cancel_hop(tx, h, "stop")),
     "propose_implementation": on(
         Hop, lambda tx, h, f: mission_implementation.propose_hop_implementation(tx, h, implementation(f))
     ),

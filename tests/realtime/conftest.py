@@ -6,15 +6,16 @@ import asyncio
 import contextlib
 import os
 import shutil
-import signal
 import subprocess
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import _service_missing
-from tests.realtime.processes import end_process, free_port, spawn, tail_of, until
+from tests.realtime.instances import StartInstances, instances_on
+from tests.realtime.processes import Child, free_port, spawn, tail_of, until
 
 REDIS_ENV = "FLIGHTDECK_TEST_REDIS_URL"
 
@@ -37,7 +38,7 @@ async def redis_url() -> str:
     return str(url)
 
 
-class PrivateRedis:
+class PrivateRedis(Child):
     """A redis-server of this test's own on a free port: it may be killed and restarted at will."""
 
     def __init__(self, binary: str, directory: Path) -> None:
@@ -78,18 +79,6 @@ class PrivateRedis:
 
         await until(pong, 10, f"redis-server on port {self.port} answering")
 
-    def kill(self) -> None:
-        """Gone at once, as in a crash: no clean shutdown."""
-        if self.proc is not None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-            self.proc = None
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            end_process(self.proc)
-            self.proc = None
-
 
 @pytest.fixture
 def redis_server_binary() -> str:
@@ -107,3 +96,10 @@ async def private_redis(redis_server_binary: str, tmp_path: Path) -> AsyncIterat
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+async def start_instances(db_url: str, tmp_path: Path) -> AsyncIterator[StartInstances]:
+    """Starts `flightdeck serve` processes on this test's database and a channel of its own."""
+    async for start in instances_on(db_url, tmp_path, f"fd_test_{uuid.uuid4().hex[:16]}"):
+        yield start

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -39,6 +40,24 @@ def end_process(proc: subprocess.Popen[bytes], grace: float = 10) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+
+class Child:
+    """A child process of a test: ended cleanly at teardown, or killed at will as in a crash."""
+
+    proc: subprocess.Popen[bytes] | None = None
+
+    def kill(self) -> None:
+        """Gone at once, as in a crash: no clean shutdown."""
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+            self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            end_process(self.proc)
+            self.proc = None
 
 
 def free_port() -> int:

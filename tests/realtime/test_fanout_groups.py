@@ -141,3 +141,56 @@ async def test_a_stalled_reader_leaves_the_group_without_holding_up_the_others_a
     finally:
         await producer.aclose()
         stop_server(live)
+
+
+async def _render_synthetic(live: LiveServer, first_seq: int, count: int) -> tuple[int, int]:
+    """Render made-up events through the one group's shared path: the bytes kept by two equal windows of
+    ``count`` events, after a warm-up that brings every cache to its working size."""
+    import tracemalloc
+
+    from server.events.feed import LoggedEvent
+
+    fanout = live.app.state.graphql.fanout
+    (group,) = fanout.groups.values()
+    at = live.clock.now()
+    seqs = iter(range(first_seq, first_seq + 200 + 2 * count))
+
+    async def render(n: int) -> None:
+        for seq, _ in zip(seqs, range(n), strict=False):
+            data = {"stepOrder": seq % 7, "note": "x" * 40}
+            await fanout.render(
+                group.prepared,
+                LoggedEvent(seq, "default", "step", f"s{seq}", "plan", "p", "k", "a", "b", "t", data, at),
+            )
+
+    await render(200)
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        await render(count)
+        middle = tracemalloc.get_traced_memory()[0]
+        await render(count)
+        return middle - start, tracemalloc.get_traced_memory()[0] - middle
+    finally:
+        tracemalloc.stop()
+
+
+async def test_rendering_many_events_through_one_group_keeps_memory_flat(db_url: str, clock: Any) -> None:
+    # A group lives as long as its subscribers, so what it keeps per rendered event is a leak: graphql-core
+    # memoizes collected sub-fields per executor, and per-event copies of one executor share that memo.
+    live = start_server(Settings(database_url=db_url, feed_ring_size=16), clock)
+    sub = await RawSubscription.open(
+        live.ws_url, "subscription { events { seq kind entityId data createdAt } }", {}
+    )
+    try:
+        for _ in range(100):
+            if list(live.call(_groups(live)).values()) == [1]:
+                break
+            await asyncio.sleep(0.02)
+        assert list(live.call(_groups(live)).values()) == [1]
+        first, second = live.call(_render_synthetic(live, 1_000_000, 3000), within=120)
+        # Unfixed, each window of 3000 events kept ~6 MB (~2 KB per event); the render cache holds 16.
+        assert second < 100_000, f"{second} bytes kept by the second 3000 events (first: {first})"
+    finally:
+        await sub.close()
+        stop_server(live)

@@ -13,97 +13,23 @@ import os
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient
 from tests.realtime.conftest import PrivateRedis
-from tests.realtime.processes import REPO, end_process, free_port, spawn, tail_of, until
+from tests.realtime.instances import Instance, StartInstances, event_log, last_seq, work
+from tests.realtime.processes import REPO, end_process, until
 from tests.realtime.rawws import EVENT_SEQS, RawSubscription, read_seqs
 
-POLL_SECONDS = 30.0  # the fallback re-read; every delivery below must beat it by far
 PROMPT = 5.0  # how long a test waits for an event that should arrive through the broker
 
 # PostgreSQL only: several processes cannot share a SQLite file's single in-process writer.
 on_postgres = pytest.mark.parametrize(
     "db_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
 )
-
-# -- flightdeck serve processes --
-
-
-@dataclass
-class Instance:
-    name: str
-    port: int
-    proc: subprocess.Popen[bytes]
-    log: Path
-    channel: str
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/graphql"
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace")
-
-
-StartInstances = Callable[..., Awaitable[list[Instance]]]
-
-
-@pytest.fixture
-async def start_instances(db_url: str, tmp_path: Path) -> AsyncIterator[StartInstances]:
-    """Starts `flightdeck serve` processes on this test's PostgreSQL database; ends them all after."""
-    started: list[Instance] = []
-    channel = f"fd_test_{uuid.uuid4().hex[:16]}"
-
-    async def start(broadcast_url: str, count: int = 2, poll_seconds: float = POLL_SECONDS) -> list[Instance]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("FLIGHTDECK_")}
-        env.pop("DATABASE_URL", None)
-        env.update(
-            DATABASE_URL=db_url,
-            BROADCAST_URL=broadcast_url,
-            FLIGHTDECK_BROADCAST_CHANNEL=channel,
-            FLIGHTDECK_FEED_POLL_SECONDS=str(poll_seconds),
-            PYTHONUNBUFFERED="1",
-        )
-        batch = []
-        for _ in range(count):
-            port = free_port()
-            log = tmp_path / f"instance-{len(started) + 1}.log"
-            argv = [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", str(port)]
-            instance = Instance(f"instance-{len(started) + 1}", port, spawn(argv, env, log), log, channel)
-            started.append(instance)
-            batch.append(instance)
-        async with httpx.AsyncClient(timeout=2) as http:
-            for instance in batch:
-
-                async def healthy(instance: Instance = instance) -> bool:
-                    if instance.proc.poll() is not None:
-                        raise AssertionError(f"{instance.name} exited:\n{tail_of(instance.log)}")
-                    with contextlib.suppress(httpx.HTTPError):
-                        return (await http.get(f"{instance.url}/healthz")).status_code == 200
-                    return False
-
-                await until(healthy, 60, f"{instance.name} /healthz")
-        return batch
-
-    try:
-        yield start
-    finally:
-        for instance in started:
-            end_process(instance.proc)
-
 
 # -- helpers --
 
@@ -119,33 +45,9 @@ async def _broker_subscribers(redis_url: str, channel: str) -> int:
         await conn.aclose()
 
 
-async def _log(api: GraphQLClient, after: int = 0) -> list[tuple[int, str, str]]:
-    """(seq, kind, rootId) of every event after ``after``, read from the log through the API."""
-    events: list[tuple[int, str, str]] = []
-    while True:
-        page = (await api.execute(ops.EVENTS, {"rootId": None, "after": after, "first": 100}))["events"]
-        events += [(e["node"]["seq"], e["node"]["kind"], e["node"]["rootId"]) for e in page["edges"]]
-        if not page["pageInfo"]["hasNextPage"]:
-            return events
-        after = events[-1][0]
-
-
-async def _last_seq(api: GraphQLClient) -> int:
-    log = await _log(api)
-    return log[-1][0] if log else 0
-
-
-async def _work(api: GraphQLClient) -> None:
-    """One create and one step start: four events."""
-    created = await api.execute(ops.CREATE_PLAN, {"input": ops.plan_input(2)})
-    plan_id = created["createResearchPlan"]["plan"]["id"]
-    started = await api.execute(ops.START_NEXT_STEP, {"planId": plan_id})
-    assert started["startNextStep"]["userErrors"] == []
-
-
 async def _subscribe_live(instance: Instance, api: GraphQLClient) -> tuple[RawSubscription, int]:
     """A subscriber that is surely following: it asks for one event before now and waits for it."""
-    current = await _last_seq(api)
+    current = await last_seq(api)
     assert current > 0
     sub = await RawSubscription.open(instance.ws_url, EVENT_SEQS, {"after": current - 1})
     assert (await sub.next())["events"]["seq"] == current
@@ -172,24 +74,24 @@ async def test_a_subscriber_on_one_instance_sees_mutations_made_through_the_othe
     api = GraphQLClient(two.url)
     assert await _broker_subscribers(redis_url, one.channel) == 2  # one per process
     try:
-        await _work(api)  # history before the subscription
+        await work(api)  # history before the subscription
         sub, current = await _subscribe_live(one, api)
         seen: list[tuple[int, str, str]] = []
         latencies = []
         for _ in range(5):  # one at a time: each must arrive long before the poll would fetch it
             started = time.monotonic()
-            await _work(api)
-            seen += await _stream(sub, await _last_seq(api), PROMPT)
+            await work(api)
+            seen += await _stream(sub, await last_seq(api), PROMPT)
             latencies.append(time.monotonic() - started)
         # A burst of concurrent mutations through instance 2.
         await asyncio.gather(*(api.execute(ops.CREATE_PLAN, {"input": ops.plan_input(1)}) for _ in range(20)))
-        seen += await _stream(sub, await _last_seq(api), PROMPT)
+        seen += await _stream(sub, await last_seq(api), PROMPT)
         with pytest.raises(TimeoutError):
             await sub.next(within=0.5)  # nothing more, nothing twice
         assert await _broker_subscribers(redis_url, one.channel) == 2  # a GraphQL subscriber adds none
         await sub.close()
 
-        assert seen == await _log(api, current)  # the log itself, in order, exactly once
+        assert seen == await event_log(api, current)  # the log itself, in order, exactly once
         assert [s for s, _, _ in seen] == list(range(current + 1, current + 1 + 5 * 4 + 20))
         assert max(latencies) < PROMPT, latencies
         print(f"\ncross-instance latency per mutation pair: max {max(latencies) * 1000:.0f} ms")
@@ -204,15 +106,15 @@ async def test_every_event_arrives_exactly_once_across_a_redis_restart(
     one, two = await start_instances(private_redis.url)
     api = GraphQLClient(two.url)
     try:
-        await _work(api)
+        await work(api)
         sub, current = await _subscribe_live(one, api)
-        await _work(api)  # through the broker while it is up
-        seen = await _stream(sub, await _last_seq(api), PROMPT)
+        await work(api)  # through the broker while it is up
+        seen = await _stream(sub, await last_seq(api), PROMPT)
 
         logged = {i.name: len(i.log_text()) for i in (one, two)}
         private_redis.kill()
         for _ in range(3):  # committed while no notice can travel
-            await _work(api)
+            await work(api)
 
         async def both_noticed() -> bool:
             return all("lost its broker" in i.log_text()[logged[i.name] :] for i in (one, two))
@@ -220,8 +122,8 @@ async def test_every_event_arrives_exactly_once_across_a_redis_restart(
         # Both buses give up on the dead connection and enter their own reconnect loop, so what brings
         # the outage's events across is the resync after the reconnect, not a notice.
         await until(both_noticed, 30, "both instances noticing the broker is gone")
-        await _work(api)  # still down
-        during_outage = await _last_seq(api)
+        await work(api)  # still down
+        during_outage = await last_seq(api)
         with pytest.raises(TimeoutError):
             await sub.next(within=0.5)  # nothing can arrive: no notice, and the poll is far away
 
@@ -231,13 +133,13 @@ async def test_every_event_arrives_exactly_once_across_a_redis_restart(
         resynced_after = time.monotonic() - restarted
 
         for _ in range(3):  # and live again through the restarted broker
-            await _work(api)
-        seen += await _stream(sub, await _last_seq(api), PROMPT)
+            await work(api)
+        seen += await _stream(sub, await last_seq(api), PROMPT)
         with pytest.raises(TimeoutError):
             await sub.next(within=0.5)
         await sub.close()
 
-        assert seen == await _log(api, current)
+        assert seen == await event_log(api, current)
         assert [s for s, _, _ in seen] == list(range(current + 1, current + 1 + 8 * 4))
         print(f"\noutage events arrived {resynced_after:.2f}s after Redis was back")
     finally:
@@ -252,13 +154,13 @@ async def test_a_cut_socket_resumes_with_after_and_loses_or_doubles_nothing(
     api = GraphQLClient(two.url)
     producer: asyncio.Task[None] | None = None
     try:
-        await _work(api)
+        await work(api)
         sub, start = await _subscribe_live(one, api)
         stop = asyncio.Event()
 
         async def produce() -> None:
             while not stop.is_set():
-                await _work(api)
+                await work(api)
 
         producer = asyncio.create_task(produce())
         first = [s for s, _, _ in await _stream(sub, start + 12, PROMPT)]
@@ -267,7 +169,7 @@ async def test_a_cut_socket_resumes_with_after_and_loses_or_doubles_nothing(
         await asyncio.sleep(0.5)  # events keep coming while the new subscription replays
         stop.set()
         await producer
-        last = await _last_seq(api)
+        last = await last_seq(api)
         assert last >= first[-1] + 8, "the producer should have kept going after the cut"
         second = await read_seqs(resumed, last, PROMPT)
         with pytest.raises(TimeoutError):

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -628,6 +629,9 @@ async def test_a_resync_during_a_read_is_not_lost(
 # -- the stock package, for the record --
 
 
+@pytest.mark.skipif(
+    sys.version_info >= (3, 12), reason="on Python 3.12 and 3.13 the stock backend delivers (seen here)"
+)
 async def test_stock_redis_backend_delivers_nothing(redis_url: str, channel: str) -> None:
     """broadcaster 0.3.1 + redis-py 8 on Python 3.11: a subscriber never hears a publish.
 

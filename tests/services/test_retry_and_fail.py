@@ -93,11 +93,17 @@ async def test_fail_plan_moves_any_open_plan_straight_to_failed(flight: Flight, 
     assert failed.status == "failed"
     assert (await flight.plan(plan_id)).failure_reason == "out of budget"
     new = [e for e in await flight.events() if e.seq > seq0]
-    assert [(e.kind, e.from_state, e.to_state) for e in new] == [
-        ("plan_transitioned", status, "failed"),
-        ("plan_failed", None, None),
-    ]
-    assert new[1].data == {"reason": "out of budget"}
+    plan_moves = [(e.from_state, e.to_state) for e in new if e.kind == "plan_transitioned"]
+    assert plan_moves == [(status, "failed")]
+    # Its open steps failed with it (tests/services/test_plan_failure.py has the whole rule).
+    steps = await flight.steps(plan_id)
+    assert [s.status for s in steps] == ["failed", "failed"]
+    assert new[-1].kind == "plan_failed"
+    assert new[-1].data == {
+        "reason": "out of budget",
+        "via": "fail_plan",
+        "failedStepIds": [s.id for s in steps],
+    }
     assert (await flight.start(plan_id)).outcome is NextStepOutcome.PLAN_FAILED
 
 
@@ -127,7 +133,7 @@ MUTATIONS: dict[str, Mutation] = {
 async def test_terminal_plans_refuse_every_mutation(flight: Flight, status: str, name: str) -> None:
     plan_id = await _plan_in(flight, status)
     steps = await flight.steps(plan_id)
-    # The second step: still pending in the failed plan, completed in the completed one.
+    # The second step: failed with the failed plan, completed in the completed one.
     error = await flight.refused(
         lambda tx: MUTATIONS[name](tx, plan_id, steps[1].id), ErrorCode.INVALID_TRANSITION
     )

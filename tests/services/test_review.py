@@ -125,12 +125,22 @@ async def test_reject_fails_the_step_and_the_plan(flight: Flight) -> None:
     assert step.failure_reason == "wrong sources"
     assert (await flight.plan(plan_id)).failure_reason is not None
     new = [e for e in await flight.events() if e.seq > seq0]
+    # The plan's other steps fail with it (docs/decisions.md: a failed plan leaves no step open).
+    with_the_plan = [
+        ("step_transitioned", "pending", "in_progress"),
+        ("step_transitioned", "in_progress", "failed"),
+        ("step_failed", None, None),
+    ]
     assert [(e.kind, e.from_state, e.to_state) for e in new] == [
         ("step_transitioned", "awaiting_input", "failed"),
         ("user_reviewed", None, None),
         ("step_failed", None, None),
+        *with_the_plan,
+        *with_the_plan,
         ("plan_transitioned", "awaiting_review", "failed"),
+        ("plan_failed", None, None),
     ]
+    assert await flight.statuses(plan_id) == ["failed", "failed", "failed"]
     assert (await flight.start(plan_id)).outcome is NextStepOutcome.PLAN_FAILED
 
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 from server.errors import ErrorCode
 from server.services import plan_execution
 from server.services.plan_execution import NextStepOutcome
-from server.services.plan_inputs import ModifyAction, StepResult
+from server.services.plan_inputs import ModifyAction, NewStep, StepResult
 from tests.services.helpers import Flight, when
 
 
@@ -46,6 +46,29 @@ async def test_result_completes_an_in_progress_step_and_stores_what_was_reported
         ("step_completed", None, None),
     ]
     assert tail[1].data["confidence"] == 0.75
+
+
+async def test_a_result_without_formatting_notes_keeps_the_notes_the_step_was_created_with(
+    flight: Flight,
+) -> None:
+    steps = [NewStep("search", "find sources", output_formatting_notes="cite every source")]
+    created = await flight.create(steps)
+
+    await flight.run_step(created.plan.id)
+
+    step = await flight.step(created.steps[0].id)
+    assert (step.status, step.output_formatting_notes) == ("completed", "cite every source")
+    done = await flight.start(created.plan.id)
+    assert [s.output_formatting_notes for s in done.step_formatting_notes] == ["cite every source"]
+
+
+async def test_a_result_with_formatting_notes_replaces_the_notes_the_step_was_created_with(
+    flight: Flight,
+) -> None:
+    steps = [NewStep("search", "find sources", output_formatting_notes="cite every source")]
+    created = await flight.create(steps)
+    await flight.run_step(created.plan.id, output_formatting_notes="a table of sources")
+    assert (await flight.step(created.steps[0].id)).output_formatting_notes == "a table of sources"
 
 
 async def test_result_for_a_pending_step_walks_both_edges(flight: Flight) -> None:
@@ -190,7 +213,9 @@ async def test_skip_to_the_last_step_then_finishing_it_completes_the_plan(flight
     assert await flight.statuses(created.plan.id) == ["completed", "skipped", "completed"]
 
 
-async def test_fail_action_fails_the_plan_and_keeps_the_step_completed(flight: Flight) -> None:
+async def test_fail_action_fails_the_plan_and_its_open_steps_and_keeps_the_step_completed(
+    flight: Flight,
+) -> None:
     created = await flight.create(3, branching_conditions=[when(1, "sources", "lt", 2, "fail")])
     await flight.start(created.plan.id)
 
@@ -201,7 +226,7 @@ async def test_fail_action_fails_the_plan_and_keeps_the_step_completed(flight: F
     assert plan.status == "failed"
     assert plan.failure_reason is not None
     assert "sources" in plan.failure_reason
-    assert await flight.statuses(created.plan.id) == ["completed", "pending", "pending"]
+    assert await flight.statuses(created.plan.id) == ["completed", "failed", "failed"]
     last = (await flight.events(kind="plan_transitioned"))[-1]
     assert (last.from_state, last.to_state) == ("executing", "failed")
     assert (await flight.start(created.plan.id)).outcome is NextStepOutcome.PLAN_FAILED
@@ -242,7 +267,7 @@ async def test_first_matching_condition_wins_fail_before_skip(flight: Flight) ->
     result = await flight.run_step(created.plan.id, confidence=0.3)
     assert result.fired is not None
     assert result.fired.action == "fail"
-    assert await flight.statuses(created.plan.id) == ["completed", "pending", "pending"]
+    assert await flight.statuses(created.plan.id) == ["completed", "failed", "failed"]
     assert (await flight.plan(created.plan.id)).status == "failed"
 
 

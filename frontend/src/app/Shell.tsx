@@ -1,9 +1,9 @@
 /** Header with navigation and the connection state, then the current view. */
 import { useEffect, useRef, type ReactNode } from 'react';
 
+import type { NavItem } from '../core/domain';
 import type { ConnectionState } from '../core/live';
-import type { NavItem } from './domain';
-import { href, matchPath } from './router';
+import { href, matchPath } from '../core/router';
 
 const STATE_TEXT: Record<ConnectionState, string> = {
   connecting: 'Connecting…',

@@ -1,10 +1,10 @@
 /** Every domain of the dashboard, in navigation order. A new domain appends itself here. */
+import type { DomainModule } from '../core/domain';
 import { machinesDomain } from '../domains/machines';
 import { missionsDomain } from '../domains/missions';
 import { plansDomain } from '../domains/plans';
 import { reviewsDomain } from '../domains/reviews';
 import { workflowsDomain } from '../domains/workflows';
-import type { DomainModule } from './domain';
 
 /**
  * The domains whose work people watch and decide: each has its own pages, a section of the overview

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { LatestSeqDocument, PlanSummaryDocument } from './graphql.generated';
 import { AuthRequired, createHttp, RequestFailed, type Fetch } from './http';
 
 function answering(status: number, body: unknown, seen: RequestInit[] = []): Fetch {
@@ -13,35 +14,45 @@ describe('createHttp', () => {
   it('sends the session key as a bearer token and returns data', async () => {
     const seen: RequestInit[] = [];
     const http = createHttp('/graphql', () => 'fdk_abc', answering(200, { data: { latestSeq: 4 } }, seen));
-    await expect(http.request('{ latestSeq }')).resolves.toEqual({ latestSeq: 4 });
+    await expect(http.request(LatestSeqDocument)).resolves.toEqual({ latestSeq: 4 });
     const headers = seen[0]?.headers as Record<string, string>;
     expect(headers.authorization).toBe('Bearer fdk_abc');
-    expect(JSON.parse(String(seen[0]?.body))).toEqual({ query: '{ latestSeq }', variables: {} });
+    expect(JSON.parse(String(seen[0]?.body))).toEqual({ query: String(LatestSeqDocument), variables: {} });
+  });
+
+  it('sends an operation as its text, with its variables', async () => {
+    const seen: RequestInit[] = [];
+    const http = createHttp('/graphql', () => null, answering(200, { data: { researchPlan: null } }, seen));
+    await http.request(PlanSummaryDocument, { id: 'p1' });
+    const body = JSON.parse(String(seen[0]?.body)) as { query: string; variables: unknown };
+    expect(body.query).toMatch(/^\s*query PlanSummary\(\$id: ID!\) \{/);
+    expect(body.query).toContain('fragment PlanSummaryFields on ResearchPlan');
+    expect(body.variables).toEqual({ id: 'p1' });
   });
 
   it('sends no authorization header in dev mode', async () => {
     const seen: RequestInit[] = [];
-    const http = createHttp('/graphql', () => null, answering(200, { data: { ok: true } }, seen));
-    await http.request('{ ok }');
+    const http = createHttp('/graphql', () => null, answering(200, { data: { latestSeq: 0 } }, seen));
+    await http.request(LatestSeqDocument);
     expect((seen[0]?.headers as Record<string, string>).authorization).toBeUndefined();
   });
 
   it('turns 401 into AuthRequired and top-level errors into RequestFailed with their code', async () => {
     const denied = createHttp('/graphql', () => 'bad', answering(401, { errors: [{ message: 'unknown key' }] }));
-    await expect(denied.request('{ x }')).rejects.toBeInstanceOf(AuthRequired);
+    await expect(denied.request(LatestSeqDocument)).rejects.toBeInstanceOf(AuthRequired);
 
     const forbidden = createHttp(
       '/graphql',
       () => 'viewer',
       answering(200, { data: null, errors: [{ message: 'no', extensions: { code: 'FORBIDDEN' } }] }),
     );
-    const error = await forbidden.request('{ x }').catch((e: unknown) => e);
+    const error = await forbidden.request(LatestSeqDocument).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestFailed);
     expect((error as RequestFailed).code).toBe('FORBIDDEN');
   });
 
   it('explains a response that is not GraphQL', async () => {
     const http = createHttp('/graphql', () => null, async () => new Response('<html>', { status: 502 }));
-    await expect(http.request('{ x }')).rejects.toThrow('HTTP 502');
+    await expect(http.request(LatestSeqDocument)).rejects.toThrow('HTTP 502');
   });
 });

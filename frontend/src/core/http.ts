@@ -1,5 +1,13 @@
 /** GraphQL over HTTP (POST) with the session's API key; failures become typed errors. */
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+
 import { bearer } from './apiKey';
+
+/** An operation of graphql.generated.ts: its text, typed with its result `R` and variables `V`. */
+export type Operation<R, V> = DocumentTypeDecoration<R, V>;
+
+/** The variables argument: optional for an operation that takes none. */
+export type VariablesArg<V> = V extends Record<string, never> ? [variables?: V] : [variables: V];
 
 /** The server wants a (valid) key: HTTP 401. */
 export class AuthRequired extends Error {}
@@ -17,7 +25,7 @@ export class RequestFailed extends Error {
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 
 export interface GraphQLHttp {
-  request<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  request<R, V>(operation: Operation<R, V>, ...variables: VariablesArg<V>): Promise<R>;
 }
 
 interface Body<T> {
@@ -27,18 +35,18 @@ interface Body<T> {
 
 export function createHttp(url: string, getKey: () => string | null, fetchImpl: Fetch): GraphQLHttp {
   return {
-    async request<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+    async request<R, V>(operation: Operation<R, V>, ...[variables]: VariablesArg<V>): Promise<R> {
       const headers: Record<string, string> = {
         'content-type': 'application/json',
         accept: 'application/graphql-response+json',
       };
       const auth = bearer(getKey());
       if (auth) headers.authorization = auth;
-      const response = await fetchImpl(url, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+      const response = await fetchImpl(url, { method: 'POST', headers, body: JSON.stringify({ query: String(operation), variables: variables ?? {} }) });
       if (response.status === 401) throw new AuthRequired('This server needs an API key.');
-      let body: Body<T>;
+      let body: Body<R>;
       try {
-        body = (await response.json()) as Body<T>;
+        body = (await response.json()) as Body<R>;
       } catch {
         throw new RequestFailed(`The server answered HTTP ${response.status} without GraphQL.`, undefined);
       }

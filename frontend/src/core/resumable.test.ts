@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 
 import { FakeLiveServer } from '../test/fakes';
+import { EventsDocument } from './graphql.generated';
 import { subscribeFromSeq } from './resumable';
 
 function follow(server: FakeLiveServer, after: number) {
   const seen: number[] = [];
   const errors: string[] = [];
-  const stream = subscribeFromSeq<{ seq: number }>(server, {
-    query: 'subscription { events(after: $after) { seq } }',
+  const stream = subscribeFromSeq(server, {
+    operation: EventsDocument,
     field: 'events',
     variables: { filter: { rootId: 'p1' } },
     after,
@@ -47,7 +48,7 @@ describe('subscribeFromSeq', () => {
     const server = new FakeLiveServer();
     follow(server, 9);
     expect(JSON.parse(JSON.stringify(server.subs[0]?.payload))).toEqual({
-      query: 'subscription { events(after: $after) { seq } }',
+      query: String(EventsDocument),
       variables: { filter: { rootId: 'p1' }, after: 9 },
     });
   });

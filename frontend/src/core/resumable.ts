@@ -6,6 +6,7 @@
  * was missed from its log, and the cursor drops anything already delivered. Nothing is missed and
  * nothing is delivered twice.
  */
+import type { Operation } from './http';
 import { SeqCursor } from './seqCursor';
 
 export interface SubscribePayload {
@@ -24,11 +25,12 @@ export interface SubscriptionClient {
   subscribe(payload: SubscribePayload, sink: Sink): () => void;
 }
 
-export interface ResumableOptions<T extends { seq: number }> {
-  query: string;
+export interface ResumableOptions<T extends { seq: number }, V> {
+  operation: Operation<Readonly<Record<string, T>>, V>;
   /** The root field of each result, e.g. "events" or "stallAlerts". */
   field: string;
-  variables?: Record<string, unknown>;
+  /** Every variable but `after`, which the cursor supplies. */
+  variables?: Omit<V, 'after'>;
   /** Deliver events after this seq (the position of the snapshot the caller already holds). */
   after: number;
   onItem(item: T): void;
@@ -40,14 +42,14 @@ export interface Resumable {
   stop(): void;
 }
 
-export function subscribeFromSeq<T extends { seq: number }>(
+export function subscribeFromSeq<T extends { seq: number }, V>(
   client: SubscriptionClient,
-  options: ResumableOptions<T>,
+  options: ResumableOptions<T, V>,
 ): Resumable {
   const cursor = new SeqCursor(options.after);
   const fixed = options.variables ?? {};
   const payload: SubscribePayload = {
-    query: options.query,
+    query: String(options.operation),
     get variables() {
       return { ...fixed, after: cursor.last };
     },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { FakeLiveServer, ScriptedHttp, settle } from '../test/fakes';
+import { PlanUpdatedDocument } from './graphql.generated';
 import { RootLive } from './rootLive';
 
 describe('RootLive', () => {
@@ -10,7 +11,7 @@ describe('RootLive', () => {
     });
     const http = new ScriptedHttp({ History: (v) => (v.after === 0 ? page([1, 2]) : page([])) });
     const server = new FakeLiveServer();
-    const source = { id: 'r', query: 'subscription S($id: ID!) { s(id: $id) { id } }', field: 's', filter: { rootId: 'r' } };
+    const source = { id: 'r', operation: PlanUpdatedDocument, field: 'researchPlanUpdated', filter: { rootId: 'r' } };
     const live = new RootLive(source, http, server, () => {});
     live.start();
     await settle();

@@ -3,8 +3,9 @@
  * after every change and after every reconnect) and its whole event history, read page by page and then
  * followed with `events(after: last, filter)`, resuming from the last seq after a reconnect.
  */
-import { EVENT_HISTORY, EVENT_STREAM, type LoggedEvent } from './events';
-import type { GraphQLHttp } from './http';
+import type { LoggedEvent } from './events';
+import { EventsDocument, HistoryDocument, type EventFilter } from './graphql.generated';
+import type { GraphQLHttp, Operation } from './http';
 import { describeSocketError, subscribeFromSeq, type Resumable, type SubscriptionClient } from './resumable';
 import { mergeBySeq } from './seqCursor';
 import { Store } from './store';
@@ -19,14 +20,14 @@ export interface RootView<T> {
   error: string | null;
 }
 
-export interface RootSource {
+export interface RootSource<T> {
   id: string;
   /** The snapshot subscription, taking `$id`. */
-  query: string;
+  operation: Operation<Readonly<Record<string, T>>, { id: string }>;
   /** Its root field, e.g. `researchPlanUpdated`. */
   field: string;
   /** The event filter that selects this root's events. */
-  filter: Record<string, string>;
+  filter: EventFilter;
 }
 
 export const HISTORY_PAGE = 100;
@@ -44,7 +45,7 @@ export class RootLive<T> {
   private stopped = false;
 
   constructor(
-    private source: RootSource,
+    private source: RootSource<T>,
     private http: GraphQLHttp,
     private client: SubscriptionClient,
     private onFailure: (error: unknown) => void,
@@ -52,10 +53,10 @@ export class RootLive<T> {
   ) {}
 
   start(): void {
-    const { query, field, id } = this.source;
+    const { operation, field, id } = this.source;
     this.stops.push(
       this.client.subscribe(
-        { query, variables: { id } },
+        { query: String(operation), variables: { id } },
         {
           next: (result) => {
             const root = (result.data as Record<string, T | undefined> | undefined)?.[field];
@@ -84,9 +85,7 @@ export class RootLive<T> {
     let after = 0;
     try {
       for (;;) {
-        const page = await this.http.request<{
-          events: { edges: { node: LoggedEvent }[]; pageInfo: { hasNextPage: boolean } };
-        }>(EVENT_HISTORY, { rootId: this.source.id, after, first: HISTORY_PAGE });
+        const page = await this.http.request(HistoryDocument, { rootId: this.source.id, after, first: HISTORY_PAGE });
         const events = page.events.edges.map((e) => e.node);
         if (this.stopped) return;
         this.add(events);
@@ -100,8 +99,8 @@ export class RootLive<T> {
     }
     if (this.stopped) return;
     this.store.update((v) => ({ ...v, historyLoaded: true }));
-    const stream: Resumable = subscribeFromSeq<LoggedEvent>(this.client, {
-      query: EVENT_STREAM,
+    const stream: Resumable = subscribeFromSeq(this.client, {
+      operation: EventsDocument,
       field: 'events',
       variables: { filter: this.source.filter },
       after,

@@ -1,14 +1,8 @@
 /** Put a mutation's userErrors, or a request failure, into words for the person at the screen. */
+import type { UserErrorFieldsFragment } from './graphql.generated';
 import { RequestFailed } from './http';
 
-export interface UserError {
-  code: string;
-  message: string;
-  field?: readonly string[] | null;
-  entity?: string | null;
-  fromState?: string | null;
-  toState?: string | null;
-}
+export type UserError = UserErrorFieldsFragment;
 
 export function words(state: string | null | undefined): string {
   return (state ?? '').toLowerCase().replace(/_/g, ' ');

@@ -4,30 +4,44 @@ import { sessionKeyStore, bearer } from './apiKey';
 import { elapsed, formatConfidence, formatDuration } from './format';
 import { RequestFailed } from './http';
 import { retryDelayMs, wsUrl } from './live';
-import { describeFailure, describeUserError } from './userErrors';
+import { describeFailure, describeUserError, type UserError } from './userErrors';
+
+const refusal = (over: Pick<UserError, 'code' | 'message'> & Partial<UserError>): UserError => ({
+  field: [],
+  entity: null,
+  fromState: null,
+  toState: null,
+  ...over,
+});
 
 describe('describeUserError', () => {
   it('says why a transition was refused and what state the step is in', () => {
-    const text = describeUserError({
-      code: 'INVALID_TRANSITION',
-      message: 'decisions are taken only on a step awaiting input',
-      entity: 'step',
-      fromState: 'completed',
-      toState: 'completed',
-    });
+    const text = describeUserError(
+      refusal({
+        code: 'INVALID_TRANSITION',
+        message: 'decisions are taken only on a step awaiting input',
+        entity: 'step',
+        fromState: 'completed',
+        toState: 'completed',
+      }),
+    );
     expect(text).toContain('cannot be done to this step any more');
     expect(text).toContain('It is completed now.');
   });
 
   it('names the field of a validation failure', () => {
-    const text = describeUserError({ code: 'VALIDATION_FAILED', message: 'feedback is required', field: ['feedback'] });
+    const text = describeUserError(
+      refusal({ code: 'VALIDATION_FAILED', message: 'feedback is required', field: ['feedback'] }),
+    );
     expect(text).toBe('The input was not accepted: Check feedback. feedback is required');
   });
 
   it('explains NOT_FOUND and CONFLICT, and passes unknown codes through', () => {
-    expect(describeUserError({ code: 'NOT_FOUND', message: 'step x' })).toMatch(/no longer exists/);
-    expect(describeUserError({ code: 'CONFLICT', message: 'raced' })).toMatch(/same moment/);
-    expect(describeUserError({ code: 'SOMETHING_NEW', message: 'as is' })).toBe('as is');
+    expect(describeUserError(refusal({ code: 'NOT_FOUND', message: 'step x' }))).toMatch(/no longer exists/);
+    expect(describeUserError(refusal({ code: 'CONFLICT', message: 'raced' }))).toMatch(/same moment/);
+    // A server newer than this page may send a code the page does not know yet.
+    const unknown = 'SOMETHING_NEW' as UserError['code'];
+    expect(describeUserError(refusal({ code: unknown, message: 'as is' }))).toBe('as is');
   });
 
   it('explains a forbidden request by the role it needs', () => {

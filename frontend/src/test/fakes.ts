@@ -1,5 +1,5 @@
 /** Test doubles: a graphql-ws-like client over an in-memory event log, and a scripted HTTP client. */
-import type { GraphQLHttp } from '../core/http';
+import type { GraphQLHttp, Operation, VariablesArg } from '../core/http';
 import type { Sink, SubscribePayload, SubscriptionClient } from '../core/resumable';
 
 interface Subscription {
@@ -70,12 +70,13 @@ export class ScriptedHttp implements GraphQLHttp {
 
   constructor(private answers: Record<string, (variables: Record<string, unknown>) => unknown>) {}
 
-  async request<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-    const operation = /(?:query|mutation)\s+(\w+)/.exec(query)?.[1] ?? '?';
+  async request<R, V>(document: Operation<R, V>, ...[given]: VariablesArg<V>): Promise<R> {
+    const operation = /(?:query|mutation)\s+(\w+)/.exec(String(document))?.[1] ?? '?';
+    const variables = (given ?? {}) as Record<string, unknown>;
     this.calls.push({ operation, variables });
     const answer = this.answers[operation];
     if (!answer) throw new Error(`no scripted answer for ${operation}`);
-    return answer(variables) as T;
+    return answer(variables) as R;
   }
 }
 

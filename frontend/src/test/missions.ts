@@ -21,7 +21,7 @@ export function summary(id: string, over: Partial<MissionSummary> = {}): Mission
   };
 }
 
-export function statuses(...list: string[]) {
+export function statuses<S extends string>(...list: S[]) {
   return nodes(list.map((status) => ({ status })));
 }
 

@@ -4,7 +4,7 @@
  */
 import { useId, useState } from 'react';
 
-import { useConnection } from '../app/connection';
+import { useConnection } from '../core/connection';
 import { describeFailure, describeUserError, type UserError } from '../core/userErrors';
 
 export interface Choice<D extends string> {

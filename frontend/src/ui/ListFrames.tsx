@@ -4,7 +4,7 @@
  */
 import type { ReactNode } from 'react';
 
-import { href } from '../app/router';
+import { href } from '../core/router';
 
 interface Props {
   /** Prefix of the heading's id and of the section's `data-testid` (`<id>-overview`). */

@@ -158,6 +158,13 @@ class MissionMutations:
     async def reject_hop_plan(self, info: I, hop_id: strawberry.ID, reason: str) -> HopPayload:
         return await _hop(info, lambda tx: mission_proposals.reject_hop_plan(tx, str(hop_id), reason))
 
+    @strawberry.mutation(
+        permission_classes=DECIDE,
+        description="The hop CANCELLED with its unfinished tool steps; the mission APPROVED again.",
+    )
+    async def cancel_hop(self, info: I, hop_id: strawberry.ID, reason: str) -> HopPayload:
+        return await _hop(info, lambda tx: mission_proposals.cancel_hop(tx, str(hop_id), reason))
+
     # -- implementations --
 
     @strawberry.mutation(

@@ -69,7 +69,9 @@ class SubmitStepResultInput:
     result_data: JSON | None = None
     confidence: float | None = strawberry.field(default=None, description="In [0, 1].")
     step_execution_report: str | None = None
-    output_formatting_notes: str | None = None
+    output_formatting_notes: str | None = strawberry.field(
+        default=None, description="Replace the step's notes; omitted or null keeps those it was created with."
+    )
 
     def to_service(self) -> StepResult:
         return StepResult(

@@ -9,6 +9,7 @@ from graphql import GraphQLError
 from strawberry.types import Info
 
 from ...machines.plan import PlanStatus, StepStatus
+from ...machines.stall import stall_threshold_problem
 from ...services import plan_queries
 from ...services.plan_execution import note_session
 from ...services.plan_rows import TERMINAL_PLAN, lock_plan
@@ -32,7 +33,10 @@ I = Info[Context, Any]  # noqa: E741
 class PlanStatusReport:
     plan: ResearchPlanType
     status: PlanStatus
-    derived_status: PlanStatus = strawberry.field(description="What derivePlanStatus says the steps imply.")
+    derived_status: PlanStatus = strawberry.field(
+        description="What derivePlanStatus says the steps imply: never FAILED (plans fail only explicitly); "
+        "a failed plan's steps are all finished, so COMPLETED."
+    )
     progress_percent: float
     stalled: bool
     stalled_step_ids: list[strawberry.ID]
@@ -121,10 +125,8 @@ class PlanQueries:
                 counts=StepCounts.of([StepStatus(s.status) for s in steps]),
             )
 
-        if stall_threshold_seconds is not None and not stall_threshold_seconds > 0:
-            raise GraphQLError(
-                "stallThresholdSeconds must be positive", extensions={"code": "VALIDATION_FAILED"}
-            )
+        if stall_threshold_seconds is not None and (why := stall_threshold_problem(stall_threshold_seconds)):
+            raise GraphQLError(why, extensions={"code": "VALIDATION_FAILED"})
         return await run_query(info, read)
 
     @strawberry.field(

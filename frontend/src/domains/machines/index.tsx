@@ -1,6 +1,6 @@
 /** Every state machine of the engine, whatever domain registered it. */
-import type { DomainModule } from '../../app/domain';
-import { useStateMachines } from '../../app/machines';
+import type { DomainModule } from '../../core/domain';
+import { useStateMachines } from '../../core/machines';
 import { StateDiagram } from '../../ui/StateDiagram';
 
 function MachinesView() {

@@ -1,19 +1,21 @@
 /**
  * A person's decision on a proposal: approve (accept, for an asset), or reject with a reason the agent
- * reads. userErrors come back in words; the new states come back to the caller.
+ * reads; and a person's acts on a hop (start it, cancel it with a reason). userErrors come back in
+ * words; the new states come back to the caller.
  */
-import { useId, useRef, useState } from 'react';
+import { type ReactNode, useId, useRef, useState } from 'react';
 
-import { useConnection } from '../../app/connection';
+import { useConnection } from '../../core/connection';
+import type { GraphQLHttp } from '../../core/http';
 import { describeFailure, describeUserError } from '../../core/userErrors';
-import { ACTS, decisionMutation, type DecisionPayload, type ProposalKind } from './api';
+import { ACTS, cancelHop, startHop, type DecisionPayload, type ProposalKind } from './api';
 import { useMissionChanged } from './context';
 
 export interface Decided {
   approved: boolean;
   /** The new state of what was decided on (mission, hop or asset). */
-  status: string;
-  missionStatus: string | null;
+  status: NonNullable<DecisionPayload['subject']>['status'];
+  missionStatus: NonNullable<DecisionPayload['mission']>['status'] | null;
 }
 
 interface Props {
@@ -31,13 +33,11 @@ function useMissionMutation(missionId: string) {
   const changed = useMissionChanged();
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<string[]>([]);
-  async function run(mutation: string, field: string, variables: Record<string, unknown>) {
+  async function run(send: (http: GraphQLHttp) => Promise<DecisionPayload>) {
     setBusy(true);
     setErrors([]);
     try {
-      const result = await http.request<Record<string, DecisionPayload>>(mutation, variables);
-      const payload = result[field];
-      if (!payload) throw new Error(`The server sent no ${field} result.`);
+      const payload = await send(http);
       if (payload.userErrors.length) {
         setErrors(payload.userErrors.map(describeUserError));
         return null;
@@ -73,60 +73,57 @@ const SUBJECT: Record<ProposalKind, string> = {
   asset: 'asset',
 };
 
-export function ProposalDecision({ kind, id, missionId, label, onDecided }: Props) {
-  const act = ACTS[kind];
-  const { busy, errors, run } = useMissionMutation(missionId);
-  const [rejecting, setRejecting] = useState(false);
+interface ReasonActProps {
+  /** The toggle's text and its accessible name. */
+  text: string;
+  name: string;
+  question: string;
+  hint: string;
+  submit: string;
+  busy: boolean;
+  /** Sends the trimmed reason (an empty one too: the server refuses it in words); true if accepted. */
+  onSubmit: (reason: string) => Promise<boolean>;
+  /** Buttons shown before the toggle (Approve). */
+  children?: ReactNode;
+}
+
+/** An act that needs a reason (reject, cancel): a toggle that opens a form asking for it. */
+function ReasonAct({ text, name, question, hint, submit, busy, onSubmit, children }: ReasonActProps) {
+  const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
   const reasonId = useId();
   const hintId = useId();
   const toggle = useRef<HTMLButtonElement>(null);
-  const approveWord = kind === 'asset' ? 'Accept' : 'Approve';
-
-  async function decide(approve: boolean) {
-    const mutation = approve ? act.approve : act.reject;
-    const variables: Record<string, unknown> = approve ? { id } : { id, reason: reason.trim() };
-    const payload = await run(decisionMutation(mutation, act.arg, act.subject, !approve), mutation, variables);
-    const subject = payload?.[act.subject];
-    if (!payload || !subject) return;
-    setRejecting(false);
+  async function send() {
+    if (!(await onSubmit(reason.trim()))) return;
+    setOpen(false);
     setReason('');
-    onDecided?.({ approved: approve, status: subject.status, missionStatus: payload.mission?.status ?? null });
   }
-
   return (
-    <div className="proposal-decision" role="group" aria-label={`Your decision on ${label}`}>
+    <>
       <div className="decision-buttons">
-        <button
-          type="button"
-          className="decision-approve"
-          disabled={busy}
-          aria-label={`${approveWord} ${label}`}
-          onClick={() => void decide(true)}
-        >
-          {approveWord}
-        </button>
+        {children}
         <button
           type="button"
           ref={toggle}
           className="decision-reject"
           disabled={busy}
-          aria-expanded={rejecting}
-          aria-label={`Reject ${label}…`}
-          onClick={() => setRejecting((open) => !open)}
+          aria-expanded={open}
+          aria-label={name}
+          onClick={() => setOpen((was) => !was)}
         >
-          Reject…
+          {text}
         </button>
       </div>
-      {rejecting ? (
+      {open ? (
         <form
           className="reject-form"
           onSubmit={(e) => {
             e.preventDefault();
-            void decide(false);
+            void send();
           }}
         >
-          <label htmlFor={reasonId}>Why reject it?</label>
+          <label htmlFor={reasonId}>{question}</label>
           <textarea
             id={reasonId}
             rows={2}
@@ -136,17 +133,17 @@ export function ProposalDecision({ kind, id, missionId, label, onDecided }: Prop
             autoFocus
           />
           <p id={hintId} className="hint">
-            Required. The reason is kept with the {SUBJECT[kind]} and the agent reads it.
+            {hint}
           </p>
           <div className="decision-buttons">
             <button type="submit" className="decision-reject" disabled={busy}>
-              Reject with this reason
+              {submit}
             </button>
             <button
               type="button"
               disabled={busy}
               onClick={() => {
-                setRejecting(false);
+                setOpen(false);
                 toggle.current?.focus();
               }}
             >
@@ -155,15 +152,50 @@ export function ProposalDecision({ kind, id, missionId, label, onDecided }: Prop
           </div>
         </form>
       ) : null}
+    </>
+  );
+}
+
+export function ProposalDecision({ kind, id, missionId, label, onDecided }: Props) {
+  const act = ACTS[kind];
+  const { busy, errors, run } = useMissionMutation(missionId);
+  const approveWord = kind === 'asset' ? 'Accept' : 'Approve';
+
+  async function decide(approve: boolean, reason = ''): Promise<boolean> {
+    const payload = await run((http) => (approve ? act.approve(http, id) : act.reject(http, id, reason)));
+    const subject = payload?.subject;
+    if (!payload || !subject) return false;
+    onDecided?.({ approved: approve, status: subject.status, missionStatus: payload.mission?.status ?? null });
+    return true;
+  }
+
+  return (
+    <div className="proposal-decision" role="group" aria-label={`Your decision on ${label}`}>
+      <ReasonAct
+        text="Reject…"
+        name={`Reject ${label}…`}
+        question="Why reject it?"
+        hint={`Required. The reason is kept with the ${SUBJECT[kind]} and the agent reads it.`}
+        submit="Reject with this reason"
+        busy={busy}
+        onSubmit={(reason) => decide(false, reason)}
+      >
+        <button
+          type="button"
+          className="decision-approve"
+          disabled={busy}
+          aria-label={`${approveWord} ${label}`}
+          onClick={() => void decide(true)}
+        >
+          {approveWord}
+        </button>
+      </ReasonAct>
       <Errors errors={errors} />
     </div>
   );
 }
 
-const START_HOP = `mutation StartHop($id: ID!) { startHop(hopId: $id) {
-  hop { id status } mission { id status } userErrors { code message field entity fromState toState } } }`;
-
-/** "User starts hop execution" (seed 004): a reviewer's act, offered once the implementation is approved. */
+/** Start a hop whose implementation is approved (see api.ts `startHop`). */
 export function StartHop({ hopId, missionId, label }: { hopId: string; missionId: string; label: string }) {
   const { busy, errors, run } = useMissionMutation(missionId);
   return (
@@ -172,10 +204,32 @@ export function StartHop({ hopId, missionId, label }: { hopId: string; missionId
         type="button"
         className="primary"
         disabled={busy}
-        onClick={() => void run(START_HOP, 'startHop', { id: hopId })}
+        onClick={() => void run((http) => startHop(http, hopId))}
       >
         {busy ? 'Starting…' : `Start ${label}`}
       </button>
+      <Errors errors={errors} />
+    </div>
+  );
+}
+
+/**
+ * "User cancels" a hop (seed 004): offered while the hop is neither completed nor cancelled. Its
+ * unfinished tool steps are cancelled with it and the mission is approved again for another hop.
+ */
+export function CancelHop({ hopId, missionId, label }: { hopId: string; missionId: string; label: string }) {
+  const { busy, errors, run } = useMissionMutation(missionId);
+  return (
+    <div className="proposal-decision">
+      <ReasonAct
+        text="Cancel hop…"
+        name={`Cancel ${label}…`}
+        question="Why cancel this hop?"
+        hint="Required. Its unfinished tool steps are cancelled with it, the mission is approved again for another hop, and the agent reads the reason."
+        submit="Cancel the hop with this reason"
+        busy={busy}
+        onSubmit={async (reason) => (await run((http) => cancelHop(http, hopId, reason))) !== null}
+      />
       <Errors errors={errors} />
     </div>
   );

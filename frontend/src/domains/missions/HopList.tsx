@@ -2,7 +2,7 @@
 import { elapsed, formatDuration, formatTime } from '../../core/format';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { HopDetail, ToolStep } from './api';
-import { ProposalDecision, StartHop } from './Decision';
+import { CancelHop, ProposalDecision, StartHop } from './Decision';
 
 export function HopList({ hops, now }: { hops: readonly HopDetail[]; now: number }) {
   if (!hops.length) {
@@ -26,6 +26,9 @@ function hopTiming(hop: HopDetail, now: number): string {
   if (ran === null) return `proposed ${formatTime(hop.createdAt)}`;
   return hop.completedAt ? `took ${formatDuration(ran)}` : `running for ${formatDuration(ran)}`;
 }
+
+/** The hop machine's final states: nothing more can happen to such a hop, cancelling included. */
+const FINISHED_HOP = new Set(['COMPLETED', 'CANCELLED']);
 
 function HopItem({ hop, now }: { hop: HopDetail; now: number }) {
   const status = hop.status.toLowerCase();
@@ -52,6 +55,7 @@ function HopItem({ hop, now }: { hop: HopDetail; now: number }) {
       ) : null}
       {steps.length ? <ToolSteps steps={steps} /> : null}
       <HopAction hop={hop} label={label} />
+      {FINISHED_HOP.has(hop.status) ? null : <CancelHop hopId={hop.id} missionId={hop.missionId} label={label} />}
     </li>
   );
 }

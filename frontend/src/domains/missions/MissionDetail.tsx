@@ -1,37 +1,29 @@
 /** One mission, live: its state, hops with their tool steps, assets with TTL countdowns, machines, history. */
-import { useEffect, useState } from 'react';
-
-import { useConnection } from '../../app/connection';
-import { useNow, useStore } from '../../app/hooks';
-import { useStateMachines } from '../../app/machines';
-import { href, type Params } from '../../app/router';
 import { formatTime } from '../../core/format';
+import { useNow, useStore } from '../../core/hooks';
+import { useRootLive } from '../../core/liveHooks';
+import { useStateMachines } from '../../core/machines';
+import type { RootLive } from '../../core/rootLive';
+import { href, type Params } from '../../core/router';
 import { words } from '../../core/userErrors';
 import { NotFound } from '../../ui/NotFound';
 import { StateDiagram } from '../../ui/StateDiagram';
 import { StatusBadge } from '../../ui/StatusBadge';
-import type { MissionDetail } from './api';
+import type { MissionDetail, MissionStatus } from './api';
 import { AssetList } from './AssetList';
 import { ProposalDecision } from './Decision';
-import { MissionDetailLive } from './detailLive';
 import { HopList } from './HopList';
+import { missionSource } from './live';
 import { MissionHistory } from './MissionHistory';
 import { stateCounts } from './store';
 
 export function MissionDetailView({ params }: { params: Params }) {
   const id = params.id ?? '';
-  const { http, live, report } = useConnection();
-  const [detail, setDetail] = useState<MissionDetailLive | null>(null);
-  useEffect(() => {
-    const started = new MissionDetailLive(id, http, live, report);
-    setDetail(started);
-    started.start();
-    return () => started.stop();
-  }, [id, http, live, report]);
+  const detail = useRootLive(missionSource(id));
   return detail ? <MissionPage live={detail} /> : null;
 }
 
-function MissionPage({ live }: { live: MissionDetailLive }) {
+function MissionPage({ live }: { live: RootLive<MissionDetail> }) {
   const view = useStore(live.store);
   const now = useNow();
   const { root: mission } = view;
@@ -104,7 +96,7 @@ function MissionPage({ live }: { live: MissionDetailLive }) {
 }
 
 /** Why the mission is in its state: a cancellation or failure stands out; "approved again" is a note. */
-function MissionReason({ status, reason }: { status: string; reason: string }) {
+function MissionReason({ status, reason }: { status: MissionStatus; reason: string }) {
   const ended = status === 'CANCELLED' || status === 'FAILED';
   return (
     <p className={ended ? 'banner banner-failed' : 'status-reason'} data-testid="mission-reason">

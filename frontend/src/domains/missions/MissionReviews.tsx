@@ -4,9 +4,9 @@
  */
 import { useState, type ReactNode } from 'react';
 
-import { useNow } from '../../app/hooks';
-import { href } from '../../app/router';
 import { formatTime } from '../../core/format';
+import { useNow } from '../../core/hooks';
+import { href } from '../../core/router';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { MissionInbox, MissionSummary, ProposalKind } from './api';
 import { useMissions } from './context';

@@ -1,12 +1,13 @@
 /** Every mission with its status, the hop in progress and its counts, live: on the overview and on its own page. */
-import { href } from '../../app/router';
 import { formatTime } from '../../core/format';
+import { rootsInOrder } from '../../core/liveList';
+import { href } from '../../core/router';
 import { words } from '../../core/userErrors';
 import { ListPage, OverviewSection } from '../../ui/ListFrames';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { MissionSummary } from './api';
 import { useMissions } from './context';
-import { describeCounts, missionCounts, missionsInOrder } from './store';
+import { describeCounts, missionCounts } from './store';
 
 type Level = 2 | 3;
 
@@ -30,7 +31,7 @@ export function MissionsPage() {
 
 function Summary() {
   const state = useMissions();
-  const missions = missionsInOrder(state);
+  const missions = rootsInOrder(state);
   if (!state.loaded || !missions.length) return null;
   const waiting = missions.filter((m) => m.status === 'PROPOSED').length;
   const running = missions.filter((m) => m.status === 'EXECUTING_HOP').length;
@@ -45,7 +46,7 @@ function Summary() {
 
 function MissionsBody({ level }: { level: Level }) {
   const state = useMissions();
-  const missions = missionsInOrder(state);
+  const missions = rootsInOrder(state);
   return (
     <>
       {state.error ? (

@@ -1,176 +1,91 @@
-/** The GraphQL documents and result types of the mission views (seed 004). */
+/**
+ * The mission views' result types (seed 004), named after what they show, and the mutation behind each
+ * decision. The types are generated from operations.graphql (core/graphql.generated.ts, `npm run codegen`).
+ */
+import {
+  AcceptAssetDocument,
+  ApproveHopImplementationDocument,
+  ApproveHopPlanDocument,
+  ApproveMissionDocument,
+  RejectAssetDocument,
+  RejectHopImplementationDocument,
+  RejectHopPlanDocument,
+  RejectMissionDocument,
+  StartHopDocument,
+  CancelHopDocument,
+  type AssetFieldsFragment,
+  type AssetStatus,
+  type HopStatus,
+  type MissionInboxQuery,
+  type MissionStatus,
+  type MissionSummaryFieldsFragment,
+  type MissionUpdatedSubscription,
+  type ToolStepFieldsFragment,
+} from '../../core/graphql.generated';
+import type { GraphQLHttp } from '../../core/http';
 import type { UserError } from '../../core/userErrors';
 
-export type MissionStatus =
-  'PROPOSED' | 'APPROVED' | 'BUILDING_HOP' | 'HOP_READY' | 'EXECUTING_HOP' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
+export type { MissionStatus };
 
-interface Connection<T> {
-  totalCount: number;
-  edges: { node: T }[];
-}
-
-interface Mission {
-  id: string;
-  title: string;
-  goal: string;
-  status: MissionStatus;
-  statusReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
-}
-
-/** A mission as the overview lists it: the hop in progress, and every child's state for the counts. */
-export interface MissionSummary extends Mission {
-  currentHop: {
-    id: string;
-    sequence: number;
-    name: string;
-    status: string;
-    isFinal: boolean;
-    toolSteps: Connection<{ status: string }>;
-  } | null;
-  hops: Connection<{ status: string }>;
-  assets: Connection<{ status: string }>;
-}
-
-export interface ToolStep {
-  id: string;
-  position: number;
-  name: string;
-  description: string;
-  toolName: string | null;
-  parameters: unknown;
-  result: unknown;
-  status: string;
-  statusReason: string | null;
-  startedAt: string | null;
-  completedAt: string | null;
-  updatedAt: string;
-}
-
-export interface Hop {
-  id: string;
-  missionId: string;
-  sequence: number;
-  name: string;
-  plan: string;
-  isFinal: boolean;
-  status: string;
-  statusReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-  startedAt: string | null;
-  completedAt: string | null;
-}
-
-export interface HopDetail extends Hop {
-  toolSteps: Connection<ToolStep>;
-}
-
-export interface Asset {
-  id: string;
-  missionId: string;
-  name: string;
-  description: string;
-  mediaType: string | null;
-  content: string | null;
-  status: string;
-  statusReason: string | null;
-  expiresAt: string | null;
-  /** By the server's clock when the snapshot was taken; null: no TTL. */
-  expiresInSeconds: number | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface MissionDetail extends Mission {
-  hops: Connection<HopDetail>;
-  assets: Connection<Asset>;
-}
-
-export interface MissionInbox {
-  missions: Pick<Mission, 'id' | 'title' | 'goal' | 'status' | 'createdAt' | 'updatedAt'>[];
-  hopPlans: Hop[];
-  hopImplementations: (Hop & { toolSteps: Connection<ToolStep> })[];
-  assets: Asset[];
-}
-
-/** Up to this many of each child (hops, tool steps, assets) are read; the server caps at 100. */
+/** Up to this many of each child (hops, tool steps, assets) are read (operations.graphql); the server's cap. */
 export const CHILDREN = 100;
 
-const SUMMARY = `id title goal status statusReason createdAt updatedAt completedAt
-  currentHop { id sequence name status isFinal toolSteps(first: ${CHILDREN}) { totalCount edges { node { status } } } }
-  hops(first: ${CHILDREN}) { totalCount edges { node { status } } }
-  assets(first: ${CHILDREN}) { totalCount edges { node { status } } }`;
-
-const HOP = 'id missionId sequence name plan isFinal status statusReason createdAt updatedAt startedAt completedAt';
-const TOOL_STEP =
-  'id position name description toolName parameters result status statusReason startedAt completedAt updatedAt';
-const ASSET =
-  'id missionId name description mediaType content status statusReason expiresAt expiresInSeconds createdAt updatedAt';
-
-export const MISSIONS = `query Missions($first: Int!) {
-  missions(first: $first) { totalCount edges { node { ${SUMMARY} } } }
-}`;
-
-export const MISSION_SUMMARY = `query MissionSummary($id: ID!) { mission(id: $id) { ${SUMMARY} } }`;
-
-export const MISSION_UPDATED = `subscription MissionUpdated($id: ID!) {
-  missionUpdated(id: $id) {
-    id title goal status statusReason createdAt updatedAt completedAt
-    hops(first: ${CHILDREN}) { totalCount edges { node { ${HOP}
-      toolSteps(first: ${CHILDREN}, includeCancelled: true) { totalCount edges { node { ${TOOL_STEP} } } } } } }
-    assets(first: ${CHILDREN}) { totalCount edges { node { ${ASSET} } } }
-  }
-}`;
-
-export const MISSION_INBOX = `query MissionInbox($first: Int!) {
-  missionReviewInbox(first: $first) {
-    missions { id title goal status createdAt updatedAt }
-    hopPlans { ${HOP} }
-    hopImplementations { ${HOP} toolSteps(first: ${CHILDREN}) { totalCount edges { node { ${TOOL_STEP} } } } }
-    assets { ${ASSET} }
-  }
-}`;
+/** A mission as the overview lists it: the hop in progress, and every child's state for the counts. */
+export type MissionSummary = MissionSummaryFieldsFragment;
+export type MissionDetail = MissionUpdatedSubscription['missionUpdated'];
+export type HopDetail = MissionDetail['hops']['edges'][number]['node'];
+export type ToolStep = ToolStepFieldsFragment;
+export type Asset = AssetFieldsFragment;
+export type MissionInbox = MissionInboxQuery['missionReviewInbox'];
 
 /** What a person decides on: each kind has an approve and a reject (with a reason) mutation. */
 export type ProposalKind = 'mission' | 'hopPlan' | 'hopImplementation' | 'asset';
 
-interface Act {
-  approve: string;
-  reject: string;
-  /** The name of the id argument. */
-  arg: 'missionId' | 'hopId' | 'assetId';
-  /** The payload's own object (mission, hop or asset). */
-  subject: 'mission' | 'hop' | 'asset';
+/** A decision's answer, whatever was decided on: the subject's and the mission's new states. */
+export interface DecisionPayload {
+  subject: { id: string; status: MissionStatus | HopStatus | AssetStatus } | null;
+  mission: { id: string; status: MissionStatus } | null;
+  userErrors: readonly UserError[];
 }
 
-export const ACTS: Record<ProposalKind, Act> = {
-  mission: { approve: 'approveMission', reject: 'rejectMission', arg: 'missionId', subject: 'mission' },
-  hopPlan: { approve: 'approveHopPlan', reject: 'rejectHopPlan', arg: 'hopId', subject: 'hop' },
-  hopImplementation: {
-    approve: 'approveHopImplementation',
-    reject: 'rejectHopImplementation',
-    arg: 'hopId',
-    subject: 'hop',
+type Send = (http: GraphQLHttp, id: string) => Promise<DecisionPayload>;
+type SendWithReason = (http: GraphQLHttp, id: string, reason: string) => Promise<DecisionPayload>;
+
+export const ACTS: Record<ProposalKind, { approve: Send; reject: SendWithReason }> = {
+  mission: {
+    approve: (http, id) =>
+      http.request(ApproveMissionDocument, { id }).then(({ approveMission: p }) => ({ ...p, subject: p.mission })),
+    reject: (http, id, reason) =>
+      http.request(RejectMissionDocument, { id, reason }).then(({ rejectMission: p }) => ({ ...p, subject: p.mission })),
   },
-  asset: { approve: 'acceptAsset', reject: 'rejectAsset', arg: 'assetId', subject: 'asset' },
+  hopPlan: {
+    approve: (http, id) =>
+      http.request(ApproveHopPlanDocument, { id }).then(({ approveHopPlan: p }) => ({ ...p, subject: p.hop })),
+    reject: (http, id, reason) =>
+      http.request(RejectHopPlanDocument, { id, reason }).then(({ rejectHopPlan: p }) => ({ ...p, subject: p.hop })),
+  },
+  hopImplementation: {
+    approve: (http, id) =>
+      http
+        .request(ApproveHopImplementationDocument, { id })
+        .then(({ approveHopImplementation: p }) => ({ ...p, subject: p.hop })),
+    reject: (http, id, reason) =>
+      http
+        .request(RejectHopImplementationDocument, { id, reason })
+        .then(({ rejectHopImplementation: p }) => ({ ...p, subject: p.hop })),
+  },
+  asset: {
+    approve: (http, id) =>
+      http.request(AcceptAssetDocument, { id }).then(({ acceptAsset: p }) => ({ ...p, subject: p.asset })),
+    reject: (http, id, reason) =>
+      http.request(RejectAssetDocument, { id, reason }).then(({ rejectAsset: p }) => ({ ...p, subject: p.asset })),
+  },
 };
 
-const ERRORS = 'userErrors { code message field entity fromState toState }';
+/** "User starts hop execution" (seed 004): a reviewer's act, offered once the implementation is approved. */
+export const startHop: Send = (http, id) =>
+  http.request(StartHopDocument, { id }).then(({ startHop: p }) => ({ ...p, subject: p.hop }));
 
-/** The mutation for one decision; the subject and the mission come back with their new states. */
-export function decisionMutation(mutation: string, arg: Act['arg'], subject: Act['subject'], reason: boolean): string {
-  const vars = reason ? '$id: ID!, $reason: String!' : '$id: ID!';
-  const args = reason ? `${arg}: $id, reason: $reason` : `${arg}: $id`;
-  const mission = subject === 'mission' ? '' : 'mission { id status }';
-  return `mutation Decide(${vars}) { ${mutation}(${args}) { ${subject} { id status } ${mission} ${ERRORS} } }`;
-}
-
-export interface DecisionPayload {
-  mission?: { id: string; status: string } | null;
-  hop?: { id: string; status: string } | null;
-  asset?: { id: string; status: string } | null;
-  userErrors: UserError[];
-}
+/** "User cancels" a hop (seed 004), with the reason the agent reads; its unfinished tool steps go with it. */
+export const cancelHop: SendWithReason = (http, id, reason) =>
+  http.request(CancelHopDocument, { id, reason }).then(({ cancelHop: p }) => ({ ...p, subject: p.hop }));

@@ -1,5 +1,5 @@
 /** A mission's events in words, naming the hop, tool step or asset each one is about. */
-import type { LoggedEvent } from '../../core/events';
+import { eventData, type LoggedEvent } from '../../core/events';
 import { words } from '../../core/userErrors';
 import type { MissionDetail } from './api';
 
@@ -21,7 +21,7 @@ function text(value: unknown): string {
 }
 
 export function describeMissionEvent(event: LoggedEvent, names: ReadonlyMap<string, string>): string {
-  const data = event.data ?? {};
+  const data = eventData(event);
   const who = names.get(event.entityId) ?? words(event.entityType);
   const reason = data.reason ? `: ${text(data.reason)}` : '';
   if (event.kind.endsWith('_transitioned')) {

@@ -1,7 +1,7 @@
 /** Missions in the dashboard (seed 004): the list (also on the overview), one mission, and their reviews. */
 import './missions.css';
 
-import type { DomainModule } from '../../app/domain';
+import type { DomainModule } from '../../core/domain';
 import { MissionsProvider, useMissionReviewCount } from './context';
 import { MissionDetailView } from './MissionDetail';
 import { MissionReviews } from './MissionReviews';

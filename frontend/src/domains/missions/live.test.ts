@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
+import { LiveList } from '../../core/liveList';
+import { RootLive } from '../../core/rootLive';
 import { FakeLiveServer, ScriptedHttp, settle } from '../../test/fakes';
 import { asset, detail, hop, inbox, summary } from '../../test/missions';
 import type { MissionInbox, MissionSummary } from './api';
-import { MissionDetailLive } from './detailLive';
-import { MissionsLive } from './live';
+import { missionSource, missionsSource } from './live';
 
-describe('MissionsLive', () => {
+describe('the live mission list', () => {
   function setup(
     latestSeq: number,
     missions: MissionSummary[],
@@ -14,7 +15,7 @@ describe('MissionsLive', () => {
     inboxes: MissionInbox[],
   ) {
     const http = new ScriptedHttp({
-      MissionsLatestSeq: () => ({ latestSeq }),
+      LatestSeq: () => ({ latestSeq }),
       Missions: () => ({ missions: { edges: missions.map((node) => ({ node })) } }),
       MissionSummary: (v) => ({ mission: reread[String(v.id)] ?? null }),
       MissionInbox: () => ({ missionReviewInbox: inboxes.length > 1 ? inboxes.shift() : inboxes[0] }),
@@ -22,7 +23,7 @@ describe('MissionsLive', () => {
     const server = new FakeLiveServer();
     const failures: unknown[] = [];
     let clock = 5_000;
-    const live = new MissionsLive({
+    const live = new LiveList(missionsSource, {
       http,
       client: server,
       onFailure: (e) => failures.push(e),
@@ -35,8 +36,8 @@ describe('MissionsLive', () => {
   it('reads the position, then the missions and the inbox, then follows mission events from there', async () => {
     const { http, server, live } = setup(7, [summary('1')], {}, [inbox({ missions: [summary('1')] })]);
     await live.start();
-    expect(http.calls.map((c) => c.operation).sort()).toEqual(['MissionInbox', 'Missions', 'MissionsLatestSeq']);
-    expect(http.calls[0]?.operation).toBe('MissionsLatestSeq');
+    expect(http.calls.map((c) => c.operation).sort()).toEqual(['LatestSeq', 'MissionInbox', 'Missions']);
+    expect(http.calls[0]?.operation).toBe('LatestSeq');
     const state = live.store.get();
     expect(state).toMatchObject({ loaded: true, inboxReceivedAt: 5_000 });
     expect(state.inbox?.missions).toHaveLength(1);
@@ -64,11 +65,11 @@ describe('MissionsLive', () => {
     expect(http.calls.filter((c) => c.operation === 'MissionSummary').map((c) => c.variables.id)).toEqual(['1', '2']);
   });
 
-  it('never lets a re-read overtake the one still running', async () => {
+  it('does not hold a mission back while another is read slowly, and shows both', async () => {
     let release: () => void = () => {};
     const order: string[] = [];
     const http = new ScriptedHttp({
-      MissionsLatestSeq: () => ({ latestSeq: 0 }),
+      LatestSeq: () => ({ latestSeq: 0 }),
       Missions: () => ({ missions: { edges: [] } }),
       MissionInbox: () => ({ missionReviewInbox: inbox() }),
       MissionSummary: (v) => {
@@ -78,16 +79,16 @@ describe('MissionsLive', () => {
       },
     });
     const server = new FakeLiveServer();
-    const live = new MissionsLive({ http, client: server, onFailure: () => {}, schedule: (run) => run() });
+    const live = new LiveList(missionsSource, { http, client: server, onFailure: () => {}, schedule: (run) => run() });
     await live.start();
     server.append({ seq: 1, rootId: 'slow' });
     await settle();
     server.append({ seq: 2, rootId: '2' });
     await settle();
-    expect(order).toEqual(['start slow']);
+    expect(order).toEqual(['start slow', 'start 2']);
+    expect(Object.keys(live.store.get().byId)).toEqual(['2']);
     release();
     await settle();
-    expect(order).toEqual(['start slow', 'start 2']);
     expect(Object.keys(live.store.get().byId).sort()).toEqual(['2', 'slow']);
   });
 
@@ -98,23 +99,23 @@ describe('MissionsLive', () => {
     expect(server.subs.every((s) => !s.active)).toBe(true);
 
     const failures: unknown[] = [];
-    const broken = new MissionsLive({
+    const broken = new LiveList(missionsSource, {
       http: new ScriptedHttp({}),
       client: new FakeLiveServer(),
       onFailure: (e) => failures.push(e),
     });
     await broken.start();
     expect(failures).toHaveLength(1);
-    expect(broken.store.get().error).toMatch(/MissionsLatestSeq/);
+    expect(broken.store.get().error).toMatch(/LatestSeq/);
   });
 });
 
-describe('MissionDetailLive', () => {
+describe('one mission, live', () => {
   it('shows each missionUpdated snapshot with when it arrived, and a missing mission as such', () => {
     const server = new FakeLiveServer('missionUpdated');
     let clock = 100;
-    const live = new MissionDetailLive(
-      'm',
+    const live = new RootLive(
+      missionSource('m'),
       new ScriptedHttp({ History: () => new Promise(() => {}) }),
       server,
       () => {},
@@ -142,7 +143,7 @@ describe('MissionDetailLive', () => {
     const http = new ScriptedHttp({ History: (v) => (v.after === 0 ? page([1, 2], true) : page([3], false)) });
     const server = new FakeLiveServer();
     [1, 2, 3, 4].forEach((seq) => server.log.push({ seq }));
-    const live = new MissionDetailLive('m', http, server, () => {});
+    const live = new RootLive(missionSource('m'), http, server, () => {});
     live.start();
     await settle();
     expect(http.calls.map((c) => c.variables)).toEqual([

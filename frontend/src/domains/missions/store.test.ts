@@ -1,37 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { asset, detail, hop, inbox, statuses, summary, toolStep } from '../../test/missions';
-import {
-  describeCounts,
-  inboxSize,
-  initialMissions,
-  missionCounts,
-  missionsInOrder,
-  stateCounts,
-  upsertMissions,
-} from './store';
+import { describeCounts, inboxSize, missionCounts, stateCounts } from './store';
 
-describe('mission list', () => {
-  it('lists missions newest first and replaces one with its newer snapshot', () => {
-    let state = upsertMissions(initialMissions, [summary('1'), summary('3'), summary('2')]);
-    expect(missionsInOrder(state).map((m) => m.id)).toEqual(['3', '2', '1']);
-    state = upsertMissions(state, [summary('2', { status: 'APPROVED', updatedAt: '2026-01-01T00:01:00Z' })]);
-    expect(state.byId['2']?.status).toBe('APPROVED');
-  });
-
-  it('never lets an older snapshot overwrite a newer one, but takes one as new (a child changed)', () => {
-    const newer = upsertMissions(initialMissions, [
-      summary('1', { status: 'COMPLETED', updatedAt: '2026-01-01T00:05:00Z' }),
-    ]);
-    expect(upsertMissions(newer, [summary('1', { status: 'EXECUTING_HOP', updatedAt: '2026-01-01T00:04:00Z' })])).toBe(
-      newer,
-    );
-    const sameTime = upsertMissions(newer, [
-      summary('1', { status: 'COMPLETED', updatedAt: '2026-01-01T00:05:00Z', assets: statuses('EXPIRED') }),
-    ]);
-    expect(sameTime.byId['1']?.assets.totalCount).toBe(1);
-  });
-
+describe('mission inbox', () => {
   it('counts what waits in the inbox, and nothing before it is read', () => {
     expect(inboxSize(null)).toBeNull();
     expect(inboxSize(inbox())).toBe(0);

@@ -1,33 +1,5 @@
-/** Pure state for the mission views: the mission list, what waits for a person, and the counts shown. */
+/** Pure state for the mission views: what waits for a person, and the counts shown. */
 import type { MissionDetail, MissionInbox, MissionSummary } from './api';
-
-export interface MissionsState {
-  loaded: boolean;
-  byId: Readonly<Record<string, MissionSummary>>;
-  /** What waits for a person (missionReviewInbox); null until read. */
-  inbox: MissionInbox | null;
-  /** When the inbox arrived (this browser's clock, ms): its assets' countdowns start from it. */
-  inboxReceivedAt: number;
-  error: string | null;
-}
-
-export const initialMissions: MissionsState = { loaded: false, byId: {}, inbox: null, inboxReceivedAt: 0, error: null };
-
-/** Insert or replace missions; a snapshot older than the one held (by updatedAt) never overwrites it. */
-export function upsertMissions(state: MissionsState, missions: readonly MissionSummary[]): MissionsState {
-  let byId = state.byId;
-  for (const mission of missions) {
-    const held = byId[mission.id];
-    if (held && held.updatedAt > mission.updatedAt) continue;
-    byId = { ...byId, [mission.id]: mission };
-  }
-  return byId === state.byId ? state : { ...state, byId };
-}
-
-/** Newest first, as the API lists them. */
-export function missionsInOrder(state: MissionsState): MissionSummary[] {
-  return Object.values(state.byId).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
-}
 
 export function inboxSize(inbox: MissionInbox | null): number | null {
   if (!inbox) return null;
@@ -45,7 +17,7 @@ export interface MissionCounts {
   assetsExpired: number;
 }
 
-function count(nodes: readonly { node: { status: string } }[], status: string): number {
+function count<S extends string>(nodes: readonly { node: { status: S } }[], status: S): number {
   return nodes.filter((e) => e.node.status === status).length;
 }
 

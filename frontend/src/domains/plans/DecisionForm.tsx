@@ -1,12 +1,13 @@
 /** Approve, modify (with feedback), skip or reject one step awaiting input. */
-import { useConnection } from '../../app/connection';
+import { useConnection } from '../../core/connection';
+import { DecideDocument, type PlanStatus, type StepStatus } from '../../core/graphql.generated';
 import { ChoiceForm, type Choice } from '../../ui/ChoiceForm';
-import { DECIDE, type DecideResult, type Decision } from './api';
+import type { Decision } from './api';
 
 export interface Decided {
   decision: Decision;
-  stepStatus: string;
-  planStatus: string;
+  stepStatus: StepStatus;
+  planStatus: PlanStatus;
 }
 
 const CHOICES: Choice<Decision>[] = [
@@ -24,7 +25,7 @@ export function DecisionForm({ stepId, onDecided }: { stepId: string; onDecided?
       noteLabel="Feedback for the agent"
       hint="Required for Modify (it is appended to the step's instructions); with Reject it is kept as the reason."
       decide={async (decision, feedback) => {
-        const result = await http.request<DecideResult>(DECIDE, { stepId, decision, feedback: feedback || null });
+        const result = await http.request(DecideDocument, { stepId, decision, feedback: feedback || null });
         const payload = result.submitUserDecision;
         if (!payload.userErrors.length && payload.step && payload.plan) {
           onDecided?.({ decision, stepStatus: payload.step.status, planStatus: payload.plan.status });

@@ -1,18 +1,18 @@
 /**
  * The overview page (`/`): every plan with its status, progress and step counts, live, stalled plans
  * and stall alerts standing out; then the other domains' sections (missions, workflows; see
- * app/sections.tsx), each live too.
+ * core/sections.tsx), each live too.
  */
-import { href } from '../../app/router';
-import { OverviewSections } from '../../app/sections';
 import { formatDuration, formatTime } from '../../core/format';
+import { rootsInOrder } from '../../core/liveList';
+import { href } from '../../core/router';
+import { OverviewSections } from '../../core/sections';
 import { OverviewSection } from '../../ui/ListFrames';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { PlanSummary, StallAlert } from './api';
 import { usePlans } from './context';
 import { EmptyState } from './EmptyState';
-import { plansInOrder } from './store';
 
 export function Overview() {
   return (
@@ -26,7 +26,7 @@ export function Overview() {
 
 function PlansSection() {
   const state = usePlans();
-  const plans = plansInOrder(state);
+  const plans = rootsInOrder(state);
   return (
     <OverviewSection id="plans" title="Research plans" summary={<Summary plans={plans} loaded={state.loaded} />}>
       {state.error ? (

@@ -1,36 +1,28 @@
 /** One plan, live: header and progress, the step timeline, the state machines, and the event history. */
-import { useEffect, useState } from 'react';
-
-import { useConnection } from '../../app/connection';
-import { useStore } from '../../app/hooks';
-import { useStateMachines } from '../../app/machines';
-import type { Params } from '../../app/router';
-import { href } from '../../app/router';
 import { formatDuration, formatTime } from '../../core/format';
+import { useStore } from '../../core/hooks';
+import { useRootLive } from '../../core/liveHooks';
+import { useStateMachines } from '../../core/machines';
+import type { RootLive } from '../../core/rootLive';
+import type { Params } from '../../core/router';
+import { href } from '../../core/router';
 import { EventHistory } from '../../ui/EventHistory';
 import { NotFound } from '../../ui/NotFound';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StateDiagram } from '../../ui/StateDiagram';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { PlanDetail } from './api';
-import { PlanDetailLive } from './detailLive';
+import { planSource } from './live';
 import { StepTimeline } from './StepTimeline';
 import { describeCondition, describeEvent, firedBranches } from './timeline';
 
 export function PlanDetailView({ params }: { params: Params }) {
   const id = params.id ?? '';
-  const { http, live, report } = useConnection();
-  const [detail, setDetail] = useState<PlanDetailLive | null>(null);
-  useEffect(() => {
-    const started = new PlanDetailLive(id, http, live, report);
-    setDetail(started);
-    started.start();
-    return () => started.stop();
-  }, [id, http, live, report]);
+  const detail = useRootLive(planSource(id));
   return detail ? <PlanPage live={detail} /> : null;
 }
 
-function PlanPage({ live }: { live: PlanDetailLive }) {
+function PlanPage({ live }: { live: RootLive<PlanDetail> }) {
   const view = useStore(live.store);
   const { root: plan } = view;
   if (view.missing) return <NotFound what="Plan" back="/" backLabel="Back to all plans" />;

@@ -1,12 +1,13 @@
 /** The plans' part of the Reviews page: every step awaiting input, with the decision buttons; kept live. */
 import { useCallback, useEffect, useState } from 'react';
 
-import { useConnection } from '../../app/connection';
-import { href } from '../../app/router';
+import { useConnection } from '../../core/connection';
 import { formatTime } from '../../core/format';
+import { ReviewInboxDocument } from '../../core/graphql.generated';
+import { href } from '../../core/router';
 import { words } from '../../core/userErrors';
 import { StatusBadge } from '../../ui/StatusBadge';
-import { REVIEW_INBOX, type ReviewRequest } from './api';
+import type { ReviewRequest } from './api';
 import { usePlans } from './context';
 import { DecisionForm, type Decided } from './DecisionForm';
 import { Instructions } from './Instructions';
@@ -28,9 +29,7 @@ export function PlanReviews() {
 
   const load = useCallback(async () => {
     try {
-      const result = await http.request<{ reviewInbox: { edges: { node: ReviewRequest }[] } }>(REVIEW_INBOX, {
-        first: 100,
-      });
+      const result = await http.request(ReviewInboxDocument, { first: 100 });
       setRequests(result.reviewInbox.edges.map((e) => e.node));
       setError(null);
     } catch (e) {

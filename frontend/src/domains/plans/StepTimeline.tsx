@@ -1,6 +1,6 @@
 /** The steps in order: state, how long, result, confidence, instructions with feedback, branches fired. */
-import { useNow } from '../../app/hooks';
 import { elapsed, formatConfidence, formatDuration, formatTime } from '../../core/format';
+import { useNow } from '../../core/hooks';
 import { words } from '../../core/userErrors';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { Step } from './api';

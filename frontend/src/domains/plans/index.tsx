@@ -1,5 +1,5 @@
 /** Research plans in the dashboard: the overview page (plans first, then the other domains), one plan, and their part of the Reviews page. */
-import type { DomainModule } from '../../app/domain';
+import type { DomainModule } from '../../core/domain';
 import { PlansProvider, usePlanReviewCount } from './context';
 import { Overview } from './Overview';
 import { PlanDetailView } from './PlanDetail';

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 
+import { LiveList } from '../../core/liveList';
+import { RootLive } from '../../core/rootLive';
 import { FakeLiveServer, ScriptedHttp, settle } from '../../test/fakes';
-import type { PlanSummary } from './api';
-import { PlanDetailLive } from './detailLive';
-import { PlansLive } from './live';
 import { plan } from '../../test/plans';
+import type { PlanSummary } from './api';
+import { planSource, plansSource } from './live';
 
-describe('PlansLive', () => {
+describe('the live plan list', () => {
   function setup(latestSeq: number, plans: PlanSummary[], reread: Record<string, PlanSummary>) {
     const http = new ScriptedHttp({
       LatestSeq: () => ({ latestSeq }),
@@ -15,7 +16,12 @@ describe('PlansLive', () => {
     });
     const server = new FakeLiveServer();
     const failures: unknown[] = [];
-    const live = new PlansLive({ http, client: server, onFailure: (e) => failures.push(e), schedule: (run) => run() });
+    const live = new LiveList(plansSource, {
+      http,
+      client: server,
+      onFailure: (e) => failures.push(e),
+      schedule: (run) => run(),
+    });
     return { http, server, live, failures };
   }
 
@@ -60,14 +66,14 @@ describe('PlansLive', () => {
   it('hands a failed start to the shell and shows the error', async () => {
     const http = new ScriptedHttp({});
     const failures: unknown[] = [];
-    const live = new PlansLive({ http, client: new FakeLiveServer(), onFailure: (e) => failures.push(e) });
+    const live = new LiveList(plansSource, { http, client: new FakeLiveServer(), onFailure: (e) => failures.push(e) });
     await live.start();
     expect(failures).toHaveLength(1);
     expect(live.store.get().error).toMatch(/LatestSeq/);
   });
 });
 
-describe('PlanDetailLive', () => {
+describe('one plan, live', () => {
   it('reads the whole history page by page, then follows from its last seq without repeats', async () => {
     const page = (seqs: number[], more: boolean) => ({
       events: { edges: seqs.map((seq) => ({ node: { seq, rootId: 'p' } })), pageInfo: { hasNextPage: more } },
@@ -77,7 +83,7 @@ describe('PlanDetailLive', () => {
     });
     const server = new FakeLiveServer();
     [1, 2, 3, 4].forEach((seq) => server.log.push({ seq }));
-    const detail = new PlanDetailLive('p', http, server, () => {});
+    const detail = new RootLive(planSource('p'), http, server, () => {});
     detail.start();
     await settle();
 
@@ -96,7 +102,7 @@ describe('PlanDetailLive', () => {
 
   it('shows the snapshot researchPlanUpdated sends, and says so when the plan does not exist', () => {
     const server = new FakeLiveServer('researchPlanUpdated');
-    const detail = new PlanDetailLive('p', new ScriptedHttp({ History: () => new Promise(() => {}) }), server, () => {});
+    const detail = new RootLive(planSource('p'), new ScriptedHttp({ History: () => new Promise(() => {}) }), server, () => {});
     detail.start();
     const sink = server.subs[0]!.sink;
     sink.next({ data: { researchPlanUpdated: { id: 'p', status: 'EXECUTING' } } });
@@ -106,10 +112,11 @@ describe('PlanDetailLive', () => {
   });
 });
 
-describe('PlanDetailLive, unknown plans', () => {
+describe('one plan, live, when it does not exist', () => {
   it('treats a GraphQL error from researchPlanUpdated as a missing plan, a socket error as an error', () => {
     const server = new FakeLiveServer('researchPlanUpdated');
-    const detail = new PlanDetailLive('nope', new ScriptedHttp({ History: () => new Promise(() => {}) }), server, () => {});
+    const history = new ScriptedHttp({ History: () => new Promise(() => {}) });
+    const detail = new RootLive(planSource('nope'), history, server, () => {});
     detail.start();
     server.subs[0]!.sink.error({ code: 1011, reason: 'boom' });
     expect(detail.store.get()).toMatchObject({ missing: false, error: 'connection closed (1011: boom)' });

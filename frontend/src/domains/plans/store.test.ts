@@ -1,34 +1,17 @@
 import { describe, expect, it } from 'vitest';
 
+import { initialList, upsertRoots } from '../../core/liveList';
 import { event, plan } from '../../test/plans';
 import type { StallAlert } from './api';
-import {
-  addAlert,
-  initialPlans,
-  plansInOrder,
-  touchesReviews,
-  upsertPlans,
-  waitingForReview,
-} from './store';
+import { plansSource } from './live';
+import { addAlert, touchesReviews, waitingForReview } from './store';
+
+const initialPlans = initialList(plansSource);
 
 describe('plan list', () => {
-  it('lists plans newest first and replaces a plan with its newer snapshot', () => {
-    let state = upsertPlans(initialPlans, [plan('1'), plan('3'), plan('2')]);
-    expect(plansInOrder(state).map((p) => p.id)).toEqual(['3', '2', '1']);
-    state = upsertPlans(state, [plan('2', { status: 'EXECUTING', updatedAt: '2026-01-01T00:01:00Z' })]);
-    expect(state.byId['2']?.status).toBe('EXECUTING');
-    expect(state.order).toEqual(['3', '2', '1']);
-  });
-
-  it('never lets an older snapshot overwrite a newer one (re-reads may finish out of order)', () => {
-    const newer = upsertPlans(initialPlans, [plan('1', { status: 'COMPLETED', updatedAt: '2026-01-01T00:05:00Z' })]);
-    const after = upsertPlans(newer, [plan('1', { status: 'EXECUTING', updatedAt: '2026-01-01T00:04:00Z' })]);
-    expect(after).toBe(newer);
-  });
-
   it('counts the steps waiting for review across plans', () => {
     const counts = { pending: 0, inProgress: 0, awaitingInput: 2, completed: 0, skipped: 0, failed: 0 };
-    const state = upsertPlans(initialPlans, [plan('1', { stepCounts: counts }), plan('2')]);
+    const state = upsertRoots(initialPlans, [plan('1', { stepCounts: counts }), plan('2')]);
     expect(waitingForReview(state)).toBe(2);
   });
 });

@@ -1,4 +1,5 @@
 /** What the step timeline shows: user feedback split out of instructions, branches that fired. */
+import { eventData } from '../../core/events';
 import type { BranchingCondition, PlanEvent, Step } from './api';
 
 /** The separator submitUserDecision(MODIFY) puts before each piece of feedback (server/services/plan_review.py). */
@@ -24,7 +25,7 @@ export function firedBranches(events: readonly PlanEvent[], steps: readonly Step
   return events
     .filter((e) => e.kind === 'branch_fired')
     .map((e) => {
-      const data = e.data ?? {};
+      const data = eventData(e);
       const action = String(data.action ?? '');
       const op = OPS[String(data.op ?? '').toLowerCase()] ?? String(data.op ?? '');
       const target = typeof data.targetStepId === 'string' ? orderOf.get(data.targetStepId) : undefined;
@@ -46,7 +47,7 @@ export function describeCondition(condition: BranchingCondition, steps: readonly
 
 /** A one-line description of an event for the history list. */
 export function describeEvent(event: PlanEvent): string {
-  const data = event.data ?? {};
+  const data = eventData(event);
   if (event.kind.endsWith('_transitioned')) {
     return `${event.entityType} ${words(event.fromState)} → ${words(event.toState)}`;
   }

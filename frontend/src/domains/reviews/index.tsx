@@ -3,7 +3,7 @@
  * such decisions contributes a section and a live count (DomainModule.reviews); this page stacks the
  * sections and the nav badge adds up the counts.
  */
-import type { DomainModule, ReviewSource } from '../../app/domain';
+import type { DomainModule, ReviewSource } from '../../core/domain';
 
 export function reviewsDomain(domains: readonly DomainModule[]): DomainModule {
   const sources = domains.flatMap((d) => (d.reviews ? [d.reviews] : []));

@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 
-import { useNow } from '../../app/hooks';
+import { useNow } from '../../core/hooks';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { CompensationSummary, WorkflowStep } from './api';
 import { layoutDag, type DagNode } from './dagLayout';

@@ -1,13 +1,19 @@
 /** Approve or reject a step waiting for a reviewer (an approval gate or a governance escalation). */
-import { useConnection } from '../../app/connection';
+import { useConnection } from '../../core/connection';
 import { ChoiceForm, type Choice } from '../../ui/ChoiceForm';
-import { APPROVE, REJECT, type GateDecision, type GateDecisionPayload } from './api';
+import {
+  ApproveGateDocument,
+  RejectGateDocument,
+  type WorkflowStatus,
+  type WorkflowStepStatus,
+} from '../../core/graphql.generated';
+import type { GateDecision, GateDecisionPayload } from './api';
 import { useRefreshGates } from './context';
 
 export interface GateDecided {
   decision: GateDecision;
-  stepStatus: string;
-  workflowStatus: string;
+  stepStatus: WorkflowStepStatus;
+  workflowStatus: WorkflowStatus;
 }
 
 const CHOICES: Choice<GateDecision>[] = [
@@ -26,13 +32,10 @@ export function GateForm({ stepId, onDecided }: { stepId: string; onDecided?: (d
       decide={async (decision, note) => {
         let payload: GateDecisionPayload;
         if (decision === 'APPROVE') {
-          const result = await http.request<{ approveWorkflowStep: GateDecisionPayload }>(APPROVE, {
-            stepId,
-            comment: note || null,
-          });
+          const result = await http.request(ApproveGateDocument, { stepId, comment: note || null });
           payload = result.approveWorkflowStep;
         } else {
-          const result = await http.request<{ rejectWorkflowStep: GateDecisionPayload }>(REJECT, { stepId, reason: note });
+          const result = await http.request(RejectGateDocument, { stepId, reason: note });
           payload = result.rejectWorkflowStep;
         }
         if (!payload.userErrors.length && payload.step && payload.workflow) {

@@ -1,40 +1,34 @@
 /** One workflow, live: header and progress, the DAG, the selected step, compensation, machines, history. */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 
-import { useConnection } from '../../app/connection';
-import { useNow, useStore } from '../../app/hooks';
-import { useStateMachines } from '../../app/machines';
-import type { Params } from '../../app/router';
-import { href } from '../../app/router';
 import { formatDuration, formatTime } from '../../core/format';
-import { RootLive } from '../../core/rootLive';
+import type { WorkflowOutcome } from '../../core/graphql.generated';
+import { useNow, useStore } from '../../core/hooks';
+import { useRootLive } from '../../core/liveHooks';
+import { useStateMachines } from '../../core/machines';
+import type { RootLive } from '../../core/rootLive';
+import type { Params } from '../../core/router';
+import { href } from '../../core/router';
 import { EventHistory } from '../../ui/EventHistory';
 import { NotFound } from '../../ui/NotFound';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StateDiagram } from '../../ui/StateDiagram';
 import { StatusBadge } from '../../ui/StatusBadge';
-import { WORKFLOW_UPDATED, type Compensation, type WorkflowDetail, type WorkflowStep } from './api';
+import type { Compensation, WorkflowDetail, WorkflowStep } from './api';
 import { CompensationPanel } from './CompensationPanel';
 import { DagView } from './DagView';
 import { describeWorkflowEvent } from './history';
+import { workflowSource } from './live';
 import { StepPanel } from './StepPanel';
 import { stepCountsText, stepProgress } from './store';
 
 export function WorkflowDetailView({ params }: { params: Params }) {
   const id = params.id ?? '';
-  const { http, live, report } = useConnection();
-  const [detail, setDetail] = useState<RootLive<WorkflowDetail> | null>(null);
-  useEffect(() => {
-    const source = { id, query: WORKFLOW_UPDATED, field: 'workflowUpdated', filter: { rootType: 'workflow', rootId: id } };
-    const started = new RootLive<WorkflowDetail>(source, http, live, report);
-    setDetail(started);
-    started.start();
-    return () => started.stop();
-  }, [id, http, live, report]);
+  const detail = useRootLive(workflowSource(id));
   return detail ? <WorkflowPage live={detail} /> : null;
 }
 
-const OUTCOME_TEXT: Record<string, string> = {
+const OUTCOME_TEXT: Record<WorkflowOutcome, string> = {
   SUCCEEDED: 'Succeeded: every step completed or was skipped.',
   ROLLED_BACK: 'Rolled back: every completed step that had a compensation was undone.',
   PARTIALLY_ROLLED_BACK: 'Partially rolled back: a compensation failed, and the ones after it did not run.',

@@ -2,15 +2,16 @@
  * Every workflow with its status, outcome, progress and step counts, live; blocked and compensating ones
  * stand out. On its own page (`/workflows`) and as the workflows' section of the overview (`/`).
  */
-import { href } from '../../app/router';
 import { formatTime } from '../../core/format';
+import { rootsInOrder } from '../../core/liveList';
+import { href } from '../../core/router';
 import { ListPage, OverviewSection } from '../../ui/ListFrames';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { WorkflowSummary } from './api';
 import { useWorkflows } from './context';
 import { WorkflowsEmptyState } from './EmptyState';
-import { compensationText, stepCountsText, stepProgress, workflowsInOrder } from './store';
+import { compensationText, stepCountsText, stepProgress } from './store';
 
 type Level = 2 | 3;
 
@@ -34,9 +35,9 @@ export function WorkflowsSection() {
 
 function Summary() {
   const state = useWorkflows();
-  const workflows = workflowsInOrder(state);
+  const workflows = rootsInOrder(state);
   if (!state.loaded || !workflows.length) return null;
-  const count = (status: string) => workflows.filter((w) => w.status === status).length;
+  const count = (status: WorkflowSummary['status']) => workflows.filter((w) => w.status === status).length;
   const blocked = count('BLOCKED');
   const compensating = count('COMPENSATING');
   return (
@@ -51,7 +52,7 @@ function Summary() {
 
 function WorkflowsBody({ level }: { level: Level }) {
   const state = useWorkflows();
-  const workflows = workflowsInOrder(state);
+  const workflows = rootsInOrder(state);
   return (
     <>
       {state.error ? (

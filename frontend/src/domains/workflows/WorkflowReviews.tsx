@@ -1,9 +1,9 @@
 /** The workflows' part of the Reviews page: approval gates and escalations, with Approve and Reject; live. */
 import { useState } from 'react';
 
-import { useNow } from '../../app/hooks';
-import { href } from '../../app/router';
 import { formatDuration, formatTime } from '../../core/format';
+import { useNow } from '../../core/hooks';
+import { href } from '../../core/router';
 import { words } from '../../core/userErrors';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { GateRequest } from './api';

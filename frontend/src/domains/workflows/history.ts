@@ -1,5 +1,5 @@
 /** A workflow's events in words, for the event history (names come from the workflow's snapshot). */
-import type { LoggedEvent } from '../../core/events';
+import { eventData, type LoggedEvent } from '../../core/events';
 import { words } from '../../core/userErrors';
 
 /** Step ids and compensation ids → the step's name. */
@@ -17,14 +17,14 @@ function seconds(value: unknown): string {
 }
 
 function moved(event: LoggedEvent, what: string): string {
-  const data = event.data ?? {};
+  const data = eventData(event);
   const reason = data.reason ? ` (${text(data.reason)})` : '';
   const outcome = data.outcome ? `, outcome ${words(text(data.outcome))}` : '';
   return `${what} ${words(event.fromState)} → ${words(event.toState)}${reason}${outcome}`;
 }
 
 export function describeWorkflowEvent(event: LoggedEvent, names: Names): string {
-  const data = event.data ?? {};
+  const data = eventData(event);
   const step = `“${names.get(event.entityId) ?? (text(data.stepName) || 'a step')}”`;
   switch (event.kind) {
     case 'workflow_created': {

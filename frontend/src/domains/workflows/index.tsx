@@ -1,5 +1,5 @@
 /** Workflows (seed 002) in the dashboard: their list (also on the overview), one workflow's DAG, and their part of the Reviews page. */
-import type { DomainModule } from '../../app/domain';
+import type { DomainModule } from '../../core/domain';
 import { useGateCount, WorkflowsProvider } from './context';
 import { WorkflowDetailView } from './WorkflowDetail';
 import { WorkflowList, WorkflowsSection } from './WorkflowList';

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 
+import { LiveList } from '../../core/liveList';
 import { FakeLiveServer, ScriptedHttp, settle } from '../../test/fakes';
 import { gate, summary } from '../../test/workflows';
 import type { GateRequest, WorkflowSummary } from './api';
-import { WorkflowsLive } from './live';
+import { workflowsSource } from './live';
 
 function setup(latestSeq: number, list: WorkflowSummary[], reread: Record<string, WorkflowSummary>, gates: GateRequest[][]) {
   let gateReads = 0;
   const http = new ScriptedHttp({
-    WorkflowsLatestSeq: () => ({ latestSeq }),
+    LatestSeq: () => ({ latestSeq }),
     Workflows: () => ({ workflows: { totalCount: list.length, edges: list.map((node) => ({ node })) } }),
     WorkflowSummary: (v) => ({ workflow: reread[String(v.id)] ?? null }),
     WorkflowGates: () => {
@@ -18,16 +19,21 @@ function setup(latestSeq: number, list: WorkflowSummary[], reread: Record<string
   });
   const server = new FakeLiveServer();
   const failures: unknown[] = [];
-  const live = new WorkflowsLive({ http, client: server, onFailure: (e) => failures.push(e), schedule: (run) => run() });
+  const live = new LiveList(workflowsSource, {
+    http,
+    client: server,
+    onFailure: (e) => failures.push(e),
+    schedule: (run) => run(),
+  });
   return { http, server, live, failures };
 }
 
-describe('WorkflowsLive', () => {
+describe('the live workflow list', () => {
   it('reads the position, then the list and the gates, then follows workflow events from that position', async () => {
     const { http, server, live } = setup(7, [summary('1')], {}, [[gate('g1')]]);
     await live.start();
-    expect(http.calls.map((c) => c.operation).sort()).toEqual(['WorkflowGates', 'Workflows', 'WorkflowsLatestSeq']);
-    expect(http.calls[0]?.operation).toBe('WorkflowsLatestSeq');
+    expect(http.calls.map((c) => c.operation).sort()).toEqual(['LatestSeq', 'WorkflowGates', 'Workflows']);
+    expect(http.calls[0]?.operation).toBe('LatestSeq');
     const state = live.store.get();
     expect(state).toMatchObject({ loaded: true, total: 1 });
     expect(state.gates?.map((g) => g.id)).toEqual(['g1']);
@@ -55,13 +61,13 @@ describe('WorkflowsLive', () => {
   it('keeps the answer to the newest read when an older one arrives later', async () => {
     const answers: ((value: unknown) => void)[] = [];
     const http = new ScriptedHttp({
-      WorkflowsLatestSeq: () => ({ latestSeq: 0 }),
+      LatestSeq: () => ({ latestSeq: 0 }),
       Workflows: () => ({ workflows: { totalCount: 0, edges: [] } }),
       WorkflowGates: () => ({ workflowStepsAwaitingReview: { totalCount: 0, edges: [] } }),
       WorkflowSummary: () => new Promise((resolve) => answers.push(resolve)),
     });
     const server = new FakeLiveServer();
-    const live = new WorkflowsLive({ http, client: server, onFailure: () => {}, schedule: (run) => run() });
+    const live = new LiveList(workflowsSource, { http, client: server, onFailure: () => {}, schedule: (run) => run() });
     await live.start();
     server.append({ seq: 1, kind: 'workflow_step_claimed', entityType: 'workflow_step', rootId: '1' });
     server.append({ seq: 2, kind: 'workflow_step_transitioned', entityType: 'workflow_step', rootId: '1' });
@@ -74,9 +80,13 @@ describe('WorkflowsLive', () => {
   });
 
   it('hands a failed start to the shell and shows the error; stops following when stopped', async () => {
-    const failing = new WorkflowsLive({ http: new ScriptedHttp({}), client: new FakeLiveServer(), onFailure: () => {} });
+    const failing = new LiveList(workflowsSource, {
+      http: new ScriptedHttp({}),
+      client: new FakeLiveServer(),
+      onFailure: () => {},
+    });
     await failing.start();
-    expect(failing.store.get().error).toMatch(/WorkflowsLatestSeq/);
+    expect(failing.store.get().error).toMatch(/LatestSeq/);
 
     const { server, live } = setup(0, [], {}, [[]]);
     await live.start();

@@ -1,28 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import { summary, wfEvent } from '../../test/workflows';
-import {
-  compensationProgress,
-  compensationText,
-  initialWorkflows,
-  stepCountsText,
-  stepProgress,
-  touchesGates,
-  upsertWorkflows,
-  workflowsInOrder,
-} from './store';
+import { wfEvent } from '../../test/workflows';
+import type { CompensationSummary } from './api';
+import { compensationProgress, compensationText, stepCountsText, stepProgress, touchesGates } from './store';
 
-describe('workflow list', () => {
-  it('lists workflows newest first, replaces re-read ones and counts new ones', () => {
-    // The snapshot's totalCount is set by the caller; workflows met later count as added.
-    let state = { ...upsertWorkflows(initialWorkflows, [summary('1'), summary('2')]), total: 2 };
-    state = upsertWorkflows(state, [summary('3'), summary('1', { status: 'COMPLETED' })]);
-    expect(workflowsInOrder(state).map((w) => w.id)).toEqual(['3', '2', '1']);
-    expect(state.byId['1']?.status).toBe('COMPLETED');
-    expect(state.total).toBe(3);
-    expect(upsertWorkflows(state, [])).toBe(state);
-  });
-
+describe('workflow progress', () => {
   it('measures progress as finished steps of all steps', () => {
     expect(stepProgress({ pending: 1, running: 1, completed: 1, failed: 0, skipped: 1 })).toEqual({
       total: 4,
@@ -62,14 +44,14 @@ describe('words for the overview', () => {
   });
 
   it('says how far compensation got, and nothing when it never started', () => {
-    const compensations = [
+    const compensations: CompensationSummary[] = [
       { position: 1, stepName: 'b', status: 'COMPLETED' },
       { position: 2, stepName: 'a', status: 'PENDING' },
     ];
     expect(compensationText({ status: 'COMPENSATING', compensations })).toBe('Compensating: 1 of 2 undone');
     expect(compensationText({ status: 'EXECUTING', compensations: [] })).toBeNull();
     expect(compensationText({ status: 'COMPENSATING', compensations: [] })).toBe('Compensating: nothing to undo');
-    const failed = [{ ...compensations[0]!, status: 'FAILED' }, compensations[1]!];
+    const failed: CompensationSummary[] = [{ ...compensations[0]!, status: 'FAILED' }, compensations[1]!];
     expect(compensationText({ status: 'FAILED', compensations: failed })).toBe('Compensation: 0 of 2 undone · 1 failed');
   });
 });

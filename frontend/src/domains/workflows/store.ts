@@ -1,47 +1,6 @@
-/** Pure state for the workflow views: the list, the steps waiting for a reviewer, and what events change. */
+/** Pure state for the workflow views: progress, compensation, and which events touch the reviewer's queue. */
 import type { LoggedEvent } from '../../core/events';
-import type { CompensationSummary, GateRequest, WorkflowStepCounts, WorkflowSummary } from './api';
-
-export interface WorkflowsState {
-  loaded: boolean;
-  byId: Readonly<Record<string, WorkflowSummary>>;
-  /** Newest first, as the API lists them. */
-  order: readonly string[];
-  /** How many the tenant has (the list holds the newest LIST_SIZE). */
-  total: number;
-  /** Approval gates and escalations waiting for a reviewer, oldest first; null until read. */
-  gates: readonly GateRequest[] | null;
-  error: string | null;
-}
-
-export const initialWorkflows: WorkflowsState = {
-  loaded: false,
-  byId: {},
-  order: [],
-  total: 0,
-  gates: null,
-  error: null,
-};
-
-function newestFirst(a: WorkflowSummary, b: WorkflowSummary): number {
-  return b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
-}
-
-/** Insert or replace workflows (the caller drops re-reads that an answer to a later request overtook). */
-export function upsertWorkflows(state: WorkflowsState, workflows: readonly WorkflowSummary[]): WorkflowsState {
-  if (workflows.length === 0) return state;
-  const byId = { ...state.byId };
-  const added = workflows.filter((w) => !byId[w.id]).length;
-  for (const workflow of workflows) byId[workflow.id] = workflow;
-  const order = Object.values(byId)
-    .sort(newestFirst)
-    .map((w) => w.id);
-  return { ...state, byId, order, total: state.total + added };
-}
-
-export function workflowsInOrder(state: WorkflowsState): WorkflowSummary[] {
-  return state.order.flatMap((id) => (state.byId[id] ? [state.byId[id]] : []));
-}
+import type { CompensationSummary, WorkflowStepCounts, WorkflowSummary } from './api';
 
 export interface Progress {
   total: number;
@@ -64,7 +23,7 @@ export interface CompensationProgress {
 }
 
 export function compensationProgress(compensations: readonly CompensationSummary[]): CompensationProgress {
-  const count = (status: string) => compensations.filter((c) => c.status === status).length;
+  const count = (status: CompensationSummary['status']) => compensations.filter((c) => c.status === status).length;
   return { total: compensations.length, undone: count('COMPLETED'), running: count('RUNNING'), failed: count('FAILED') };
 }
 
@@ -83,7 +42,7 @@ export function stepCountsText(workflow: { stepCounts: WorkflowStepCounts }): st
 }
 
 /** How far compensation got, or null when it never started. */
-export function compensationText(workflow: { compensations: readonly CompensationSummary[]; status: string }): string | null {
+export function compensationText(workflow: Pick<WorkflowSummary, 'compensations' | 'status'>): string | null {
   const p = compensationProgress(workflow.compensations);
   if (!p.total) return workflow.status === 'COMPENSATING' ? 'Compensating: nothing to undo' : null;
   const failed = p.failed ? ` · ${p.failed} failed` : '';

@@ -1,18 +1,15 @@
 /** The engine's state machines (the stateMachines query), read once per page and shared by every view. */
 import { useEffect, useState } from 'react';
 
-import type { MachineData } from '../core/diagramLayout';
-import type { GraphQLHttp } from '../core/http';
 import { useConnection } from './connection';
-
-export const STATE_MACHINES = `query StateMachines {
-  stateMachines { domain entity description initial states { name initial final } transitions { from to } }
-}`;
+import type { MachineData } from './diagramLayout';
+import { StateMachinesDocument } from './graphql.generated';
+import type { GraphQLHttp } from './http';
 
 let cached: Promise<MachineData[]> | null = null;
 
 function load(http: GraphQLHttp): Promise<MachineData[]> {
-  cached ??= http.request<{ stateMachines: MachineData[] }>(STATE_MACHINES).then((r) => r.stateMachines);
+  cached ??= http.request(StateMachinesDocument).then((r) => r.stateMachines);
   cached.catch(() => {
     cached = null;
   });

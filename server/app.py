@@ -16,7 +16,7 @@ from starlette.types import Receive, Scope, Send
 from .api.view import FlightdeckGraphQL
 from .auth import Authenticator
 from .clock import Clock, SystemClock
-from .config import Settings
+from .config import Settings, load_settings
 from .db.engine import Database
 from .db.migrate import head_revisions, upgrade_async
 from .graphiql import FRONTEND_DIST, render_graphiql
@@ -49,7 +49,7 @@ class GraphQLEndpoint:
 def create_app(
     settings: Settings | None = None, clock: Clock | None = None, *, migrate: bool = True
 ) -> Starlette:
-    settings = settings or Settings()
+    settings = settings or load_settings()
     clock = clock or SystemClock()
 
     @asynccontextmanager

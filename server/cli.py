@@ -12,13 +12,39 @@ import typer
 
 from .auth import Role, count_active_keys, create_key, list_keys, revoke_key
 from .clock import SystemClock
-from .config import Settings
+from .config import ConfigError, Settings, load_settings
 from .db.engine import Database
 from .db.migrate import upgrade
 
 app = typer.Typer(help="Flightdeck: a live state engine for AI-agent work.", no_args_is_help=True)
 keys_app = typer.Typer(help="Manage API keys (each maps to a tenant and a role).", no_args_is_help=True)
 app.add_typer(keys_app, name="keys")
+
+_config_file: Path | None = None
+
+
+@app.callback()
+def main(
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            envvar="FLIGHTDECK_CONFIG",
+            help="A TOML file of settings (README: Configuration); the environment overrides it.",
+        ),
+    ] = None,
+) -> None:
+    global _config_file
+    _config_file = config
+
+
+def _settings() -> Settings:
+    """The settings for this command: environment over the configuration file over defaults."""
+    try:
+        return load_settings(_config_file)
+    except ConfigError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
 
 
 def is_loopback(host: str) -> bool:
@@ -43,7 +69,7 @@ def serve(
 
     from .app import create_app
 
-    settings = Settings()
+    settings = _settings()
     host = host or settings.host
     port = port if port is not None else settings.port
     upgrade(settings.database_url)
@@ -85,7 +111,7 @@ async def _no_keys(settings: Settings) -> bool:
 @app.command()
 def migrate() -> None:
     """Bring the database schema up to date."""
-    settings = Settings()
+    settings = _settings()
     upgrade(settings.database_url)
     typer.echo("database is up to date")
 
@@ -98,7 +124,7 @@ def backup(
     from .backup import BackupError, backup_sqlite
 
     try:
-        done = backup_sqlite(Settings().database_url, path)
+        done = backup_sqlite(_settings().database_url, path)
     except BackupError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None
@@ -110,7 +136,7 @@ def export_schema() -> None:
     """Print the GraphQL schema (SDL)."""
     from .api.schema import build_schema
 
-    typer.echo(build_schema(Settings()).as_str().rstrip("\n"))
+    typer.echo(build_schema(_settings()).as_str().rstrip("\n"))
 
 
 @app.command("export-machines")
@@ -128,7 +154,7 @@ def keys_create(
     name: Annotated[str, typer.Option(help="A label to recognise the key by.")] = "",
 ) -> None:
     """Create a key. It is printed once; only its hash is stored."""
-    settings = Settings()
+    settings = _settings()
     upgrade(settings.database_url)
 
     async def run() -> tuple[str, str]:
@@ -146,7 +172,7 @@ def keys_create(
 @keys_app.command("list")
 def keys_list() -> None:
     """List keys (never the keys themselves)."""
-    settings = Settings()
+    settings = _settings()
     upgrade(settings.database_url)
 
     async def run() -> None:
@@ -164,7 +190,7 @@ def keys_list() -> None:
 @keys_app.command("revoke")
 def keys_revoke(key_id: str) -> None:
     """Revoke a key by its id."""
-    settings = Settings()
+    settings = _settings()
     upgrade(settings.database_url)
 
     async def run() -> bool:

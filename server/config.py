@@ -1,13 +1,67 @@
-"""Settings from the environment (``FLIGHTDECK_*``; ``DATABASE_URL`` and ``BROADCAST_URL`` also bare)."""
+"""Settings: command-line flags, then the environment (``FLIGHTDECK_*``; ``DATABASE_URL`` and
+``BROADCAST_URL`` also bare), then a TOML file (``--config`` / ``FLIGHTDECK_CONFIG``), then defaults."""
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+import difflib
+import os
+import tomllib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, Field, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+CONFIG_ENV = "FLIGHTDECK_CONFIG"
+MAX_CONFIG_BYTES = 1024 * 1024
+
+# The values read from the configuration file for the Settings being built (load_settings sets it).
+_file_values: ContextVar[dict[str, Any] | None] = ContextVar("flightdeck_config_file_values", default=None)
+
+
+class ConfigError(Exception):
+    """The configuration file or a setting cannot be used; the message says which and why."""
+
+
+class _ConfigFileSource(PydanticBaseSettingsSource):
+    """The configuration file's values, below the environment and above the defaults."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        values = _file_values.get() or {}
+        # A field with environment aliases is populated through its first alias, not its name.
+        return {_input_key(name): values[name] for name in values}
+
+
+def _input_key(name: str) -> str:
+    alias = Settings.model_fields[name].validation_alias
+    if isinstance(alias, AliasChoices):
+        first = alias.choices[0]
+        return first if isinstance(first, str) else name
+    return name
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="FLIGHTDECK_", extra="ignore")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _ConfigFileSource(settings_cls))
 
     database_url: str = Field(
         default="sqlite+aiosqlite:///./flightdeck.db",
@@ -90,3 +144,46 @@ class Settings(BaseSettings):
         default=False,
         description="Let dev mode (no API keys) bind beyond loopback. Leave off.",
     )
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The settings a TOML file sets, by setting name; unknown keys and tables are errors."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read the configuration file {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"the configuration file {path} is larger than {MAX_CONFIG_BYTES} bytes")
+    try:
+        values = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"the configuration file {path} is not valid TOML: {exc}") from None
+    known = list(Settings.model_fields)
+    problems = []
+    for key in values:
+        if key not in Settings.model_fields:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            problems.append(f"unknown setting '{key}'{hint}")
+    if problems:
+        raise ConfigError(f"{path}: " + "; ".join(problems) + ". Settings are listed in README.md.")
+    return values
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Settings from, highest first: ``overrides`` (command-line flags), the environment, the TOML file
+    (``config_file``, else ``FLIGHTDECK_CONFIG``), the defaults."""
+    path = config_file or (Path(os.environ[CONFIG_ENV]) if os.environ.get(CONFIG_ENV) else None)
+    values = read_config_file(path) if path is not None else {}
+    token = _file_values.set(values)
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        where = f" (environment or {path})" if path is not None else " (environment)"
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'settings'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise ConfigError(f"invalid settings{where}: {problems}") from None
+    finally:
+        _file_values.reset(token)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -27,6 +28,7 @@ from .loops.stalls import scan_stalls
 from .loops.workflow_timers import run_workflow_timers
 from .oplog import OperationLogWriter
 from .pubsub import Notice, NoticeBus
+from .services.operation_log import prune_operation_log
 from .services.runtime import Runtime
 
 
@@ -77,6 +79,16 @@ def create_app(
                 lambda: run_workflow_timers(runtime),
             ),
             Loop("asset-expiry", settings.asset_expiry_scan_interval_seconds, lambda: expire_assets(runtime)),
+            Loop(
+                "operation-log-retention",
+                settings.operation_log_prune_interval_seconds,
+                lambda: prune_operation_log(
+                    db,
+                    clock.now(),
+                    timedelta(days=settings.operation_log_max_age_days),
+                    settings.operation_log_max_rows,
+                ),
+            ),
         ]
         for loop in loops:
             loop.start()

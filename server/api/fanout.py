@@ -43,11 +43,12 @@ from strawberry.extensions import MaxAliasesLimiter, QueryDepthLimiter
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler
 
 from ..config import Settings
-from ..oplog import OperationRecord
+from ..metrics import SUBSCRIPTIONS, WEBSOCKETS
 from .context import Context
 from .errors import should_mask_error
 from .events.streams import FeedStream
 from .fanout_group import Group, Member, run_member
+from .oplog import log_operation
 
 SHARED_FIELDS = frozenset({"events", "stallAlerts"})
 
@@ -106,6 +107,20 @@ class Fanout:
         if validate(self.schema._schema, document, self._rules):
             return None
         return document
+
+    def root_field(self, query: str, operation_name: str | None) -> str:
+        """The subscription's root field (``events``, ``workflowUpdated``, ...), or ``invalid``."""
+        document = self._document(query)
+        if document is None:
+            return "invalid"
+        for definition in document.definitions:
+            if isinstance(definition, OperationDefinitionNode) and (
+                operation_name is None or (definition.name and definition.name.value == operation_name)
+            ):
+                for selection in definition.selection_set.selections:
+                    if isinstance(selection, FieldNode):
+                        return selection.name.value
+        return "invalid"
 
     async def prepare(
         self, query: str, variables: dict[str, Any] | None, operation_name: str | None, context: Context
@@ -224,8 +239,23 @@ def _uses_variables_or_directives(node: Node | None) -> bool:
 
 
 class FanoutTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
+    async def handle(self) -> None:
+        WEBSOCKETS.inc()
+        try:
+            await super().handle()
+        finally:
+            WEBSOCKETS.dec()
+
     async def run_operation(self, operation: Any) -> None:
         fanout: Fanout = self.view.fanout  # type: ignore[attr-defined]
+        active = SUBSCRIPTIONS.labels(fanout.root_field(operation.query, operation.operation_name))
+        active.inc()
+        try:
+            await self._run_operation(operation, fanout)
+        finally:
+            active.dec()
+
+    async def _run_operation(self, operation: Any, fanout: Fanout) -> None:
         prepared = await fanout.prepare(
             operation.query, operation.variables, operation.operation_name, self.context
         )
@@ -249,24 +279,7 @@ class FanoutTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
                 await self.handle_task_exception(error)
         finally:
             # This path skips Strawberry's extensions, so it records the operation itself.
-            _log_operation(self.context, prepared.name, started, failed)
-
-
-def _log_operation(context: Context, name: str | None, started: float, failed: bool) -> None:
-    writer = context.runtime.operation_log
-    if writer is None:
-        return
-    writer.submit(
-        OperationRecord(
-            tenant_id=context.principal.tenant_id,
-            actor=context.principal.name,
-            operation_name=name or "(anonymous)",
-            operation_type="subscription",
-            duration_ms=(time.perf_counter() - started) * 1000.0,
-            error=failed,
-            at=context.runtime.clock.now(),
-        )
-    )
+            log_operation(self.context, prepared.name, "subscription", started, "error" if failed else "ok")
 
 
 def _is_disconnect(error: Exception) -> bool:

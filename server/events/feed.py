@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 
 from ..db.engine import Database
 from ..db.models import Event
+from ..metrics import FEED_POLLS
 
 logger = logging.getLogger(__name__)
 
@@ -145,8 +146,10 @@ class TenantTail:
                 # Announced but not read yet. Only after progress: a notice for a seq this log does not
                 # have (a foreign or garbled one) must cost one read, not a busy loop of reads.
                 continue
-            with contextlib.suppress(TimeoutError):
+            try:
                 await asyncio.wait_for(self._wake.wait(), self.feed.poll_seconds)
+            except TimeoutError:
+                FEED_POLLS.inc()  # no notice came: the next pass is a fallback re-read
 
 
 class EventFeed:

@@ -84,6 +84,12 @@ async def tour_client(live_server: LiveServer) -> AsyncIterator[GraphQLClient]:
 async def test_the_readme_tours_run_block_by_block_in_order(
     live_server: LiveServer, tour_client: GraphQLClient
 ) -> None:
+    bound = await run_tours(live_server, tour_client)
+    assert {"PLAN_ID", "STEP_ID", "WORKFLOW_ID", "COMPENSATION_ID", "MISSION_ID", "HOP_ID"} <= set(bound)
+
+
+async def run_tours(live_server: LiveServer, client: GraphQLClient) -> dict[str, str]:
+    """Every tour block in order; the ids the blocks defined. Fails on any error or userError."""
     bound: dict[str, str] = {}  # a reader carries ids from one tour to the next (Live updates uses PLAN_ID)
     for section in TOURS:
         steps = tour_steps(section)
@@ -96,18 +102,15 @@ async def test_the_readme_tours_run_block_by_block_in_order(
             where = f"{section!r}, block {number}"
             missing = sorted({name for name in PLACEHOLDER.findall(text) if name not in bound})
             assert not missing, f"{where} uses {missing} before an earlier block defines it:\n{text}"
-            data = await _run(
-                live_server,
-                tour_client,
-                PLACEHOLDER.sub(lambda m: json.dumps(bound[m.group(1)]), text),
-                where,
-            )
+            document = PLACEHOLDER.sub(lambda m: json.dumps(bound[m.group(1)]), text)
+            data = await _run(live_server, client, document, where)
             problems = _user_errors(data)
             assert not problems, f"{where} was refused: {problems}\n{text}"
             for field, answer in data.items():
                 for name, path in BINDINGS.get(field, []):
                     if (value := _dig(answer, path)) is not None:
                         bound[name] = value
+    return bound
 
 
 async def _timers_run(runtime: Runtime) -> None:

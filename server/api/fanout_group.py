@@ -142,7 +142,10 @@ async def _catch_up(fanout: Fanout, prepared: Prepared, member: Member, group: G
             for event in batch:
                 payload = stream.select(event)
                 if payload is not None:
-                    await member.deliver(await fanout.render(prepared, payload))
+                    text = await fanout.render(prepared, payload)
+                    # Written straight into the socket's buffer; waited for only when it is full.
+                    if not member.deliver_now(text):
+                        await member.deliver(text)
                     fanout.sends += 1
                 member.pos = event.seq
             if group.try_join(member):

@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import func, select
 
@@ -70,7 +70,7 @@ async def read_events(db: Database, tenant_id: str, after: int, limit: int) -> l
             .order_by(Event.seq)
             .limit(limit)
         )
-        return [LoggedEvent(*row) for row in result]
+        return [LoggedEvent(*cast(tuple[Any, ...], row)) for row in result]
 
 
 async def last_seq(db: Database, tenant_id: str) -> int:

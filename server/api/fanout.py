@@ -48,6 +48,7 @@ from .context import Context
 from .errors import should_mask_error
 from .events.streams import FeedStream
 from .fanout_group import Group, Member, run_member
+from .revocation import ClosesOnRevocation
 
 SHARED_FIELDS = frozenset({"events", "stallAlerts"})
 
@@ -223,7 +224,7 @@ def _uses_variables_or_directives(node: Node | None) -> bool:
     return found
 
 
-class FanoutTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
+class FanoutTransportWSHandler(ClosesOnRevocation, BaseGraphQLTransportWSHandler[Context, None]):
     async def run_operation(self, operation: Any) -> None:
         fanout: Fanout = self.view.fanout  # type: ignore[attr-defined]
         prepared = await fanout.prepare(

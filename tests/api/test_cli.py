@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from server.cli import is_loopback
+from server.hosts import is_loopback
 
 
 def _run(args: list[str], db: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:

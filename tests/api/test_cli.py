@@ -52,6 +52,21 @@ def test_serve_refuses_a_non_loopback_address_in_dev_mode(tmp_path: Path) -> Non
     assert "refusing to bind 0.0.0.0" in served.stderr
 
 
+def test_serve_refuses_a_forced_dev_mode_beyond_loopback_even_with_keys(tmp_path: Path) -> None:
+    db = tmp_path / "forced.db"
+    assert _run(["keys", "create", "--tenant", "acme", "--role", "admin"], db).returncode == 0
+    env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{db}", "FLIGHTDECK_DEV_MODE": "on"}
+    served = subprocess.run(
+        [sys.executable, "-m", "server", "serve", "--host", "0.0.0.0", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert served.returncode == 2
+    assert "refusing to bind 0.0.0.0: dev_mode is 'on'" in served.stderr
+
+
 @pytest.mark.parametrize(
     ("host", "loopback"),
     [("127.0.0.1", True), ("::1", True), ("localhost", True), ("0.0.0.0", False), ("10.1.2.3", False)],

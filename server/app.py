@@ -165,7 +165,19 @@ def create_app(
 
 async def _decide_dev_mode(settings: Settings, db: Database) -> bool:
     """Dev mode, once for the process's life: never re-decided when keys are created or revoked."""
-    active = await count_active_keys(db)
+    active = 0
+    if settings.dev_mode == "auto":
+        try:
+            active = await count_active_keys(db)
+        except Exception as exc:
+            # The server still starts (/readyz says what is wrong), but without knowing whether keys
+            # exist it must not serve without authentication.
+            logger.warning(
+                "cannot count API keys (%s): starting with authentication required; restart once the "
+                "database answers to decide on dev mode",
+                type(exc).__name__,
+            )
+            return False
     dev_mode = decide_dev_mode(
         settings.dev_mode, active, is_loopback(settings.host), settings.allow_non_loopback_dev_mode
     )

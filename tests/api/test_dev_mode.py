@@ -8,6 +8,7 @@ import asyncio
 import json
 import socket
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -178,6 +179,22 @@ async def test_a_server_configured_for_a_non_loopback_address_without_keys_does_
     live = start_server(Settings(database_url=db_url, host="0.0.0.0", dev_mode="off"), clock)
     try:
         assert not live.app.state.dev_mode
+    finally:
+        stop_server(live)
+
+
+async def test_when_the_keys_cannot_be_counted_the_server_starts_with_authentication_required(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    # An unmigrated database has no key table: the server starts (/readyz explains) but fails closed.
+    live = start_server(Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'fresh.db'}"), clock)
+    try:
+        assert not live.app.state.dev_mode
+        anonymous = GraphQLClient(live.url)
+        try:
+            assert (await anonymous.post(COUNT)).status_code == 401
+        finally:
+            await anonymous.aclose()
     finally:
         stop_server(live)
 

@@ -6,7 +6,10 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
+from typing import Any
 
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -16,7 +19,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
 from .api.view import FlightdeckGraphQL
-from .auth import Authenticator, count_active_keys, decide_dev_mode
+from .auth import Authenticator, Role, count_active_keys, decide_dev_mode
 from .clock import Clock, SystemClock
 from .config import Settings, load_settings
 from .db.engine import Database
@@ -29,9 +32,12 @@ from .loops.asset_expiry import expire_assets
 from .loops.runner import Loop
 from .loops.stalls import scan_stalls
 from .loops.workflow_timers import run_workflow_timers
+from .metrics import REGISTRY as METRICS
+from .metrics import StateCollector
 from .oplog import OperationLogWriter
 from .pubsub import Notice, NoticeBus
 from .security_headers import SecurityHeaders, content_security_policy
+from .services.operation_log import prune_operation_log
 from .services.runtime import Runtime
 
 logger = logging.getLogger(__name__)
@@ -96,6 +102,16 @@ def create_app(
             ),
             Loop("asset-expiry", settings.asset_expiry_scan_interval_seconds, lambda: expire_assets(runtime)),
             Loop(
+                "operation-log-retention",
+                settings.operation_log_prune_interval_seconds,
+                lambda: prune_operation_log(
+                    db,
+                    clock.now(),
+                    timedelta(days=settings.operation_log_max_age_days),
+                    settings.operation_log_max_rows,
+                ),
+            ),
+            Loop(
                 "key-revocations",
                 max(settings.auth_cache_seconds, MIN_KEY_WATCH_INTERVAL),
                 key_watch.run_once,
@@ -117,6 +133,8 @@ def create_app(
         app.state.dev_mode = dev_mode
         authenticator = Authenticator(db, ttl=settings.auth_cache_seconds, dev_mode=dev_mode)
         app.state.graphql = FlightdeckGraphQL(runtime, authenticator, key_watch)
+        app.state.process_metrics = CollectorRegistry(auto_describe=True)
+        app.state.process_metrics.register(StateCollector(lambda: process_state(runtime)))
         try:
             yield
         finally:
@@ -138,6 +156,17 @@ def create_app(
         body = {"status": "unavailable" if reasons else "ready", "reasons": reasons}
         return JSONResponse(body, 503 if reasons else 200, headers={"cache-control": "no-store"})
 
+    async def metrics(request: Request) -> Response:
+        """Prometheus text for admin keys (and dev mode): metrics name operations and tenants' load."""
+        view: FlightdeckGraphQL = request.app.state.graphql
+        principal = await view.authenticator.authenticate(request.headers.get("authorization"))
+        if isinstance(principal, str):
+            return _refusal(401, principal, "UNAUTHENTICATED", {"WWW-Authenticate": "Bearer"})
+        if principal.role is not Role.ADMIN:
+            return _refusal(403, "only admin keys may read /metrics", "FORBIDDEN", {})
+        body = generate_latest(METRICS) + generate_latest(request.app.state.process_metrics)
+        return Response(body, headers={"content-type": CONTENT_TYPE_LATEST, "cache-control": "no-store"})
+
     async def index(request: Request) -> Response:
         page = FRONTEND_DIST / "index.html"
         if page.is_file():
@@ -153,6 +182,7 @@ def create_app(
         routes=[
             Route("/healthz", health),
             Route("/readyz", ready),
+            Route("/metrics", metrics),
             Route("/", index),
             Mount("/static", StaticFiles(directory=FRONTEND_DIST, check_dir=False), name="static"),
         ],
@@ -161,6 +191,39 @@ def create_app(
     app.router.routes.insert(0, Route("/graphql", endpoint, methods=["GET", "POST"]))
     app.router.routes.insert(1, WebSocketRoute("/graphql", endpoint))
     return app
+
+
+def _refusal(status: int, message: str, code: str, headers: dict[str, str]) -> Response:
+    return JSONResponse(
+        {"errors": [{"message": message, "extensions": {"code": code}}]}, status, headers=headers
+    )
+
+
+def process_state(runtime: Runtime) -> dict[str, Any]:
+    """What the scrape-time gauges read: connection pools and the operation-log queue."""
+    db = runtime.db
+    engines = (
+        {"writer": db.write_engine}
+        if db.write_engine is db.read_engine
+        else {
+            "writer": db.write_engine,
+            "reader": db.read_engine,
+        }
+    )
+    pools: dict[str, dict[str, int]] = {}
+    for name, engine in engines.items():
+        pool: Any = engine.pool
+        pools[name] = {
+            "in_use": int(pool.checkedout()),
+            "idle": int(pool.checkedin()),
+            "capacity": int(pool.size()) + max(0, int(getattr(pool, "_max_overflow", 0))),
+        }
+    log = runtime.operation_log
+    return {
+        "pools": pools,
+        "oplog_queue": log.queue_depth if log is not None else 0,
+        "oplog_dropped": log.dropped if log is not None else 0,
+    }
 
 
 async def _decide_dev_mode(settings: Settings, db: Database) -> bool:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated
 
@@ -13,11 +15,18 @@ from .clock import SystemClock
 from .config import ConfigError, Settings, load_settings
 from .db.engine import Database
 from .db.migrate import upgrade
+from .db.models import OperationLog
+from .errors import ServiceError
 from .hosts import is_loopback
 
 app = typer.Typer(help="Flightdeck: a live state engine for AI-agent work.", no_args_is_help=True)
 keys_app = typer.Typer(help="Manage API keys (each maps to a tenant and a role).", no_args_is_help=True)
 app.add_typer(keys_app, name="keys")
+ops_app = typer.Typer(
+    help="Read and prune the operation log (every GraphQL operation: name, type, actor, duration, error).",
+    no_args_is_help=True,
+)
+app.add_typer(ops_app, name="ops")
 
 _config_file: Path | None = None
 
@@ -190,3 +199,89 @@ def keys_revoke(key_id: str) -> None:
         typer.echo(f"no active key {key_id}", err=True)
         raise typer.Exit(1)
     typer.echo(f"revoked {key_id}")
+
+
+@ops_app.command("list")
+def ops_list(
+    tenant: Annotated[str, typer.Option(help="Whose operations.")] = "default",
+    name: Annotated[str | None, typer.Option(help="Only this operation name.")] = None,
+    type_: Annotated[str | None, typer.Option("--type", help="query, mutation or subscription.")] = None,
+    actor: Annotated[str | None, typer.Option(help="Only this actor (dev, key:NAME).")] = None,
+    errors: Annotated[bool, typer.Option("--errors", help="Only operations that failed.")] = False,
+    since: Annotated[
+        datetime | None, typer.Option(help="At or after this time (ISO 8601, UTC if no zone).")
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, max=10_000, help="At most this many, newest first.")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object a line.")] = False,
+) -> None:
+    """List recorded operations, newest first."""
+    from .services.operation_log import OperationFilter, list_operations
+
+    settings = _settings()
+    upgrade(settings.database_url)
+    where = OperationFilter(
+        operation_name=name,
+        operation_type=type_,
+        actor=actor,
+        errors_only=errors,
+        since=since.replace(tzinfo=since.tzinfo or UTC) if since else None,
+    )
+
+    async def run() -> list[OperationLog]:
+        db = Database(settings.database_url)
+        try:
+            async with db.reader() as session:
+                return (await list_operations(session, tenant, where, limit, None)).items
+        finally:
+            await db.dispose()
+
+    try:
+        rows = asyncio.run(run())
+    except ServiceError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    for row in rows:
+        if as_json:
+            typer.echo(
+                json.dumps(
+                    {
+                        "at": row.created_at.isoformat(),
+                        "name": row.operation_name,
+                        "type": row.operation_type,
+                        "actor": row.actor,
+                        "durationMs": round(row.duration_ms, 3),
+                        "error": row.error,
+                    }
+                )
+            )
+        else:
+            outcome = "error" if row.error else "ok"
+            typer.echo(
+                f"{row.created_at.isoformat(timespec='milliseconds')}  {row.operation_type:<12} "
+                f"{row.operation_name:<32} {row.actor:<20} {row.duration_ms:9.1f} ms  {outcome}"
+            )
+
+
+@ops_app.command("prune")
+def ops_prune() -> None:
+    """Apply the retention settings now (the server also does, every OPERATION_LOG_PRUNE_INTERVAL)."""
+    from .services.operation_log import prune_operation_log
+
+    settings = _settings()
+    upgrade(settings.database_url)
+
+    async def run() -> tuple[int, int]:
+        db = Database(settings.database_url)
+        try:
+            pruned = await prune_operation_log(
+                db,
+                SystemClock().now(),
+                timedelta(days=settings.operation_log_max_age_days),
+                settings.operation_log_max_rows,
+            )
+            return pruned.by_age, pruned.by_size
+        finally:
+            await db.dispose()
+
+    by_age, by_size = asyncio.run(run())
+    typer.echo(f"deleted {by_age} records past the age limit and {by_size} past the size limit")

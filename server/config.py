@@ -126,6 +126,15 @@ class Settings(BaseSettings):
     )
     graphiql: bool = Field(default=True, description="Serve GraphiQL at GET /graphql.")
     operation_log: bool = Field(default=True, description="Record every GraphQL operation.")
+    operation_log_max_age_days: float = Field(
+        default=30, gt=0, le=3650, description="Operation log records older than this are deleted."
+    )
+    operation_log_max_rows: int = Field(
+        default=1_000_000, ge=1, description="The operation log keeps at most this many records (newest)."
+    )
+    operation_log_prune_interval_seconds: float = Field(
+        default=600, gt=0, description="How often old operation log records are deleted."
+    )
     ready_timeout_seconds: float = Field(
         default=2.0, gt=0, description="How long /readyz waits for the database before it says not ready."
     )

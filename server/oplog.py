@@ -42,6 +42,10 @@ class OperationLogWriter:
         self.dropped = 0
         self.written = 0
 
+    @property
+    def queue_depth(self) -> int:
+        return self._queue.qsize()
+
     def submit(self, record: OperationRecord) -> None:
         try:
             self._queue.put_nowait(record)

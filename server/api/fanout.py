@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -43,11 +43,12 @@ from strawberry.extensions import MaxAliasesLimiter, QueryDepthLimiter
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler
 
 from ..config import Settings
-from ..oplog import OperationRecord
+from ..metrics import SUBSCRIPTIONS, WEBSOCKETS
 from .context import Context
 from .errors import should_mask_error
 from .events.streams import FeedStream
 from .fanout_group import Group, Member, run_member
+from .oplog import log_operation
 from .revocation import ClosesOnRevocation
 
 SHARED_FIELDS = frozenset({"events", "stallAlerts"})
@@ -63,6 +64,9 @@ class Prepared:
     operation_name: str | None
     variables: dict[str, Any] | None
     context: Context
+    # For an ``events`` selection of plain Event fields: the response key and how to build the object
+    # without graphql-core (a replay renders every event of the log; executing each cost ~100 us).
+    projection: tuple[str, Callable[[Any], dict[str, Any]]] | None = None
 
     def event_executor(self, payload: Any) -> Executor[Context] | list[GraphQLError]:
         """A new executor for one event.
@@ -108,6 +112,20 @@ class Fanout:
             return None
         return document
 
+    def root_field(self, query: str, operation_name: str | None) -> str:
+        """The subscription's root field (``events``, ``workflowUpdated``, ...), or ``invalid``."""
+        document = self._document(query)
+        if document is None:
+            return "invalid"
+        for definition in document.definitions:
+            if isinstance(definition, OperationDefinitionNode) and (
+                operation_name is None or (definition.name and definition.name.value == operation_name)
+            ):
+                for selection in definition.selection_set.selections:
+                    if isinstance(selection, FieldNode):
+                        return selection.name.value
+        return "invalid"
+
     async def prepare(
         self, query: str, variables: dict[str, Any] | None, operation_name: str | None, context: Context
     ) -> Prepared | None:
@@ -141,7 +159,18 @@ class Fanout:
         selected = print_ast(field.selection_set) if field.selection_set else ""
         key = json.dumps([stream.tenant_id, stream.identity, response_key, selected], default=str)
         name = operation.name.value if operation.name else None
-        return Prepared(key, name, stream, self.schema._schema, document, operation_name, variables, context)
+        projected = _projection(field)
+        return Prepared(
+            key,
+            name,
+            stream,
+            self.schema._schema,
+            document,
+            operation_name,
+            variables,
+            context,
+            (response_key, projected) if projected is not None else None,
+        )
 
     def acquire_group(self, prepared: Prepared) -> Group:
         group = self.groups.get(prepared.key)
@@ -162,21 +191,59 @@ class Fanout:
         text = self._rendered.get(cache_key)
         if text is not None:
             return text
-        executor = prepared.event_executor(payload)
-        if isinstance(executor, list):  # cannot happen: the same arguments built the stream's executor
-            raise executor[0]
-        result = execute_subscription_event(executor)
-        if not isinstance(result, ExecutionResult):
-            result = await result  # type: ignore[misc]
-        body: dict[str, Any] = {"data": result.data}
-        if result.errors:
-            body["errors"] = [_masked(e).formatted for e in result.errors]
+        if prepared.projection is not None:
+            response_key, project = prepared.projection
+            body: dict[str, Any] = {"data": {response_key: project(payload)}}
+        else:
+            executor = prepared.event_executor(payload)
+            if isinstance(executor, list):  # cannot happen: the same arguments built the stream's executor
+                raise executor[0]
+            result = execute_subscription_event(executor)
+            if not isinstance(result, ExecutionResult):
+                result = await result  # type: ignore[misc]
+            body = {"data": result.data}
+            if result.errors:
+                body["errors"] = [_masked(e).formatted for e in result.errors]
         text = json.dumps(body, separators=(",", ":"), default=str)
         self.renders += 1
         self._rendered[cache_key] = text
         if len(self._rendered) > self._cache_size:
             self._rendered.popitem(last=False)
         return text
+
+
+# Every field of Event and how GraphQL serializes it from an EventType: IDs as strings, DateTime as
+# ISO 8601 (Strawberry's serializer), JSON as it is. A test renders each both ways and compares.
+_EVENT_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "__typename": lambda e: "Event",
+    "seq": lambda e: e.seq,
+    "kind": lambda e: e.kind,
+    "entityType": lambda e: e.entity_type,
+    "entityId": lambda e: str(e.entity_id),
+    "rootType": lambda e: e.root_type,
+    "rootId": lambda e: str(e.root_id),
+    "fromState": lambda e: e.from_state,
+    "toState": lambda e: e.to_state,
+    "actor": lambda e: e.actor,
+    "data": lambda e: e.data,
+    "createdAt": lambda e: e.created_at.isoformat(),
+}
+
+
+def _projection(field: FieldNode) -> Callable[[Any], dict[str, Any]] | None:
+    """How to render ``events { ... }`` directly, when it selects nothing but plain Event fields."""
+    if field.name.value != "events" or field.selection_set is None:
+        return None
+    readers: dict[str, Callable[[Any], Any]] = {}
+    for selection in field.selection_set.selections:
+        if not isinstance(selection, FieldNode) or selection.arguments or selection.selection_set:
+            return None  # fragments and anything with arguments go through graphql-core
+        read = _EVENT_FIELDS.get(selection.name.value)
+        if read is None:
+            return None
+        readers.setdefault(selection.alias.value if selection.alias else selection.name.value, read)
+    pairs = list(readers.items())
+    return lambda event: {key: read(event) for key, read in pairs}
 
 
 def _masked(error: GraphQLError) -> GraphQLError:
@@ -225,8 +292,23 @@ def _uses_variables_or_directives(node: Node | None) -> bool:
 
 
 class FanoutTransportWSHandler(ClosesOnRevocation, BaseGraphQLTransportWSHandler[Context, None]):
+    async def handle(self) -> None:
+        WEBSOCKETS.inc()
+        try:
+            await super().handle()
+        finally:
+            WEBSOCKETS.dec()
+
     async def run_operation(self, operation: Any) -> None:
         fanout: Fanout = self.view.fanout  # type: ignore[attr-defined]
+        active = SUBSCRIPTIONS.labels(fanout.root_field(operation.query, operation.operation_name))
+        active.inc()
+        try:
+            await self._run_operation(operation, fanout)
+        finally:
+            active.dec()
+
+    async def _run_operation(self, operation: Any, fanout: Fanout) -> None:
         prepared = await fanout.prepare(
             operation.query, operation.variables, operation.operation_name, self.context
         )
@@ -250,24 +332,7 @@ class FanoutTransportWSHandler(ClosesOnRevocation, BaseGraphQLTransportWSHandler
                 await self.handle_task_exception(error)
         finally:
             # This path skips Strawberry's extensions, so it records the operation itself.
-            _log_operation(self.context, prepared.name, started, failed)
-
-
-def _log_operation(context: Context, name: str | None, started: float, failed: bool) -> None:
-    writer = context.runtime.operation_log
-    if writer is None:
-        return
-    writer.submit(
-        OperationRecord(
-            tenant_id=context.principal.tenant_id,
-            actor=context.principal.name,
-            operation_name=name or "(anonymous)",
-            operation_type="subscription",
-            duration_ms=(time.perf_counter() - started) * 1000.0,
-            error=failed,
-            at=context.runtime.clock.now(),
-        )
-    )
+            log_operation(self.context, prepared.name, "subscription", started, "error" if failed else "ok")
 
 
 def _is_disconnect(error: Exception) -> bool:

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
+from ..metrics import DELIVERY_LAG
 from .events.streams import FeedStream
 
 if TYPE_CHECKING:
@@ -97,6 +98,8 @@ class Group:
                         if payload is not None and self.members:
                             text = await self.fanout.render(self.prepared, payload)
                             self._send(event.seq, text)
+                            lag = self.prepared.context.runtime.clock.now() - event.created_at
+                            DELIVERY_LAG.observe(max(0.0, lag.total_seconds()))
                         self.position = event.seq
         except asyncio.CancelledError:
             raise
@@ -139,7 +142,10 @@ async def _catch_up(fanout: Fanout, prepared: Prepared, member: Member, group: G
             for event in batch:
                 payload = stream.select(event)
                 if payload is not None:
-                    await member.deliver(await fanout.render(prepared, payload))
+                    text = await fanout.render(prepared, payload)
+                    # Written straight into the socket's buffer; waited for only when it is full.
+                    if not member.deliver_now(text):
+                        await member.deliver(text)
                     fanout.sends += 1
                 member.pos = event.seq
             if group.try_join(member):

@@ -1,4 +1,5 @@
-"""Records every GraphQL operation (name, type, duration, error flag) off the response path."""
+"""Records every GraphQL operation (name, type, duration, outcome) in the operation log, off the response
+path, and in the process's metrics."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from strawberry.extensions import SchemaExtension
 
+from ..metrics import record_operation, record_user_errors
 from ..oplog import OperationRecord
 
 
@@ -16,27 +18,45 @@ class OperationLogExtension(SchemaExtension):
         started = time.perf_counter()
         yield
         ctx = self.execution_context
-        context = ctx.context
-        writer = getattr(getattr(context, "runtime", None), "operation_log", None)
-        if writer is None:
-            return
         result = ctx.result
-        error = bool(getattr(result, "errors", None)) or _has_user_errors(getattr(result, "data", None))
+        codes = _user_error_codes(getattr(result, "data", None))
+        outcome = "error" if getattr(result, "errors", None) else "user_error" if codes else "ok"
         op_type = ctx.operation_type.value if ctx.operation_type else "unknown"
-        writer.submit(
-            OperationRecord(
-                tenant_id=context.principal.tenant_id,
-                actor=context.principal.name,
-                operation_name=ctx.operation_name or "(anonymous)",
-                operation_type=op_type,
-                duration_ms=(time.perf_counter() - started) * 1000.0,
-                error=error,
-                at=context.runtime.clock.now(),
-            )
+        record_user_errors(codes)
+        log_operation(ctx.context, ctx.operation_name, op_type, started, outcome)
+
+
+def log_operation(context: Any, name: str | None, op_type: str, started: float, outcome: str) -> None:
+    """One answered operation: a metrics sample, and an operation log record when the log is on.
+
+    A subscription is recorded when it ends; its duration is its whole life, so it is not timed in the
+    latency histogram.
+    """
+    seconds = time.perf_counter() - started
+    record_operation(name, op_type, None if op_type == "subscription" else seconds, outcome)
+    writer = getattr(getattr(context, "runtime", None), "operation_log", None)
+    if writer is None:
+        return
+    writer.submit(
+        OperationRecord(
+            tenant_id=context.principal.tenant_id,
+            actor=context.principal.name,
+            operation_name=name or "(anonymous)",
+            operation_type=op_type,
+            duration_ms=seconds * 1000.0,
+            error=outcome != "ok",
+            at=context.runtime.clock.now(),
         )
+    )
 
 
-def _has_user_errors(data: Any) -> bool:
+def _user_error_codes(data: Any) -> list[str]:
     if not isinstance(data, dict):
-        return False
-    return any(isinstance(v, dict) and v.get("userErrors") for v in data.values())
+        return []
+    return [
+        str(error.get("code"))
+        for payload in data.values()
+        if isinstance(payload, dict)
+        for error in payload.get("userErrors") or []
+        if isinstance(error, dict)
+    ]

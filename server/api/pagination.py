@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 import strawberry
 from strawberry.types import Info
+from strawberry.types.nodes import SelectedField
 
 from .context import Context
 
@@ -23,6 +24,25 @@ class PageInfo:
     @staticmethod
     def of(has_next_page: bool, edges: Sequence[Edge]) -> PageInfo:
         return PageInfo(has_next_page=has_next_page, end_cursor=edges[-1].cursor if edges else None)
+
+
+def selects(info: Info[Context, Any], name: str) -> bool:
+    """Whether the query asked for ``name`` on this field's result (directly or in a fragment).
+
+    Counting every row of a list costs as much as the list grows; ``totalCount`` is computed only when
+    selected, and is 0 (never sent) otherwise.
+    """
+
+    def found(selections: Sequence[Any]) -> bool:
+        for selection in selections:
+            if isinstance(selection, SelectedField):
+                if selection.name == name:
+                    return True
+            elif found(selection.selections):  # a fragment spread or an inline fragment
+                return True
+        return False
+
+    return any(found(field.selections) for field in info.selected_fields)
 
 
 def capped(info: Info[Context, Any], first: int) -> int:

@@ -27,6 +27,7 @@ from .missions.mutations import MissionMutations
 from .missions.queries import MissionQueries
 from .missions.subscriptions import MissionSubscriptions
 from .oplog import OperationLogExtension
+from .oplog_queries import OperationLogQueries
 from .plans.inbox import ReviewInboxQueries
 from .plans.mutations import PlanMutations
 from .plans.queries import PlanQueries
@@ -51,7 +52,15 @@ class HideSuggestions(SchemaExtension):
 
 
 @strawberry.type
-class Query(PlanQueries, ReviewInboxQueries, MissionQueries, WorkflowQueries, EventQueries, MachineQueries):
+class Query(
+    PlanQueries,
+    ReviewInboxQueries,
+    MissionQueries,
+    WorkflowQueries,
+    EventQueries,
+    MachineQueries,
+    OperationLogQueries,
+):
     pass
 
 

@@ -49,7 +49,10 @@ class Mission(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
-    __table_args__ = (Index("ix_missions_tenant_status", "tenant_id", "status", "created_at"),)
+    __table_args__ = (
+        Index("ix_missions_tenant_created", "tenant_id", "created_at", "id"),
+        Index("ix_missions_tenant_status_created", "tenant_id", "status", "created_at", "id"),
+    )
 
 
 class Hop(Base):
@@ -101,7 +104,10 @@ class ToolStep(Base):
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
-    __table_args__ = (Index("ix_tool_steps_hop_position", "hop_id", "position"),)
+    __table_args__ = (
+        Index("ix_tool_steps_hop_position", "hop_id", "position"),
+        Index("ix_tool_steps_mission", "mission_id"),
+    )
 
 
 class Asset(Base):

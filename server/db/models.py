@@ -56,7 +56,11 @@ class ResearchPlan(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
-    __table_args__ = (Index("ix_research_plans_tenant_status", "tenant_id", "status", "created_at"),)
+    __table_args__ = (
+        # The plan list, newest first: all of a tenant's plans, or those of one status.
+        Index("ix_research_plans_tenant_created", "tenant_id", "created_at", "id"),
+        Index("ix_research_plans_tenant_status_created", "tenant_id", "status", "created_at", "id"),
+    )
 
 
 class PlanStep(Base):
@@ -87,6 +91,8 @@ class PlanStep(Base):
         Index("ix_plan_steps_plan_order", "plan_id", "step_order"),
         # The stall scan: in_progress steps by start time, across tenants.
         Index("ix_plan_steps_status_started", "status", "started_at"),
+        # The review inbox: a tenant's steps awaiting input, longest waiting first.
+        Index("ix_plan_steps_tenant_status_updated", "tenant_id", "status", "updated_at", "id"),
     )
 
 
@@ -106,7 +112,11 @@ class BranchingConditionRow(Base):
     value: Mapped[Any] = mapped_column(JSONType, nullable=True)
     action: Mapped[str] = mapped_column(String(16))
 
-    __table_args__ = (Index("ix_branching_conditions_plan", "plan_id", "position"),)
+    __table_args__ = (
+        Index("ix_branching_conditions_plan", "plan_id", "position"),
+        # A submitted result: the conditions after that step (on the transition path).
+        Index("ix_branching_conditions_after_step", "after_step_id", "position"),
+    )
 
 
 class SkillExecution(Base):
@@ -127,7 +137,9 @@ class SkillExecution(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
-    __table_args__ = (Index("ix_skill_executions_session", "tenant_id", "session_id", "started_at"),)
+    __table_args__ = (
+        Index("ix_skill_executions_session_started", "tenant_id", "session_id", "started_at", "id"),
+    )
 
 
 class ResearchOutput(Base):
@@ -181,7 +193,12 @@ class OperationLog(Base):
     actor: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
-    __table_args__ = (Index("ix_operation_log_tenant_time", "tenant_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_operation_log_tenant_time", "tenant_id", "created_at"),
+        # The admin query pages a tenant's records newest first by id; retention deletes by age.
+        Index("ix_operation_log_tenant_id", "tenant_id", "id"),
+        Index("ix_operation_log_created_at", "created_at"),
+    )
 
 
 # The missions and workflows domains keep their models in modules of their own; importing them here

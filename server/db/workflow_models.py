@@ -39,7 +39,9 @@ class Workflow(Base):
 
     __table_args__ = (
         # Lists, slot counting and the queue (tenant, status), newest or oldest first.
-        Index("ix_workflows_tenant_status", "tenant_id", "status", "created_at"),
+        Index("ix_workflows_tenant_created", "tenant_id", "created_at", "id"),
+        Index("ix_workflows_tenant_status_created", "tenant_id", "status", "created_at", "id"),
+        Index("ix_workflows_tenant_status_queued", "tenant_id", "status", "queued_at", "id"),
         # The timer loop: executing or blocked workflows past their deadline.
         Index("ix_workflows_status_timeout", "status", "timeout_at"),
     )
@@ -82,6 +84,8 @@ class WorkflowStep(Base):
         # The timer loop: retries whose back-off is over, running steps past their timeout.
         Index("ix_workflow_steps_status_next_attempt", "status", "next_attempt_at"),
         Index("ix_workflow_steps_status_timeout", "status", "timeout_at"),
+        # The reviewers' queue: a tenant's blocked steps, oldest first.
+        Index("ix_workflow_steps_tenant_status_started", "tenant_id", "status", "started_at", "id"),
     )
 
 

@@ -9,6 +9,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..metrics import items_of, record_loop_pass
+
 logger = logging.getLogger(__name__)
 
 
@@ -46,15 +48,18 @@ class Loop:
 
     async def _run(self) -> None:
         while True:
+            started = time.perf_counter()
             try:
-                await self.run_once()
+                result = await self.run_once()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 self.last_error = type(exc).__name__
+                record_loop_pass(self.name, started, ok=False, items=0)
                 logger.exception("loop %s failed; it runs again in %.1fs", self.name, self.interval)
             else:
                 self.last_ok = time.monotonic()
                 self.last_error = None
+                record_loop_pass(self.name, started, ok=True, items=items_of(result))
             self.runs += 1
             await asyncio.sleep(self.interval)

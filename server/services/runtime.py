@@ -16,6 +16,7 @@ from ..config import Settings
 from ..db.engine import Database
 from ..events.feed import EventFeed
 from ..events.log import EventBuffer, write_events
+from ..metrics import record_transitions
 from ..oplog import OperationLogWriter
 
 logger = logging.getLogger(__name__)
@@ -81,3 +82,8 @@ async def unit_of_work(runtime: Runtime, principal: Principal) -> AsyncIterator[
         await write_events(session, buffer)
     if buffer.seqs:
         runtime.notify_committed(principal.tenant_id, buffer.seqs)
+        record_transitions(
+            (e.entity_type, e.from_state, e.to_state)
+            for e in buffer.events
+            if e.from_state is not None and e.to_state is not None and e.kind.endswith("_transitioned")
+        )

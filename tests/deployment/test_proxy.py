@@ -155,7 +155,6 @@ class HeldMutations:
 
     def __init__(self, db_url: str) -> None:
         self.dsn = make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False)
-        self.database = make_url(db_url).database
         self.conn: asyncpg.Connection | None = None
         self.lock: asyncpg.transaction.Transaction | None = None
 
@@ -172,33 +171,26 @@ class HeldMutations:
         await self.conn.execute("SELECT id FROM research_plans WHERE id = ANY($1) FOR UPDATE", plans)
         requests = [asyncio.create_task(api.post(ops.START_NEXT_STEP, {"planId": p})) for p in plans]
 
-        async def blocked_by_us() -> list[asyncpg.Record]:
-            assert self.conn is not None
-            return await self.conn.fetch(
-                "SELECT pid, state, wait_event_type, wait_event, left(query, 120) AS query"
-                " FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))",
-                self.conn.get_server_pid(),
+        # Watched from a connection of its own: inside the locking transaction, pg_stat_activity would
+        # answer from the snapshot its first read took (stats_fetch_consistency), and never move on.
+        monitor = await asyncpg.connect(self.dsn)
+        try:
+            query = (
+                "SELECT pid, wait_event_type, wait_event, left(query, 120) AS query FROM pg_stat_activity"
+                " WHERE $1 = ANY(pg_blocking_pids(pid))"
             )
-
-        deadline = time.monotonic() + 30
-        while len(blocked := await blocked_by_us()) < count:
-            if time.monotonic() > deadline:
-                activity = await self.conn.fetch(
-                    "SELECT pid, state, wait_event_type, wait_event, left(query, 120) AS query"
-                    " FROM pg_stat_activity WHERE datname = $1",
-                    self.database,
-                )
-                failed = [
-                    r.result().text[:200] if not r.exception() else repr(r.exception())
-                    for r in requests
-                    if r.done()
-                ]
-                raise AssertionError(
-                    f"{count} mutations waiting for the plan locks did not happen within 30s: "
-                    f"blocked by us {[dict(r) for r in blocked]}; finished {failed}; "
-                    f"activity {[dict(r) for r in activity]}"
-                )
-            await asyncio.sleep(0.05)
+            holder = self.conn.get_server_pid()
+            deadline = time.monotonic() + 30
+            while len(blocked := await monitor.fetch(query, holder)) < count:
+                if time.monotonic() > deadline:
+                    done = [r.exception() or r.result().status_code for r in requests if r.done()]
+                    raise AssertionError(
+                        f"{count} mutations waiting for the plan locks did not happen within 30s: "
+                        f"blocked by the test {[dict(r) for r in blocked]}; answered already {done}"
+                    )
+                await asyncio.sleep(0.05)
+        finally:
+            await monitor.close()
         return requests
 
     async def release(self) -> None:

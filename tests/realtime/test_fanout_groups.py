@@ -194,3 +194,53 @@ async def test_rendering_many_events_through_one_group_keeps_memory_flat(db_url:
     finally:
         await sub.close()
         stop_server(live)
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [
+        "seq kind entityType entityId rootType rootId fromState toState actor data createdAt __typename",
+        "n: seq when: createdAt seq what: data kind kind",  # aliases, a field twice
+    ],
+)
+async def test_a_plain_events_selection_renders_exactly_as_graphql_core_would(
+    runtime: Any, selection: str
+) -> None:
+    from dataclasses import replace
+
+    from server.api.context import make_context
+    from server.api.events.types import EventType
+    from server.api.fanout import Fanout
+    from server.api.schema import build_schema
+    from server.auth import DEV_PRINCIPAL
+    from server.events.feed import LoggedEvent
+
+    fanout = Fanout(build_schema(runtime.settings), runtime.settings)
+    prepared = await fanout.prepare(
+        f"subscription {{ events(after: 0) {{ {selection} }} }}",
+        None,
+        None,
+        make_context(runtime, DEV_PRINCIPAL),
+    )
+    assert prepared is not None
+    assert prepared.projection is not None  # the fast path is taken
+    slow = replace(prepared, key=prepared.key + "/executed", projection=None)
+    for n, (from_state, data) in enumerate(
+        [(None, {}), ("pending", {"a": [1, 2.5, None, "é"], "b": {"c": True}})]
+    ):
+        event = LoggedEvent(
+            n + 1,
+            "default",
+            "step",
+            "e-1",
+            "plan",
+            "p-1",
+            "step_transitioned",
+            from_state,
+            "done",
+            "dev",
+            data,
+            runtime.clock.now(),
+        )
+        payload = EventType.from_row(event)
+        assert await fanout.render(prepared, payload) == await fanout.render(slow, payload)

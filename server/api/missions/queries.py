@@ -11,7 +11,7 @@ from ...machines.mission import MissionStatus
 from ...services import mission_queries
 from ..context import Context
 from ..errors import run_query
-from ..pagination import PageInfo
+from ..pagination import PageInfo, selects
 from .types import AssetType, Connection, Edge, HopType, MissionType, ToolType, cap
 
 I = Info[Context, Any]  # noqa: E741
@@ -42,9 +42,11 @@ class MissionQueries:
         tenant = info.context.principal.tenant_id
         statuses = status or []
 
+        counted = selects(info, "totalCount")
+
         async def read(session: Any) -> Connection[MissionType]:
             page = await mission_queries.list_missions(session, tenant, cap(info, first), after, statuses)
-            total = await mission_queries.count_missions(session, tenant, statuses)
+            total = await mission_queries.count_missions(session, tenant, statuses) if counted else 0
             edges = [
                 Edge(cursor=mission_queries.mission_cursor(m), node=MissionType.from_row(m))
                 for m in page.items

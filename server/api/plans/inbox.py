@@ -11,7 +11,7 @@ from strawberry.types import Info
 from ...services import plan_inbox
 from ..context import Context
 from ..errors import run_query
-from ..pagination import PageInfo
+from ..pagination import PageInfo, selects
 from .types import PlanStepType, ResearchPlanType
 
 I = Info[Context, Any]  # noqa: E741
@@ -54,6 +54,8 @@ class ReviewInboxQueries:
         tenant = info.context.principal.tenant_id
         size = max(1, min(first, info.context.runtime.settings.max_page_size))
 
+        counted = selects(info, "totalCount")
+
         async def read(session: Any) -> ReviewRequestConnection:
             page = await plan_inbox.steps_awaiting_input(session, tenant, size, after)
             edges = [
@@ -65,7 +67,7 @@ class ReviewInboxQueries:
                 page_info=PageInfo(
                     has_next_page=page.has_next_page, end_cursor=edges[-1].cursor if edges else None
                 ),
-                total_count=await plan_inbox.count_awaiting_input(session, tenant),
+                total_count=await plan_inbox.count_awaiting_input(session, tenant) if counted else 0,
             )
 
         result = await run_query(info, read)

@@ -17,7 +17,7 @@ from ...services.runtime import unit_of_work
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
 from ..errors import run_query
-from ..pagination import PageInfo, capped
+from ..pagination import PageInfo, capped, selects
 from .types import (
     PlanStepType,
     ResearchPlanConnection,
@@ -80,9 +80,11 @@ class PlanQueries:
         tenant = info.context.principal.tenant_id
         statuses = status or []
 
+        counted = selects(info, "totalCount")
+
         async def read(session: Any) -> ResearchPlanConnection:
             page = await plan_queries.list_plans(session, tenant, capped(info, first), after, statuses)
-            total = await plan_queries.count_plans(session, tenant, statuses)
+            total = await plan_queries.count_plans(session, tenant, statuses) if counted else 0
             edges = [
                 ResearchPlanEdge(cursor=plan_queries.plan_cursor(p), node=ResearchPlanType.from_row(p))
                 for p in page.items

@@ -14,7 +14,7 @@ from ...services import workflow_queries
 from ..context import Context
 from ..errors import run_query
 from ..events.snapshots import root_snapshots
-from ..pagination import PageInfo, capped
+from ..pagination import PageInfo, capped, selects
 from .types import (
     WorkflowConnection,
     WorkflowEdge,
@@ -42,11 +42,13 @@ class WorkflowQueries:
         tenant = info.context.principal.tenant_id
         statuses = status or []
 
+        counted = selects(info, "totalCount")
+
         async def read(session: Any) -> WorkflowConnection:
             page = await workflow_queries.list_workflows(
                 session, tenant, capped(info, first), after, statuses
             )
-            total = await workflow_queries.count_workflows(session, tenant, statuses)
+            total = await workflow_queries.count_workflows(session, tenant, statuses) if counted else 0
             edges = [
                 WorkflowEdge(cursor=workflow_queries.workflow_cursor(w), node=WorkflowType.from_row(w))
                 for w in page.items
@@ -75,6 +77,8 @@ class WorkflowQueries:
     ) -> WorkflowStepConnection:
         tenant = info.context.principal.tenant_id
 
+        counted = selects(info, "totalCount")
+
         async def read(session: Any) -> WorkflowStepConnection:
             page = await workflow_queries.awaiting_review(session, tenant, capped(info, first), after)
             edges = [
@@ -84,7 +88,7 @@ class WorkflowQueries:
             return WorkflowStepConnection(
                 edges=edges,
                 page_info=PageInfo.of(page.has_next_page, edges),
-                total_count=await workflow_queries.count_awaiting_review(session, tenant),
+                total_count=await workflow_queries.count_awaiting_review(session, tenant) if counted else 0,
             )
 
         result = await run_query(info, read)

@@ -1,0 +1,160 @@
+"""Prometheus metrics of one server process, served at ``/metrics`` (see README, "Metrics").
+
+Each process counts what it did itself; Prometheus scrapes every process and sums across them (the
+``instance`` label tells them apart), which is the usual model for several independent servers and
+needs no shared state. Labels are closed sets or bounded: operation names come from clients, so only
+the first ``MAX_OPERATION_NAMES`` distinct ones get a series of their own and the rest count as
+``other``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+MAX_OPERATION_NAMES = 200
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+
+OPERATIONS = Counter(
+    "flightdeck_graphql_operations",
+    "GraphQL operations answered, by name, type and outcome (ok, user_error, error).",
+    ["operation", "type", "outcome"],
+    registry=REGISTRY,
+)
+OPERATION_SECONDS = Histogram(
+    "flightdeck_graphql_operation_duration_seconds",
+    "Time from parse to answer of queries and mutations (a subscription's whole life is not timed).",
+    ["operation", "type"],
+    buckets=LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+USER_ERRORS = Counter(
+    "flightdeck_user_errors", "userErrors returned by mutations, by code.", ["code"], registry=REGISTRY
+)
+TRANSITIONS = Counter(
+    "flightdeck_transitions",
+    "Committed state changes, by machine (entity), from-state and to-state.",
+    ["machine", "from_state", "to_state"],
+    registry=REGISTRY,
+)
+WEBSOCKETS = Gauge("flightdeck_websockets_open", "Open WebSocket connections.", registry=REGISTRY)
+SUBSCRIPTIONS = Gauge(
+    "flightdeck_subscriptions_active", "Running subscriptions, by root field.", ["kind"], registry=REGISTRY
+)
+DELIVERY_LAG = Histogram(
+    "flightdeck_delivery_lag_seconds",
+    "From an event's commit to its send to a subscriber (server clock).",
+    buckets=LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+FEED_POLLS = Counter(
+    "flightdeck_feed_fallback_polls",
+    "Event-log re-reads because no change notice came within FLIGHTDECK_FEED_POLL_SECONDS.",
+    registry=REGISTRY,
+)
+LOOP_RUNS = Counter(
+    "flightdeck_loop_runs",
+    "Background loop passes, by loop and outcome.",
+    ["loop", "outcome"],
+    registry=REGISTRY,
+)
+LOOP_ITEMS = Counter(
+    "flightdeck_loop_items",
+    "Items a background loop acted on (stalls, timeouts, ...).",
+    ["loop"],
+    registry=REGISTRY,
+)
+LOOP_SECONDS = Histogram(
+    "flightdeck_loop_duration_seconds",
+    "Duration of one background loop pass.",
+    ["loop"],
+    buckets=LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+
+_names: set[str] = set()
+_names_lock = threading.Lock()
+
+
+def operation_label(name: str | None) -> str:
+    """The operation's own name while fewer than MAX_OPERATION_NAMES are known, else ``other``."""
+    if not name:
+        return "anonymous"
+    with _names_lock:
+        if name in _names:
+            return name
+        if len(_names) < MAX_OPERATION_NAMES:
+            _names.add(name)
+            return name
+    return "other"
+
+
+def record_operation(name: str | None, kind: str, seconds: float | None, outcome: str) -> None:
+    label = operation_label(name)
+    OPERATIONS.labels(label, kind, outcome).inc()
+    if seconds is not None:
+        OPERATION_SECONDS.labels(label, kind).observe(seconds)
+
+
+def record_user_errors(codes: Iterable[str]) -> None:
+    for code in codes:
+        USER_ERRORS.labels(code).inc()
+
+
+def record_transitions(changes: Iterable[tuple[str, str, str]]) -> None:
+    for machine, from_state, to_state in changes:
+        TRANSITIONS.labels(machine, from_state, to_state).inc()
+
+
+def record_loop_pass(loop: str, started: float, ok: bool, items: int) -> None:
+    LOOP_RUNS.labels(loop, "ok" if ok else "error").inc()
+    LOOP_SECONDS.labels(loop).observe(time.perf_counter() - started)
+    if items:
+        LOOP_ITEMS.labels(loop).inc(items)
+
+
+def items_of(result: Any) -> int:
+    """How many items a loop's pass acted on: its length, or the sum of a result's list fields."""
+    if isinstance(result, Sequence):
+        return len(result)
+    fields = getattr(result, "__dataclass_fields__", None)
+    if fields:
+        return sum(len(v) for v in (getattr(result, f) for f in fields) if isinstance(v, Sequence))
+    return 0
+
+
+class StateCollector(Collector):
+    """Gauges read when scraped: database pools and the operation-log queue of this process."""
+
+    def __init__(self, read: Callable[[], dict[str, Any]]) -> None:
+        self._read = read
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        state = self._read()
+        pools = GaugeMetricFamily(
+            "flightdeck_db_pool_connections",
+            "Database connections by pool (writer, reader) and state (in_use, idle, capacity).",
+            labels=["pool", "state"],
+        )
+        for pool, counts in state.get("pools", {}).items():
+            for name, value in counts.items():
+                pools.add_metric([pool, name], value)
+        yield pools
+        queue = GaugeMetricFamily(
+            "flightdeck_operation_log_queue_depth", "Operation log records waiting to be written."
+        )
+        queue.add_metric([], state.get("oplog_queue", 0))
+        yield queue
+        dropped = GaugeMetricFamily(
+            "flightdeck_operation_log_dropped", "Operation log records dropped because the queue was full."
+        )
+        dropped.add_metric([], state.get("oplog_dropped", 0))
+        yield dropped

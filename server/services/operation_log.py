@@ -1,0 +1,108 @@
+"""Reading and pruning the operation log: who called which operation, how long it took, and whether it
+failed. Each tenant reads its own; retention keeps it within an age and a row count."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Select, delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ..db.engine import Database
+from ..db.models import OperationLog
+from ..errors import invalid
+from .pages import Page, decode_cursor, encode_cursor
+
+PRUNE_BATCH = 5_000  # rows deleted per transaction, so a prune never holds the write lock for long
+OPERATION_TYPES = ("query", "mutation", "subscription")
+
+
+@dataclass(frozen=True)
+class OperationFilter:
+    operation_name: str | None = None
+    operation_type: str | None = None
+    actor: str | None = None
+    errors_only: bool = False
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+def operation_cursor(row: OperationLog) -> str:
+    return encode_cursor(str(row.id))
+
+
+async def list_operations(
+    session: AsyncSession, tenant_id: str, where: OperationFilter, first: int, after: str | None
+) -> Page[OperationLog]:
+    """The tenant's operations, newest first, matching every filter given."""
+    if where.operation_type is not None and where.operation_type not in OPERATION_TYPES:
+        raise invalid(
+            f"operationType must be one of {', '.join(OPERATION_TYPES)}", ["filter", "operationType"]
+        )
+    query = select(OperationLog).where(OperationLog.tenant_id == tenant_id)
+    if after:
+        (raw,) = decode_cursor(after, 1)
+        if not raw.isdigit() or len(raw) > 18:
+            raise invalid("after is not a cursor this server issued", ["after"])
+        query = query.where(OperationLog.id < int(raw))
+    if where.operation_name is not None:
+        query = query.where(OperationLog.operation_name == where.operation_name)
+    if where.operation_type is not None:
+        query = query.where(OperationLog.operation_type == where.operation_type)
+    if where.actor is not None:
+        query = query.where(OperationLog.actor == where.actor)
+    if where.errors_only:
+        query = query.where(OperationLog.error.is_(True))
+    if where.since is not None:
+        query = query.where(OperationLog.created_at >= where.since)
+    if where.until is not None:
+        query = query.where(OperationLog.created_at < where.until)
+    rows = list((await session.scalars(query.order_by(OperationLog.id.desc()).limit(first + 1))).all())
+    return Page(rows[:first], len(rows) > first)
+
+
+@dataclass(frozen=True)
+class Pruned:
+    by_age: int
+    by_size: int
+
+
+async def prune_operation_log(db: Database, now: datetime, max_age: timedelta, max_rows: int) -> Pruned:
+    """Delete records older than ``max_age``, then the oldest beyond ``max_rows``, in small batches."""
+    cutoff = now - max_age
+    by_age = await _delete_batches(
+        db, lambda: select(OperationLog.id).where(OperationLog.created_at < cutoff).limit(PRUNE_BATCH)
+    )
+    by_size = 0
+    async with db.reader() as session:
+        # The id of the newest record beyond the cap: it and everything older go.
+        boundary = await session.scalar(
+            select(OperationLog.id).order_by(OperationLog.id.desc()).offset(max_rows).limit(1)
+        )
+    if boundary is not None:
+        by_size = await _delete_batches(
+            db,
+            lambda: (
+                select(OperationLog.id)
+                .where(OperationLog.id <= boundary)
+                .order_by(OperationLog.id)
+                .limit(PRUNE_BATCH)
+            ),
+        )
+    return Pruned(by_age, by_size)
+
+
+async def _delete_batches(db: Database, ids: Callable[[], Select[Any]]) -> int:
+    total = 0
+    while True:
+        async with db.transaction() as session:
+            result = await session.execute(
+                delete(OperationLog).where(OperationLog.id.in_(ids().scalar_subquery()))
+            )
+            deleted = int(getattr(result, "rowcount", 0) or 0)
+        total += deleted
+        if deleted < PRUNE_BATCH:
+            return total

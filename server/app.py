@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -10,6 +11,7 @@ from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -17,13 +19,15 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
 from .api.view import FlightdeckGraphQL
-from .auth import Authenticator, Role
+from .auth import Authenticator, Role, count_active_keys, decide_dev_mode
 from .clock import Clock, SystemClock
 from .config import Settings, load_settings
 from .db.engine import Database
 from .db.migrate import head_revisions, upgrade_async
 from .graphiql import FRONTEND_DIST, render_graphiql
 from .health import Readiness
+from .hosts import HostCheck, is_loopback
+from .key_watch import KeyWatch
 from .loops.asset_expiry import expire_assets
 from .loops.runner import Loop
 from .loops.stalls import scan_stalls
@@ -32,8 +36,14 @@ from .metrics import REGISTRY as METRICS
 from .metrics import StateCollector
 from .oplog import OperationLogWriter
 from .pubsub import Notice, NoticeBus
+from .security_headers import SecurityHeaders, content_security_policy
 from .services.operation_log import prune_operation_log
 from .services.runtime import Runtime
+
+logger = logging.getLogger(__name__)
+
+# Open WebSockets are re-checked against their keys every auth_cache_seconds, but not more often.
+MIN_KEY_WATCH_INTERVAL = 0.1
 
 
 class GraphQLEndpoint:
@@ -47,7 +57,9 @@ class GraphQLEndpoint:
         if scope["type"] == "http" and scope["method"] == "GET" and view.runtime.settings.graphiql:
             request = Request(scope, receive)
             if "text/html" in request.headers.get("accept", "") and "query" not in request.query_params:
-                await HTMLResponse(render_graphiql())(scope, receive, send)
+                policy = content_security_policy(request.headers.get("host"), inline_styles=True)
+                page = HTMLResponse(render_graphiql(), headers={"content-security-policy": policy})
+                await page(scope, receive, send)
                 return
         await view(scope, receive, send)
 
@@ -63,6 +75,11 @@ def create_app(
         if migrate:
             await upgrade_async(settings.database_url)
         db = Database(settings.database_url)
+        try:
+            dev_mode = await _decide_dev_mode(settings, db)
+        except BaseException:
+            await db.dispose()
+            raise
         runtime = Runtime(db=db, clock=clock, settings=settings)
         if settings.operation_log:
             runtime.operation_log = OperationLogWriter(db)
@@ -75,6 +92,7 @@ def create_app(
         )
         runtime.commit_listeners.append(lambda tenant, seqs: bus.publish_nowait(Notice(tenant, max(seqs))))
         await bus.start()
+        key_watch = KeyWatch(db)
         loops = [
             Loop("stalls", settings.stall_scan_interval_seconds, lambda: scan_stalls(runtime)),
             Loop(
@@ -93,6 +111,11 @@ def create_app(
                     settings.operation_log_max_rows,
                 ),
             ),
+            Loop(
+                "key-revocations",
+                max(settings.auth_cache_seconds, MIN_KEY_WATCH_INTERVAL),
+                key_watch.run_once,
+            ),
         ]
         for loop in loops:
             loop.start()
@@ -107,7 +130,9 @@ def create_app(
         app.state.runtime = runtime
         app.state.loop = asyncio.get_running_loop()
         app.state.bus = bus
-        app.state.graphql = FlightdeckGraphQL(runtime, Authenticator(db, ttl=settings.auth_cache_seconds))
+        app.state.dev_mode = dev_mode
+        authenticator = Authenticator(db, ttl=settings.auth_cache_seconds, dev_mode=dev_mode)
+        app.state.graphql = FlightdeckGraphQL(runtime, authenticator, key_watch)
         app.state.process_metrics = CollectorRegistry(auto_describe=True)
         app.state.process_metrics.register(StateCollector(lambda: process_state(runtime)))
         try:
@@ -150,6 +175,10 @@ def create_app(
 
     app = Starlette(
         lifespan=lifespan,
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(HostCheck, allowed_hosts=settings.allowed_hosts),
+        ],
         routes=[
             Route("/healthz", health),
             Route("/readyz", ready),
@@ -195,3 +224,32 @@ def process_state(runtime: Runtime) -> dict[str, Any]:
         "oplog_queue": log.queue_depth if log is not None else 0,
         "oplog_dropped": log.dropped if log is not None else 0,
     }
+
+
+async def _decide_dev_mode(settings: Settings, db: Database) -> bool:
+    """Dev mode, once for the process's life: never re-decided when keys are created or revoked."""
+    active = 0
+    if settings.dev_mode == "auto":
+        try:
+            active = await count_active_keys(db)
+        except Exception as exc:
+            # The server still starts (/readyz says what is wrong), but without knowing whether keys
+            # exist it must not serve without authentication.
+            logger.warning(
+                "cannot count API keys (%s): starting with authentication required; restart once the "
+                "database answers to decide on dev mode",
+                type(exc).__name__,
+            )
+            return False
+    dev_mode = decide_dev_mode(
+        settings.dev_mode, active, is_loopback(settings.host), settings.allow_non_loopback_dev_mode
+    )
+    if dev_mode:
+        why = "dev_mode is 'on'" if settings.dev_mode == "on" else "no API key was active at start-up"
+        logger.warning(
+            "dev mode (%s): requests without a key act as the 'default' tenant's admin, and only "
+            "requests addressed to loopback names (or allowed_hosts) are answered. Keys created from now "
+            "on work, but dev mode stays on until the server restarts.",
+            why,
+        )
+    return dev_mode

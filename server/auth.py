@@ -6,6 +6,7 @@ import hashlib
 import secrets
 import time
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -93,6 +94,20 @@ async def count_active_keys(db: Database) -> int:
         return int(count or 0)
 
 
+async def active_key_hashes(db: Database, key_hashes: Collection[str]) -> set[str]:
+    """Which of these key hashes belong to keys that are not revoked."""
+    wanted = list(key_hashes)
+    active: set[str] = set()
+    async with db.reader() as session:
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = await session.scalars(
+                select(ApiKey.key_hash).where(ApiKey.key_hash.in_(chunk), ApiKey.revoked_at.is_(None))
+            )
+            active.update(rows.all())
+    return active
+
+
 async def principal_for_key(db: Database, key: str) -> Principal | None:
     async with db.reader() as session:
         row = await session.scalar(
@@ -103,34 +118,52 @@ async def principal_for_key(db: Database, key: str) -> Principal | None:
     return Principal(row.tenant_id, Role(row.role), f"key:{row.name or row.id[:8]}")
 
 
+class DevModeRefused(Exception):
+    """Dev mode would serve beyond loopback without ``allow_non_loopback_dev_mode``."""
+
+
+def decide_dev_mode(setting: str, active_keys: int, bind_loopback: bool, allow_non_loopback: bool) -> bool:
+    """Whether this server runs in dev mode, decided once at start-up (issue 10, item 1).
+
+    ``auto``: when no key is active and the bind address is loopback. ``on``: always. ``off``: never.
+    Dev mode beyond loopback is refused unless ``allow_non_loopback`` says so.
+    """
+    if setting == "off":
+        return False
+    if setting == "auto" and active_keys > 0:
+        return False
+    if not bind_loopback and not allow_non_loopback:
+        why = "dev_mode is 'on'" if setting == "on" else "no API keys exist"
+        raise DevModeRefused(
+            f"{why}, so the server would run in dev mode with no authentication beyond loopback. "
+            "Create a key with `flightdeck keys create --tenant T --role admin`, bind 127.0.0.1, "
+            "or set dev_mode = 'off'."
+        )
+    return True
+
+
 class Authenticator:
     """Maps an ``Authorization`` header to a principal, or to the reason it cannot.
 
-    With no active key stored the server is in single-tenant dev mode and every caller is the dev
-    admin. Lookups are cached for ``ttl`` seconds, so a revoked key stops working within that time.
+    In dev mode (decided once at start-up, never by counting keys later) a request without a key is
+    the dev admin; a request with a key is that key's principal either way. Lookups are cached for
+    ``ttl`` seconds, so a revoked key stops working within that time.
     """
 
-    def __init__(self, db: Database, ttl: float = 5.0) -> None:
+    def __init__(self, db: Database, ttl: float = 5.0, *, dev_mode: bool = False) -> None:
         self._db = db
         self._ttl = ttl
         self._keys: dict[str, tuple[float, Principal | None]] = {}
-        self._dev_mode: tuple[float, bool] | None = None
-
-    async def dev_mode(self) -> bool:
-        now = time.monotonic()
-        if self._dev_mode is None or now - self._dev_mode[0] > self._ttl:
-            self._dev_mode = (now, await count_active_keys(self._db) == 0)
-        return self._dev_mode[1]
+        self.dev_mode = dev_mode
 
     async def authenticate(self, header: str | None) -> Principal | str:
         if not header:
-            if await self.dev_mode():
+            if self.dev_mode:
                 return DEV_PRINCIPAL
             return "this server needs an API key: send 'Authorization: Bearer <key>'"
-        scheme, _, key = header.partition(" ")
-        if scheme.lower() != "bearer" or not key.strip():
+        key = bearer_key(header)
+        if key is None:
             return "the Authorization header must be 'Bearer <key>'"
-        key = key.strip()
         now = time.monotonic()
         cached = self._keys.get(key)
         if cached is None or now - cached[0] > self._ttl:
@@ -141,3 +174,11 @@ class Authenticator:
         if cached[1] is None:
             return "the API key is not valid or has been revoked"
         return cached[1]
+
+
+def bearer_key(header: str) -> str | None:
+    """The key of an ``Authorization: Bearer <key>`` header, or None for any other header."""
+    scheme, _, key = header.partition(" ")
+    if scheme.lower() != "bearer" or not key.strip():
+        return None
+    return key.strip()

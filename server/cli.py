@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
-import socket
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from .auth import Role, count_active_keys, create_key, list_keys, revoke_key
+from .auth import DevModeRefused, Role, count_active_keys, create_key, decide_dev_mode, list_keys, revoke_key
 from .clock import SystemClock
 from .config import ConfigError, Settings, load_settings
 from .db.engine import Database
 from .db.migrate import upgrade
 from .db.models import OperationLog
 from .errors import ServiceError
+from .hosts import is_loopback
 
 app = typer.Typer(help="Flightdeck: a live state engine for AI-agent work.", no_args_is_help=True)
 keys_app = typer.Typer(help="Manage API keys (each maps to a tenant and a role).", no_args_is_help=True)
@@ -56,18 +55,6 @@ def _settings() -> Settings:
         raise typer.Exit(2) from None
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        try:
-            return all(ipaddress.ip_address(a[4][0]).is_loopback for a in socket.getaddrinfo(host, None))
-        except OSError:
-            return False
-
-
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (default: FLIGHTDECK_HOST).")] = None,
@@ -79,26 +66,22 @@ def serve(
     from .app import create_app
 
     settings = _settings()
-    host = host or settings.host
-    port = port if port is not None else settings.port
+    # The app decides dev mode from the address it is actually bound to.
+    settings = settings.model_copy(
+        update={"host": host or settings.host, "port": port if port is not None else settings.port}
+    )
     upgrade(settings.database_url)
-    dev_mode = asyncio.run(_no_keys(settings))
-    if dev_mode and not is_loopback(host) and not settings.allow_non_loopback_dev_mode:
-        typer.echo(
-            f"refusing to bind {host}: no API keys exist, so the server would run in dev mode with no "
-            "authentication. Create one with `flightdeck keys create --tenant T --role admin`, "
-            "or bind 127.0.0.1.",
-            err=True,
-        )
-        raise typer.Exit(2)
-    if dev_mode:
-        typer.echo(
-            "dev mode: no API keys exist, every request acts as the 'default' tenant's admin", err=True
-        )
+    try:
+        # The app decides again at start-up (it is the decision that counts); this only turns a
+        # refusal into a clear message and exit status instead of a failed start-up.
+        asyncio.run(_check_dev_mode(settings))
+    except DevModeRefused as exc:
+        typer.echo(f"refusing to bind {settings.host}: {exc}", err=True)
+        raise typer.Exit(2) from None
     uvicorn.run(
         create_app(settings, migrate=False),
-        host=host,
-        port=port,
+        host=settings.host,
+        port=settings.port,
         log_level="info",
         ws="websockets-sansio",
         # Compression state costs ~50 KB per WebSocket; our messages are small JSON.
@@ -109,12 +92,15 @@ def serve(
     )
 
 
-async def _no_keys(settings: Settings) -> bool:
+async def _check_dev_mode(settings: Settings) -> None:
     db = Database(settings.database_url)
     try:
-        return await count_active_keys(db) == 0
+        active = await count_active_keys(db)
     finally:
         await db.dispose()
+    decide_dev_mode(
+        settings.dev_mode, active, is_loopback(settings.host), settings.allow_non_loopback_dev_mode
+    )
 
 
 @app.command()

@@ -8,7 +8,7 @@ import os
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, ValidationError
 from pydantic.fields import FieldInfo
@@ -152,6 +152,16 @@ class Settings(BaseSettings):
     allow_non_loopback_dev_mode: bool = Field(
         default=False,
         description="Let dev mode (no API keys) bind beyond loopback. Leave off.",
+    )
+    dev_mode: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description="Dev mode (requests without a key act as the 'default' tenant's admin), decided once "
+        "at start-up: auto = no active key and a loopback bind; on = always; off = never.",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="In dev mode, Host names besides loopback's (localhost, 127.0.0.1, [::1]) that "
+        "requests may be addressed to.",
     )
 
 

@@ -2,7 +2,8 @@
 
 The JavaScript, CSS, fonts and Monaco workers are built by ``npm run build`` in
 ``frontend/`` into ``frontend/dist/graphiql/`` and served by Flightdeck itself,
-so the IDE works on machines without internet access.
+so the IDE works on machines without internet access. The page has no inline script or style
+(the Content-Security-Policy allows neither): its own CSS is ``frontend/graphiql/page.css``.
 """
 
 from __future__ import annotations
@@ -21,9 +22,6 @@ _PAGE = """<!doctype html>
     <!-- An empty inline icon stops the browser asking for /favicon.ico. -->
     <link rel="icon" href="data:,">
     <link rel="stylesheet" href="{assets}/graphiql.css">
-    <style>
-      html, body, #graphiql {{ height: 100%; margin: 0; }}
-    </style>
   </head>
   <body>
     <div id="graphiql" data-endpoint="{endpoint}">Loading GraphiQL&hellip;</div>

@@ -3,6 +3,7 @@
 // Vite flavour of the setup module turns them into same-origin worker chunks.
 import 'graphiql/setup-workers/vite';
 import 'graphiql/style.css';
+import './page.css';
 
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
 import { GraphiQL } from 'graphiql';

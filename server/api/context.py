@@ -61,6 +61,8 @@ class Context:
     request: Any = None
     response: Any = None
     connection_params: dict[str, Any] | None = None
+    # The key a WebSocket authenticated with in connection_init: its connection is closed once revoked.
+    api_key: str | None = None
     missions: MissionLoaders = field(init=False)
 
     def __post_init__(self) -> None:

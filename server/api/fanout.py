@@ -49,6 +49,7 @@ from .errors import should_mask_error
 from .events.streams import FeedStream
 from .fanout_group import Group, Member, run_member
 from .oplog import log_operation
+from .revocation import ClosesOnRevocation
 
 SHARED_FIELDS = frozenset({"events", "stallAlerts"})
 
@@ -290,7 +291,7 @@ def _uses_variables_or_directives(node: Node | None) -> bool:
     return found
 
 
-class FanoutTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
+class FanoutTransportWSHandler(ClosesOnRevocation, BaseGraphQLTransportWSHandler[Context, None]):
     async def handle(self) -> None:
         WEBSOCKETS.inc()
         try:

@@ -22,10 +22,12 @@ from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 
-from ..auth import DEV_PRINCIPAL, Authenticator, Principal
+from ..auth import DEV_PRINCIPAL, Authenticator, Principal, bearer_key
+from ..key_watch import KeyWatch
 from ..services.runtime import Runtime
 from .context import Context, make_context
 from .fanout import Fanout, FanoutTransportWSHandler
+from .revocation import LegacyWSHandler
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 LEGACY_JSON = "application/json"
@@ -54,8 +56,11 @@ def preferred_media_type(accept: str) -> str:
 
 class FlightdeckGraphQL(GraphQL[Context, None]):
     graphql_transport_ws_handler_class = FanoutTransportWSHandler
+    graphql_ws_handler_class = LegacyWSHandler
 
-    def __init__(self, runtime: Runtime, authenticator: Authenticator, **kwargs: Any) -> None:
+    def __init__(
+        self, runtime: Runtime, authenticator: Authenticator, key_watch: KeyWatch, **kwargs: Any
+    ) -> None:
         from .schema import build_schema
 
         super().__init__(
@@ -71,6 +76,7 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
         )
         self.runtime = runtime
         self.authenticator = authenticator
+        self.key_watch = key_watch
         self.fanout = Fanout(self.schema, runtime.settings)  # type: ignore[arg-type]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -107,6 +113,7 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
         if isinstance(result, str):
             raise ConnectionRejectionError({"message": result})
         context.principal = result
+        context.api_key = bearer_key(header) if isinstance(header, str) and header else None
         return None
 
     async def get_sub_response(self, request: Request | WebSocket) -> Response:

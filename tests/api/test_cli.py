@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from server.cli import is_loopback
+from server.hosts import is_loopback
 
 
 def _run(args: list[str], db: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -50,6 +50,21 @@ def test_serve_refuses_a_non_loopback_address_in_dev_mode(tmp_path: Path) -> Non
     served = _run(["serve", "--host", "0.0.0.0", "--port", "0"], tmp_path / "dev.db")
     assert served.returncode == 2
     assert "refusing to bind 0.0.0.0" in served.stderr
+
+
+def test_serve_refuses_a_forced_dev_mode_beyond_loopback_even_with_keys(tmp_path: Path) -> None:
+    db = tmp_path / "forced.db"
+    assert _run(["keys", "create", "--tenant", "acme", "--role", "admin"], db).returncode == 0
+    env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{db}", "FLIGHTDECK_DEV_MODE": "on"}
+    served = subprocess.run(
+        [sys.executable, "-m", "server", "serve", "--host", "0.0.0.0", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert served.returncode == 2
+    assert "refusing to bind 0.0.0.0: dev_mode is 'on'" in served.stderr
 
 
 @pytest.mark.parametrize(

@@ -254,16 +254,24 @@ def settings(db_url: str) -> Settings:
 
 
 @pytest.fixture
-async def as_role(
-    live_server: LiveServer, clock: FakeClock
-) -> AsyncIterator[Callable[[str, Role], GraphQLClient]]:
-    db = Database(live_server.settings.database_url)
-    opened: list[GraphQLClient] = []
+async def role_keys(settings: Settings, clock: FakeClock) -> dict[tuple[str, Role], str]:
+    """Keys made before the server starts, so that it starts with keys (dev mode is decided then)."""
+    db = Database(settings.database_url)
     keys: dict[tuple[str, Role], str] = {}
     for tenant in ("tenant-a", "tenant-b"):
         for role in Role:
             keys[(tenant, role)] = (await create_key(db, tenant, role, f"{tenant}-{role}", clock.now()))[1]
     await db.dispose()
+    return keys
+
+
+@pytest.fixture
+async def as_role(
+    role_keys: dict[tuple[str, Role], str], live_server: LiveServer
+) -> AsyncIterator[Callable[[str, Role], GraphQLClient]]:
+    assert not live_server.app.state.dev_mode
+    opened: list[GraphQLClient] = []
+    keys = role_keys
 
     def make(tenant: str, role: Role) -> GraphQLClient:
         c = GraphQLClient(live_server.url, keys[(tenant, role)])

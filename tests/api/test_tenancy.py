@@ -48,7 +48,9 @@ async def keys(settings: Settings, clock: FakeClock) -> AsyncIterator[Keys]:
 
 
 @pytest.fixture
-async def as_key(live_server: LiveServer) -> AsyncIterator[object]:
+async def as_key(keys: Keys, live_server: LiveServer) -> AsyncIterator[object]:
+    # The keys exist before the server starts: it decides on dev mode then, once.
+    assert not live_server.app.state.dev_mode
     opened: list[GraphQLClient] = []
 
     def make(token: str | None) -> GraphQLClient:

@@ -281,22 +281,28 @@ def settings(db_url: str) -> Settings:
 
 
 @pytest.fixture
-async def keys(
-    live_server: LiveServer, settings: Settings, clock: FakeClock
-) -> AsyncIterator[dict[str, GraphQLClient]]:
+async def raw_keys(settings: Settings, clock: FakeClock) -> dict[str, str]:
+    """Keys made before the server starts, so that it starts with keys (dev mode is decided then)."""
     db = Database(settings.database_url)
-    made: dict[str, GraphQLClient] = {}
     try:
-        for name, tenant, role in [
-            ("agent", "tenant-a", Role.AGENT),
-            ("reviewer", "tenant-a", Role.REVIEWER),
-            ("other", "tenant-b", Role.ADMIN),
-        ]:
-            made[name] = GraphQLClient(
-                live_server.url, (await create_key(db, tenant, role, name, clock.now()))[1]
-            )
-        yield made
+        return {
+            name: (await create_key(db, tenant, role, name, clock.now()))[1]
+            for name, tenant, role in [
+                ("agent", "tenant-a", Role.AGENT),
+                ("reviewer", "tenant-a", Role.REVIEWER),
+                ("other", "tenant-b", Role.ADMIN),
+            ]
+        }
     finally:
         await db.dispose()
+
+
+@pytest.fixture
+async def keys(raw_keys: dict[str, str], live_server: LiveServer) -> AsyncIterator[dict[str, GraphQLClient]]:
+    assert not live_server.app.state.dev_mode
+    made = {name: GraphQLClient(live_server.url, key) for name, key in raw_keys.items()}
+    try:
+        yield made
+    finally:
         for c in made.values():
             await c.aclose()

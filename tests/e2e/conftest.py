@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -46,6 +47,15 @@ CHROMIUM_ARGS = [
 ]
 # URLs without a network host: inline fonts, worker blobs, the blank page.
 _HOSTLESS_SCHEMES = {"data", "blob", "about"}
+# Every document (frames included) reports what the server's Content-Security-Policy blocked.
+_REPORT_CSP_VIOLATIONS = """
+document.addEventListener('securitypolicyviolation', (e) => {
+  window.__flightdeckCspViolation(
+    `${e.effectiveDirective} blocked ${e.blockedURI || 'inline'} in ${e.documentURI}` +
+      (e.sample ? `: ${e.sample}` : ''),
+  );
+});
+"""
 
 
 def is_loopback(url: str) -> bool:
@@ -78,6 +88,13 @@ class BrowserPage:
     blocked: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
+    # What the Content-Security-Policy blocked: the fixture fails the test on any (issue 10, item 7).
+    csp_violations: list[str] = field(default_factory=list)
+
+    def csp_report(self) -> str:
+        """The distinct violations, how often each, shortened: a page may repeat one hundreds of times."""
+        counts = Counter(v[:300] for v in self.csp_violations)
+        return "\n".join(f"{n} x {v}" for v, n in counts.most_common(20))
 
     def assert_only_loopback(self) -> None:
         outside = [url for url in self.requests if not is_loopback(url)]
@@ -103,6 +120,9 @@ class BrowserPage:
             # Chromium's "Failed to load resource" text omits the URL.
             if msg.type == "error":
                 self.console_errors.append(f"{msg.text} ({msg.location.get('url', '?')})")
+                # Also what the event misses, e.g. a violation inside a web worker.
+                if "Content Security Policy" in msg.text:
+                    self.csp_violations.append(f"console: {msg.text}")
 
         def on_page_error(exc: Error) -> None:
             self.console_errors.append(f"uncaught: {exc}")
@@ -116,6 +136,11 @@ class BrowserPage:
             self.blocked.append(route.request.url)
             await route.abort("internetdisconnected")
 
+        def on_csp_violation(report: str) -> None:
+            self.csp_violations.append(report)
+
+        await context.expose_function("__flightdeckCspViolation", on_csp_violation)
+        await context.add_init_script(_REPORT_CSP_VIOLATIONS)
         context.on("request", on_request)
         context.on("requestfailed", on_failed)
         context.on("response", on_response)
@@ -157,3 +182,4 @@ async def browser_page() -> AsyncIterator[BrowserPage]:
             yield recorded
         finally:
             await browser.close()
+    assert not recorded.csp_violations, f"the Content-Security-Policy blocked: {recorded.csp_report()}"

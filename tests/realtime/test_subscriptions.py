@@ -106,9 +106,17 @@ def settings(db_url: str) -> Settings:
     return Settings(database_url=db_url, auth_cache_seconds=0)
 
 
+@pytest.fixture
+def keyed_server(tenant_keys: dict[str, str], live_server: LiveServer) -> LiveServer:
+    """The server, started after the keys were made: it runs with keys, not in dev mode."""
+    assert not live_server.app.state.dev_mode
+    return live_server
+
+
 async def test_a_bad_key_in_connection_init_closes_with_4403(
-    live_server: LiveServer, tenant_keys: dict[str, str]
+    keyed_server: LiveServer, tenant_keys: dict[str, str]
 ) -> None:
+    live_server = keyed_server
     # gql hides the close code, so this one speaks the protocol's first message by hand.
     async with websockets.connect(
         live_server.ws_url, subprotocols=[Subprotocol("graphql-transport-ws")]
@@ -122,8 +130,9 @@ async def test_a_bad_key_in_connection_init_closes_with_4403(
 
 
 async def test_subscribers_only_see_their_own_tenant(
-    live_server: LiveServer, tenant_keys: dict[str, str]
+    keyed_server: LiveServer, tenant_keys: dict[str, str]
 ) -> None:
+    live_server = keyed_server
     a = GraphQLClient(live_server.url, tenant_keys["a"])
     try:
         async with (

@@ -1,0 +1,45 @@
+"""WebSocket handlers that close their connection (4403) once the key it authenticated with is revoked."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
+
+from ..key_watch import KeyWatch
+from .context import Context
+
+
+class ClosesOnRevocation:
+    """Mixed into a Strawberry WebSocket handler: watches the connection's key from its ack on."""
+
+    context: Context
+    view: Any
+    websocket: Any
+    connection_acknowledged: bool
+    _unwatch: Callable[[], None] | None = None
+
+    async def handle(self) -> None:
+        try:
+            await super().handle()  # type: ignore[misc]
+        finally:
+            if self._unwatch is not None:
+                self._unwatch()
+                self._unwatch = None
+
+    async def handle_connection_init(self, message: Any) -> None:
+        await super().handle_connection_init(message)  # type: ignore[misc]
+        if self.connection_acknowledged and self.context.api_key and self._unwatch is None:
+            key_watch: KeyWatch = self.view.key_watch
+            self._unwatch = key_watch.watch(self.context.api_key, self._close_revoked)
+
+    async def _close_revoked(self) -> None:
+        # graphql-ws clients take 4403 as final ("Forbidden") and do not reconnect with the same key.
+        with contextlib.suppress(RuntimeError):  # the connection closed in the meantime
+            await self.websocket.close(code=4403, reason="Forbidden")
+
+
+class LegacyWSHandler(ClosesOnRevocation, BaseGraphQLWSHandler[Context, None]):
+    """The legacy graphql-ws protocol (``legacy_graphql_ws``), with the same revocation rule."""

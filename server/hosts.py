@@ -1,0 +1,99 @@
+"""Loopback addresses and names, and the ``Host`` check that keeps dev mode to loopback callers.
+
+In dev mode every request without a key is the admin, so any web page the developer opens could
+call the server if its name resolved to 127.0.0.1: DNS rebinding. The browser then still sends the
+page's own name as ``Host``; refusing every ``Host`` that is not a loopback name (or listed in
+``allowed_hosts``) closes that door.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import socket
+from collections.abc import Iterable
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+HOST_NOT_ALLOWED = "HOST_NOT_ALLOWED"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a bind address (a name is resolved) is loopback only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        try:
+            return all(ipaddress.ip_address(a[4][0]).is_loopback for a in socket.getaddrinfo(host, None))
+        except OSError:
+            return False
+
+
+def host_name(header: str) -> str:
+    """The name in a ``Host`` header, without its port, in lower case: ``[::1]:80`` is ``::1``."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        name, bracket, _ = header[1:].partition("]")
+        return name if bracket else ""
+    name, _, _ = header.partition(":")
+    return name.removesuffix(".")
+
+
+def is_loopback_name(name: str) -> bool:
+    """``localhost``, a name under ``.localhost`` (RFC 6761), 127.0.0.0/8 or ::1; never resolved."""
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+class HostCheck:
+    """ASGI middleware: in dev mode, refuse requests addressed to any name but loopback's and ours.
+
+    Whether dev mode is on is read from ``app.state.dev_mode``, which the lifespan decides once.
+    """
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str] = ()) -> None:
+        self.app = app
+        self.allowed = {host_name(h) for h in allowed_hosts}
+
+    def allows(self, header: str | None) -> bool:
+        if not header:
+            return False
+        name = host_name(header)
+        return bool(name) and (is_loopback_name(name) or name in self.allowed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket") or not getattr(scope["app"].state, "dev_mode", False):
+            await self.app(scope, receive, send)
+            return
+        header = Headers(scope=scope).get("host")
+        if self.allows(header):
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            # Closing before accepting answers the handshake with HTTP 403.
+            await send({"type": "websocket.close", "code": 4403, "reason": "Forbidden"})
+            return
+        message = (
+            "this server runs in dev mode (no authentication) and answers only requests addressed to "
+            f"localhost, 127.0.0.1 or [::1], not to {(header or '')[:100]!r}; list other names in "
+            "allowed_hosts, or create an API key and restart"
+        )
+        body = json.dumps({"errors": [{"message": message, "extensions": {"code": HOST_NOT_ALLOWED}}]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 403,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body.encode())).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body.encode()})

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
 
 from strawberry.extensions import SchemaExtension
 
+from ..limits import SHORT_TEXT
 from ..oplog import OperationRecord
+
+# A GraphQL Name. ``operationName`` comes from the request body as any JSON string, NUL or lone
+# surrogate included: one that PostgreSQL refuses would lose the whole batch it is written with.
+_NAME = re.compile(r"[_A-Za-z][_0-9A-Za-z]*")
 
 
 class OperationLogExtension(SchemaExtension):
@@ -27,7 +33,7 @@ class OperationLogExtension(SchemaExtension):
             OperationRecord(
                 tenant_id=context.principal.tenant_id,
                 actor=context.principal.name,
-                operation_name=ctx.operation_name or "(anonymous)",
+                operation_name=_loggable_name(ctx.operation_name),
                 operation_type=op_type,
                 duration_ms=(time.perf_counter() - started) * 1000.0,
                 error=error,
@@ -40,3 +46,11 @@ def _has_user_errors(data: Any) -> bool:
     if not isinstance(data, dict):
         return False
     return any(isinstance(v, dict) and v.get("userErrors") for v in data.values())
+
+
+def _loggable_name(name: str | None) -> str:
+    if name is None:
+        return "(anonymous)"
+    if not _NAME.fullmatch(name):
+        return "(not a GraphQL name)"
+    return name[:SHORT_TEXT]

@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 from ..errors import ErrorCode, Problem, ServiceError, invalid
+from ..limits import json_problem, text_problem
 
 
 def parse_id(value: str, field: str) -> str:
@@ -23,6 +24,8 @@ def check_text(value: str | None, field: list[str], limit: int, *, required: boo
         if required:
             raise invalid(f"{'.'.join(field)} must not be empty", field)
         return
+    if why := text_problem(value):
+        raise invalid(f"{'.'.join(field)} {why}", field)
     size = len(value.encode())
     if size > limit:
         raise invalid(f"{'.'.join(field)} is {size} bytes; the limit is {limit}", field)
@@ -31,10 +34,9 @@ def check_text(value: str | None, field: list[str], limit: int, *, required: boo
 def check_json_size(value: Any, field: list[str], limit: int) -> None:
     if value is None:
         return
-    try:
-        size = len(json.dumps(value, allow_nan=False).encode())
-    except ValueError:
-        raise invalid(f"{'.'.join(field)} must be JSON without NaN or Infinity", field) from None
+    if why := json_problem(value):
+        raise invalid(f"{'.'.join(field)} {why}", field)
+    size = len(json.dumps(value).encode())
     if size > limit:
         raise invalid(f"{'.'.join(field)} is {size} bytes; the limit is {limit}", field)
 

@@ -26,6 +26,7 @@ nested too deeply still reaches the API and is refused on its field; far below w
 recursion limit would turn the next reader of the body into a crash."""
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
 
 
 def text_problem(value: str) -> str | None:
@@ -45,8 +46,39 @@ def json_problem(value: Any) -> str | None:
 
     Refuses NaN and ±Infinity (not JSON: a stored one makes every later read of it invalid JSON),
     nesting deeper than MAX_JSON_DEPTH, and strings (keys too) that ``text_problem`` refuses.
-    Iterative, so a deep value cannot exhaust the stack while it is being checked.
     """
+    # The quick pass says only whether something is wrong (a 1 MB result is checked in tens of
+    # milliseconds); the slow one, run only then, says what and where.
+    return None if _clean(value, 0) else _describe(value)
+
+
+def _clean(value: Any, depth: int) -> bool:
+    # Plain loops, not all() over generators: this runs once per node of every JSON argument.
+    kind = type(value)
+    if kind is str:
+        return _NOT_TEXT.search(value) is None
+    if kind is float:
+        return math.isfinite(value)
+    if kind is dict:
+        if depth >= MAX_JSON_DEPTH:
+            return False
+        for key, child in value.items():
+            if type(key) is not str or _NOT_TEXT.search(key) is not None or not _clean(child, depth + 1):
+                return False
+        return True
+    if kind is list:
+        if depth >= MAX_JSON_DEPTH:
+            return False
+        for child in value:  # noqa: SIM110  (a loop: all() over a generator is slower here)
+            if not _clean(child, depth + 1):
+                return False
+        return True
+    # int, bool, None; anything else (a subclass) is left to _describe.
+    return not isinstance(value, str | float | dict | list)
+
+
+def _describe(value: Any) -> str | None:
+    # Iterative, so a value nested past any limit cannot exhaust the stack while it is described.
     stack: list[tuple[Any, int, str]] = [(value, 0, "")]
     while stack:
         item, depth, where = stack.pop()
@@ -70,19 +102,17 @@ def json_problem(value: Any) -> str | None:
     return None
 
 
-def nesting_depth(value: Any) -> int:
-    """How deeply objects and arrays nest in a parsed JSON document (a scalar is 0)."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether objects and arrays nest more than ``limit`` levels deep in a parsed JSON document."""
+    stack: list[tuple[Any, int]] = [(value, 1)] if type(value) is dict or type(value) is list else []
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, dict):
-            stack.extend((child, depth + 1) for child in item.values())
-            deepest = max(deepest, depth + 1)
-        elif isinstance(item, list):
-            stack.extend((child, depth + 1) for child in item)
-            deepest = max(deepest, depth + 1)
-    return deepest
+        if depth > limit:
+            return True
+        for child in item.values() if type(item) is dict else item:
+            if type(child) is dict or type(child) is list:
+                stack.append((child, depth + 1))
+    return False
 
 
 def _at(where: str) -> str:

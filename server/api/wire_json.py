@@ -17,7 +17,7 @@ from strawberry.scalars import JSON
 from strawberry.schema.types.scalar import DEFAULT_SCALAR_REGISTRY
 from strawberry.types.scalar import ScalarDefinition, scalar
 
-from ..limits import MAX_REQUEST_DEPTH, nesting_depth
+from ..limits import MAX_REQUEST_DEPTH, deeper_than
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def loads(data: str | bytes) -> Any:
     except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
         raise BadJSON(f"the body is not valid JSON: {exc}") from None
     # A document cannot nest deeper than it has brackets: most skip the walk.
-    if data.count("[") + data.count("{") > MAX_REQUEST_DEPTH and nesting_depth(value) > MAX_REQUEST_DEPTH:
+    if data.count("[") + data.count("{") > MAX_REQUEST_DEPTH and deeper_than(value, MAX_REQUEST_DEPTH):
         raise BadJSON(f"JSON is nested deeper than {MAX_REQUEST_DEPTH} levels")
     return value
 

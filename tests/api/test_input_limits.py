@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from gql.transport.exceptions import TransportQueryError
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from server.config import Settings
@@ -23,7 +24,8 @@ from tests.api import mission_operations as mops
 from tests.api import operations as ops
 from tests.api import workflow_operations as wops
 from tests.api.test_bad_input import Driver, Tables, assert_rejected
-from tests.conftest import GraphQLClient
+from tests.conftest import GraphQLClient, LiveServer
+from tests.realtime.wsclient import EVENTS, collect, ws_session
 
 VALIDATION_FAILED = "VALIDATION_FAILED"
 # Every table but the operation log, which records every request, refused or not.
@@ -182,6 +184,17 @@ async def test_a_query_argument_with_nul_is_a_coded_error_and_writes_nothing(
     [error] = body["errors"]
     assert error["extensions"] == {"code": VALIDATION_FAILED, "field": ["sessionId"]}
     assert "NUL" in error["message"]
+
+
+async def test_a_subscription_argument_with_nul_is_refused_with_its_code_and_field(
+    live_server: LiveServer,
+) -> None:
+    # The replay behind `events(after:)` reads the log with the filter: PostgreSQL refused the NUL.
+    async with ws_session(live_server.ws_url) as ws:
+        with pytest.raises(TransportQueryError) as raised:
+            await collect(ws, EVENTS, {"after": 0, "filter": {"kinds": ["plan_created\x00"]}}, 1, within=10)
+    [error] = raised.value.errors or []
+    assert error["extensions"] == {"code": VALIDATION_FAILED, "field": ["filter", "kinds", "0"]}
 
 
 async def test_control_characters_other_than_nul_are_stored_alike(client: GraphQLClient) -> None:

@@ -58,12 +58,16 @@ class InputCheck(FieldExtension):
 
 
 def check_every_argument(*roots: type) -> None:
-    """Puts the check on every field of these root types (once, however often a schema is built)."""
+    """Puts the check on every field of these root types (once, however often a schema is built).
+
+    First in the list is innermost in Strawberry's chain: permissions run before it, so a caller who
+    may not use the field hears FORBIDDEN, whatever the arguments hold.
+    """
     for root in roots:
         definition = get_object_definition(root, strict=True)
         for field in definition.fields:
             if not any(isinstance(e, InputCheck) for e in field.extensions):
-                field.extensions.append(InputCheck())
+                field.extensions.insert(0, InputCheck())
 
 
 def argument_problems(field: StrawberryField, kwargs: dict[str, Any], names: NameConverter) -> list[Problem]:

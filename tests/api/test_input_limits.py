@@ -17,7 +17,10 @@ import pytest
 from gql.transport.exceptions import TransportQueryError
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from server.auth import Role, create_key
+from server.clock import FakeClock
 from server.config import Settings
+from server.db.engine import Database
 from server.db.models import Base
 from server.limits import MAX_JSON_DEPTH, SHORT_TEXT
 from tests.api import mission_operations as mops
@@ -138,6 +141,21 @@ async def test_nul_and_lone_surrogates_are_refused_on_their_field_and_write_noth
         found = await payload(client, document, variables)
     (error,) = assert_rejected(found, (VALIDATION_FAILED, field))
     assert "NUL" in error["message"] or "surrogate" in error["message"], error
+
+
+async def test_a_caller_without_the_role_hears_forbidden_whatever_the_arguments_hold(
+    settings: Settings, clock: FakeClock, live_server: LiveServer, tables: Tables
+) -> None:
+    db = Database(settings.database_url)
+    _, token = await create_key(db, "tenant-a", Role.VIEWER, "viewer", clock.now())
+    await db.dispose()
+    viewer = GraphQLClient(live_server.url, token)
+    try:
+        async with tables.unchanged():
+            body = await send(viewer, body_of(ops.CREATE_PLAN, TEXT_CASES["NUL in a plan's question"][1]))
+    finally:
+        await viewer.aclose()
+    assert [e["extensions"]["code"] for e in body["errors"]] == ["FORBIDDEN"], body
 
 
 async def test_nul_in_a_string_literal_is_refused_on_its_field(client: GraphQLClient, tables: Tables) -> None:

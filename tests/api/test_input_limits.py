@@ -238,6 +238,29 @@ async def test_a_branching_field_as_long_as_its_column_is_stored(client: GraphQL
     assert found["userErrors"] == []
 
 
+async def test_a_resuming_session_id_longer_than_its_column_is_refused(
+    client: GraphQLClient, driver: Driver, tables: Tables
+) -> None:
+    plan = await driver.create(2)
+    async with tables.unchanged():
+        found = await payload(
+            client, ops.START_NEXT_STEP, {"planId": plan.id, "sessionId": "s" * (SHORT_TEXT + 1)}
+        )
+    assert_rejected(found, (VALIDATION_FAILED, ["sessionId"]))
+
+
+async def test_a_session_id_longer_than_its_column_in_research_context_is_a_coded_error(
+    client: GraphQLClient, driver: Driver, tables: Tables
+) -> None:
+    plan = await driver.create(2)
+    document = "query($id: ID!, $s: String) { researchContext(planId: $id, sessionId: $s) { plan { id } } }"
+    async with tables.unchanged():
+        body = await send(client, body_of(document, {"id": plan.id, "s": "s" * (SHORT_TEXT + 1)}))
+    assert body["data"] == {"researchContext": None}
+    [error] = body["errors"]
+    assert error["extensions"] == {"code": VALIDATION_FAILED, "field": ["sessionId"]}
+
+
 # -- non-finite numbers --
 
 

@@ -282,6 +282,21 @@ LONG_STRINGS: dict[str, Build] = {
         "long", wops.CREATE, {"input": {"name": "w", "steps": [{"name": "a", "agent": LONG}]}}
     ),
     "a claiming agent": gql("long", wops.CLAIM, {"agent": LONG}),
+    "a resuming session id": _on_other_id(
+        "long",
+        "mutation($id: ID!, $s: String) { startNextStep(planId: $id, sessionId: $s) "
+        "{ userErrors { code } } }",
+        "id",
+        "plan",
+        s=LONG,
+    ),
+    "a resuming session id (researchContext)": _on_other_id(
+        "long",
+        "query($id: ID!, $s: String) { researchContext(planId: $id, sessionId: $s) { plan { id } } }",
+        "id",
+        "plan",
+        s=LONG,
+    ),
 }
 FOUND_OPERATION_NAME = (
     "a document with two operations and no operationName is executed (the first one) instead of "

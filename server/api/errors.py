@@ -68,10 +68,15 @@ async def run_query(info: Info[Context, Any], action: Callable[[Any], Awaitable[
         async with info.context.runtime.db.reader() as session:
             return await action(session)
     except ServiceError as exc:
-        first = exc.problems[0]
-        if first.code is ErrorCode.NOT_FOUND:
+        if exc.problems[0].code is ErrorCode.NOT_FOUND:
             return None
-        raise GraphQLError(str(exc), extensions={"code": first.code.value, "field": first.field}) from None
+        raise top_level_error(exc) from None
+
+
+def top_level_error(exc: ServiceError) -> GraphQLError:
+    """A business error where there are no userErrors: its first code and field, in extensions."""
+    first = exc.problems[0]
+    return GraphQLError(str(exc), extensions={"code": first.code.value, "field": first.field})
 
 
 SAFE_CODES = {c.value for c in AuthCode} | {c.value for c in ErrorCode}

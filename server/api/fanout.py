@@ -44,6 +44,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Bas
 
 from ..config import Settings
 from ..metrics import SUBSCRIPTIONS, WEBSOCKETS
+from . import wire_json
 from .context import Context
 from .errors import should_mask_error
 from .events.streams import FeedStream
@@ -204,7 +205,7 @@ class Fanout:
             body = {"data": result.data}
             if result.errors:
                 body["errors"] = [_masked(e).formatted for e in result.errors]
-        text = json.dumps(body, separators=(",", ":"), default=str)
+        text = wire_json.dumps(body, default=str)
         self.renders += 1
         self._rendered[cache_key] = text
         if len(self._rendered) > self._cache_size:

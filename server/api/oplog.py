@@ -9,6 +9,7 @@ from typing import Any
 
 from strawberry.extensions import SchemaExtension
 
+from ..limits import SHORT_TEXT
 from ..metrics import record_operation, record_user_errors
 from ..oplog import OperationRecord
 
@@ -41,7 +42,7 @@ def log_operation(context: Any, name: str | None, op_type: str, started: float, 
         OperationRecord(
             tenant_id=context.principal.tenant_id,
             actor=context.principal.name,
-            operation_name=name or "(anonymous)",
+            operation_name=_loggable_name(name),
             operation_type=op_type,
             duration_ms=seconds * 1000.0,
             error=outcome != "ok",
@@ -60,3 +61,9 @@ def _user_error_codes(data: Any) -> list[str]:
         for error in payload.get("userErrors") or []
         if isinstance(error, dict)
     ]
+
+
+def _loggable_name(name: str | None) -> str:
+    # An operation's name is a GraphQL Name (ASCII letters, digits, _) of any length; the column holds
+    # 200, and one longer name made PostgreSQL refuse the whole batch it was written with.
+    return (name or "(anonymous)")[:SHORT_TEXT]

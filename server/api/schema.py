@@ -16,12 +16,14 @@ from strawberry.extensions import (
     SchemaExtension,
     ValidationCache,
 )
+from strawberry.scalars import JSON
 from strawberry.schema.config import StrawberryConfig
 
 from ..config import Settings
 from .errors import should_mask_error
 from .events.queries import EventQueries
 from .events.subscriptions import EventSubscriptions
+from .input_check import check_every_argument
 from .machines.queries import MachineQueries
 from .missions.mutations import MissionMutations
 from .missions.queries import MissionQueries
@@ -31,6 +33,7 @@ from .oplog_queries import OperationLogQueries
 from .plans.inbox import ReviewInboxQueries
 from .plans.mutations import PlanMutations
 from .plans.queries import PlanQueries
+from .wire_json import JSON_SCALAR
 from .workflows.mutations import WorkflowMutations
 from .workflows.queries import WorkflowQueries, WorkflowSubscriptions
 
@@ -74,6 +77,9 @@ class Subscription(EventSubscriptions, MissionSubscriptions, WorkflowSubscriptio
     pass
 
 
+check_every_argument(Query, Mutation, Subscription)
+
+
 def build_schema(settings: Settings) -> strawberry.Schema:
     # Factories: Strawberry builds fresh extensions per operation (the parse and validation caches
     # live at module level, so they survive that). The validation cache is keyed by the rule classes
@@ -98,4 +104,5 @@ def build_schema(settings: Settings) -> strawberry.Schema:
         subscription=Subscription,
         extensions=extensions,
         config=StrawberryConfig(disable_field_suggestions=True),
+        scalar_overrides={JSON: JSON_SCALAR},
     )

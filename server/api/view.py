@@ -1,13 +1,13 @@
 """GraphQL over HTTP (the GraphQL-over-HTTP spec) and over WebSocket (graphql-transport-ws).
 
 Strawberry does the protocol work; this view adds authentication, the
-``application/graphql-response+json`` media type with its status codes, and 405 for a mutation
-sent with GET.
+``application/graphql-response+json`` media type with its status codes, strict JSON both ways,
+GraphQL-shaped errors for malformed requests, 405 for a mutation sent with GET and a 400 for a
+subscription sent over HTTP.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from cross_web import HTTPException
@@ -16,21 +16,28 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.exceptions import ConnectionRejectionError
+from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
 from strawberry.http import GraphQLHTTPResponse
-from strawberry.schema.exceptions import InvalidOperationTypeError
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
 from strawberry.types import ExecutionResult
+from strawberry.types.graphql import OperationType
 
 from ..auth import DEV_PRINCIPAL, Authenticator, Principal, bearer_key
 from ..key_watch import KeyWatch
 from ..services.runtime import Runtime
+from . import wire_json
 from .context import Context, make_context
 from .fanout import Fanout, FanoutTransportWSHandler
 from .revocation import LegacyWSHandler
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 LEGACY_JSON = "application/json"
+# extensions.code of the errors this view answers itself, by HTTP status.
+REQUEST_ERROR_CODES = {400: "BAD_REQUEST", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
+SUBSCRIPTION_OVER_HTTP = (
+    "subscriptions are served over WebSocket (graphql-transport-ws) at /graphql, not over HTTP"
+)
 
 
 class AuthFailed(Exception):
@@ -39,19 +46,34 @@ class AuthFailed(Exception):
         self.message = message
 
 
-def _error_response(status: int, message: str, code: str | None, headers: dict[str, str]) -> Response:
+def _error_response(
+    request: Request, status: int, message: str, code: str | None, headers: dict[str, str]
+) -> Response:
     error: dict[str, object] = {"message": message}
     if code is not None:
         error["extensions"] = {"code": code}
-    return Response(json.dumps({"errors": [error]}), status, headers=headers, media_type=GRAPHQL_RESPONSE)
+    media_type = preferred_media_type(request.headers.get("accept", ""))
+    return Response(wire_json.dumps({"errors": [error]}), status, headers=headers, media_type=media_type)
 
 
 def preferred_media_type(accept: str) -> str:
-    """``application/json`` only for a client that asks for it and not for the newer type."""
-    accept = accept.lower()
-    if GRAPHQL_RESPONSE in accept or LEGACY_JSON not in accept:
+    """``application/graphql-response+json`` whenever the client takes it; ``application/json`` for a
+    client that asks for it and not for the newer type, and for one that sends no Accept or only
+    ``*/*``: the GraphQL-over-HTTP spec's advice for clients from before its watershed."""
+    ranges = {part.split(";")[0].strip().lower() for part in accept.split(",")} - {""}
+    if GRAPHQL_RESPONSE in ranges:
         return GRAPHQL_RESPONSE
-    return LEGACY_JSON
+    if not ranges or ranges & {LEGACY_JSON, "application/*", "*/*"}:
+        return LEGACY_JSON
+    return GRAPHQL_RESPONSE
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a string" if isinstance(value, str) else "a number"
 
 
 class FlightdeckGraphQL(GraphQL[Context, None]):
@@ -84,14 +106,34 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
             await super().__call__(scope, receive, send)
             return
         # Strawberry answers its request errors in plain text; ours are GraphQL-shaped JSON.
+        request = Request(scope, receive)
         try:
-            response = await self.run(Request(scope, receive))
+            response = await self.run(request)
         except AuthFailed as exc:
-            response = _error_response(401, exc.message, "UNAUTHENTICATED", {"WWW-Authenticate": "Bearer"})
+            response = _error_response(
+                request, 401, exc.message, "UNAUTHENTICATED", {"WWW-Authenticate": "Bearer"}
+            )
         except HTTPException as exc:
             headers = {"Allow": "POST"} if exc.status_code == 405 else {}
-            response = _error_response(exc.status_code, exc.reason, None, headers)
+            code = REQUEST_ERROR_CODES.get(exc.status_code)
+            response = _error_response(request, exc.status_code, exc.reason, code, headers)
         await response(scope, receive, send)
+
+    def parse_json(self, data: str | bytes) -> Any:
+        """A request body (or GET ``variables``): strict JSON, and an object (a list is a batch)."""
+        try:
+            value = wire_json.loads(data)
+        except wire_json.BadJSON as exc:
+            raise HTTPException(400, exc.reason) from None
+        if not isinstance(value, dict | list):
+            raise HTTPException(400, f"expected a JSON object with a query, got {_json_kind(value)}")
+        return value
+
+    def decode_json(self, data: str | bytes) -> object:
+        return wire_json.loads(data)
+
+    def encode_json(self, data: object) -> str:
+        return wire_json.dumps(data)
 
     async def get_context(self, request: Request | WebSocket, response: Response | WebSocket) -> Context:
         if isinstance(request, WebSocket):
@@ -142,10 +184,36 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
             response.status_code = 400
         return response
 
-    async def execute_single(self, request: Any, request_adapter: Any, *args: Any, **kwargs: Any) -> Any:
+    async def execute_single(
+        self,
+        request: Any,
+        request_adapter: Any,
+        sub_response: Any,
+        context: Context,
+        root_value: None,
+        request_data: Any,
+    ) -> ExecutionResult:
+        # Strawberry lets a subscription through over GET and POST for its multipart protocol, which
+        # this server does not offer: executed as a query, it failed as "Unexpected error.".
+        method = request_adapter.method
+        allowed = OperationType.from_http(method) - {OperationType.SUBSCRIPTION}
+        if method == "GET" and not self.allow_queries_via_get:
+            allowed -= {OperationType.QUERY}
         try:
-            return await super().execute_single(request, request_adapter, *args, **kwargs)
-        except HTTPException as exc:
-            if isinstance(exc.__cause__, InvalidOperationTypeError) and request_adapter.method == "GET":
-                raise HTTPException(405, "mutations are not allowed over GET; use POST") from exc
-            raise
+            return await self.schema.execute(
+                request_data.query,
+                root_value=root_value,
+                variable_values=request_data.variables,
+                context_value=context,
+                operation_name=request_data.operation_name,
+                allowed_operation_types=allowed,
+                operation_extensions=request_data.extensions,
+            )
+        except InvalidOperationTypeError as exc:
+            if exc.operation_type is OperationType.SUBSCRIPTION:
+                raise HTTPException(400, SUBSCRIPTION_OVER_HTTP) from exc
+            raise HTTPException(405, f"{exc.as_http_error_reason(method)}; use POST") from exc
+        except CannotGetOperationTypeError as exc:
+            raise HTTPException(400, exc.as_http_error_reason()) from exc
+        except MissingQueryError as exc:
+            raise HTTPException(400, "No GraphQL query found in the request") from exc

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
+from ..limits import SHORT_TEXT
 from .models import ID, Base
 from .types import JSONType, UTCDateTime
 
@@ -26,7 +27,7 @@ class Tool(Base):
 
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     tenant_id: Mapped[str] = mapped_column(String(64))
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(SHORT_TEXT))
     description: Mapped[str] = mapped_column(Text, default="")
     parameter_schema: Mapped[dict[str, Any]] = mapped_column(JSONType)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -93,7 +94,9 @@ class ToolStep(Base):
     tool_id: Mapped[str | None] = mapped_column(
         ID, ForeignKey("tools.id", ondelete="RESTRICT"), nullable=True
     )
-    tool_name: Mapped[str | None] = mapped_column(String(200), nullable=True)  # a tool's name never changes
+    tool_name: Mapped[str | None] = mapped_column(
+        String(SHORT_TEXT), nullable=True
+    )  # a tool's name never changes
     parameters: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
     result: Mapped[Any] = mapped_column(JSONType, nullable=True)
     status: Mapped[str] = mapped_column(STATE)
@@ -118,7 +121,7 @@ class Asset(Base):
     mission_id: Mapped[str] = mapped_column(ID, ForeignKey("missions.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(Text)
     description: Mapped[str] = mapped_column(Text, default="")
-    media_type: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    media_type: Mapped[str | None] = mapped_column(String(SHORT_TEXT), nullable=True)
     content: Mapped[str | None] = mapped_column(Text, nullable=True)
     status: Mapped[str] = mapped_column(STATE)
     status_reason: Mapped[str | None] = mapped_column(Text, nullable=True)

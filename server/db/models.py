@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from ..limits import SHORT_TEXT
 from .types import JSONType, UTCDateTime
 
 ID = String(36)
@@ -25,7 +26,7 @@ class ApiKey(Base):
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     tenant_id: Mapped[str] = mapped_column(String(64), index=True)
     role: Mapped[str] = mapped_column(String(16))
-    name: Mapped[str] = mapped_column(String(200), default="")
+    name: Mapped[str] = mapped_column(String(SHORT_TEXT), default="")
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
@@ -50,7 +51,7 @@ class ResearchPlan(Base):
     status: Mapped[str] = mapped_column(String(32))
     output_formatting_notes: Mapped[str | None] = mapped_column(Text, nullable=True)
     stall_threshold_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
-    session_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    session_id: Mapped[str | None] = mapped_column(String(SHORT_TEXT), nullable=True)
     failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -107,7 +108,7 @@ class BranchingConditionRow(Base):
     target_step_id: Mapped[str | None] = mapped_column(
         ID, ForeignKey("plan_steps.id", ondelete="SET NULL"), nullable=True
     )
-    field: Mapped[str] = mapped_column(String(200))
+    field: Mapped[str] = mapped_column(String(SHORT_TEXT))
     op: Mapped[str] = mapped_column(String(16))
     value: Mapped[Any] = mapped_column(JSONType, nullable=True)
     action: Mapped[str] = mapped_column(String(16))
@@ -124,13 +125,13 @@ class SkillExecution(Base):
 
     id: Mapped[str] = mapped_column(ID, primary_key=True)
     tenant_id: Mapped[str] = mapped_column(String(64))
-    session_id: Mapped[str] = mapped_column(String(200))
-    skill_name: Mapped[str] = mapped_column(String(200))
+    session_id: Mapped[str] = mapped_column(String(SHORT_TEXT))
+    skill_name: Mapped[str] = mapped_column(String(SHORT_TEXT))
     status: Mapped[str] = mapped_column(String(32))
     plan_id: Mapped[str | None] = mapped_column(
         ID, ForeignKey("research_plans.id", ondelete="SET NULL"), nullable=True
     )
-    output_media_type: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    output_media_type: Mapped[str | None] = mapped_column(String(SHORT_TEXT), nullable=True)
     output_formatting_instructions: Mapped[str | None] = mapped_column(Text, nullable=True)
     result_summary: Mapped[str | None] = mapped_column(Text, nullable=True)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -149,7 +150,7 @@ class ResearchOutput(Base):
     tenant_id: Mapped[str] = mapped_column(String(64))
     plan_id: Mapped[str] = mapped_column(ID, ForeignKey("research_plans.id", ondelete="CASCADE"))
     title: Mapped[str] = mapped_column(Text, default="")
-    media_type: Mapped[str] = mapped_column(String(200))
+    media_type: Mapped[str] = mapped_column(String(SHORT_TEXT))
     content: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
@@ -171,7 +172,7 @@ class Event(Base):
     kind: Mapped[str] = mapped_column(String(64))
     from_state: Mapped[str | None] = mapped_column(String(32), nullable=True)
     to_state: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    actor: Mapped[str] = mapped_column(String(200))
+    actor: Mapped[str] = mapped_column(String(SHORT_TEXT))
     data: Mapped[dict[str, Any]] = mapped_column(JSONType)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
@@ -186,11 +187,11 @@ class OperationLog(Base):
 
     id: Mapped[int] = mapped_column(SERIAL, primary_key=True, autoincrement=True)
     tenant_id: Mapped[str] = mapped_column(String(64))
-    operation_name: Mapped[str] = mapped_column(String(200))
+    operation_name: Mapped[str] = mapped_column(String(SHORT_TEXT))
     operation_type: Mapped[str] = mapped_column(String(16))
     duration_ms: Mapped[float] = mapped_column(Float)
     error: Mapped[bool] = mapped_column(Boolean)
-    actor: Mapped[str] = mapped_column(String(200))
+    actor: Mapped[str] = mapped_column(String(SHORT_TEXT))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
     __table_args__ = (

@@ -12,10 +12,11 @@ from typing import Any
 from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from ..limits import SHORT_TEXT
 from .models import ID, Base
 from .types import JSONType, UTCDateTime
 
-NAME = String(200)
+NAME = String(SHORT_TEXT)
 
 
 class Workflow(Base):

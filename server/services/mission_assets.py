@@ -15,6 +15,7 @@ from datetime import timedelta
 from ..db.mission_models import Asset, Mission
 from ..errors import refused
 from ..events.mission_kinds import MissionEvent
+from ..limits import SHORT_TEXT
 from ..machines.mission import ASSET_MACHINE, ASSET_RETRY_TARGET, MISSION_MACHINE, AssetStatus, MissionStatus
 from .mission_inputs import NewAsset
 from .mission_rows import (
@@ -38,7 +39,7 @@ async def propose_asset(tx: Tx, new: NewAsset) -> MissionResult:
     problems = Problems()
     problems.check(check_text, new.name, ["name"], limit, required=True)
     problems.check(check_text, new.description, ["description"], limit)
-    problems.check(check_text, new.media_type, ["mediaType"], 200)
+    problems.check(check_text, new.media_type, ["mediaType"], SHORT_TEXT)
     if new.ttl_seconds is not None and not 0 < new.ttl_seconds <= MAX_TTL_SECONDS:
         problems.add(f"ttlSeconds must be in (0, {MAX_TTL_SECONDS:.0f}]", ["ttlSeconds"])
     problems.raise_if_any()
@@ -100,7 +101,7 @@ async def complete_asset_processing(
 ) -> MissionResult:
     problems = Problems()
     problems.check(check_text, content, ["content"], tx.settings.max_result_bytes)
-    problems.check(check_text, media_type, ["mediaType"], 200)
+    problems.check(check_text, media_type, ["mediaType"], SHORT_TEXT)
     problems.raise_if_any()
     done = await _step(tx, asset_id, A.IN_PROGRESS, A.READY, "only an asset in progress can become ready")
     assert done.asset is not None

@@ -19,12 +19,12 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from ..db.mission_models import Tool
 from ..errors import not_found
 from ..events.mission_kinds import MissionEvent
+from ..limits import SHORT_TEXT
 from .mission_inputs import NewTool
 from .runtime import Tx
 from .validation import Problems, check_json_size, check_text
 
 TOOLS = cast(Table, Tool.__table__)
-TOOL_NAME_LIMIT = 200
 
 
 def schema_problems(schema: Any, field: list[str]) -> list[str]:
@@ -64,7 +64,7 @@ async def tool_named(tx: Tx, name: str, field: list[str]) -> Tool:
 
 async def register_tool(tx: Tx, new: NewTool) -> Tool:
     problems = Problems()
-    problems.check(check_text, new.name, ["name"], TOOL_NAME_LIMIT, required=True)
+    problems.check(check_text, new.name, ["name"], SHORT_TEXT, required=True)
     problems.check(check_text, new.description, ["description"], tx.settings.max_text_bytes)
     problems.check(check_json_size, new.parameter_schema, ["parameterSchema"], tx.settings.max_result_bytes)
     for message in schema_problems(new.parameter_schema, ["parameterSchema"]):

@@ -9,6 +9,7 @@ from sqlalchemy import select
 
 from ..db.models import BranchingConditionRow, PlanStep, ResearchPlan, SkillExecution
 from ..events.kinds import AuditEvent
+from ..limits import SHORT_TEXT
 from ..machines.branching import BranchAction, validate_conditions
 from ..machines.plan import PlanStatus, StepStatus
 from ..machines.stall import stall_threshold_problem
@@ -64,7 +65,7 @@ async def create_research_plan(tx: Tx, new: NewPlan) -> CreatedPlan:
     problems.check(
         check_text, new.output_formatting_notes, ["outputFormattingNotes"], settings.max_text_bytes
     )
-    problems.check(check_text, new.session_id, ["sessionId"], 200)
+    problems.check(check_text, new.session_id, ["sessionId"], SHORT_TEXT)
     if not new.steps:
         problems.add("a plan needs at least one step", ["steps"])
     elif len(new.steps) > settings.max_steps:
@@ -75,6 +76,8 @@ async def create_research_plan(tx: Tx, new: NewPlan) -> CreatedPlan:
         problems.add(why, ["stallThresholdSeconds"])
     for p in validate_conditions(new.branching_conditions, len(new.steps)):
         problems.add(p.message, ["branchingConditions", str(p.index), p.field])
+    for i, cond in enumerate(new.branching_conditions):
+        problems.check(check_text, cond.field, ["branchingConditions", str(i), "field"], SHORT_TEXT)
     problems.raise_if_any()
 
     plan = ResearchPlan(

@@ -10,6 +10,7 @@ from sqlalchemy import bindparam, select
 from ..db.models import BranchingConditionRow, PlanStep, ResearchPlan, SkillExecution
 from ..errors import refused
 from ..events.kinds import AuditEvent, EngineEvent
+from ..limits import SHORT_TEXT
 from ..machines.branching import BranchAction, BranchingCondition, BranchOp, StepOutcome, condition_matches
 from ..machines.plan import PlanStatus, StepStatus
 from .plan_inputs import StepResult
@@ -58,6 +59,7 @@ def note_session(tx: Tx, plan: ResearchPlan, session_id: str | None) -> None:
     """
     if not session_id or session_id == plan.session_id or plan.status in TERMINAL_PLAN:
         return
+    check_text(session_id, ["sessionId"], SHORT_TEXT)
     previous = plan.session_id
     plan.session_id = session_id
     plan.updated_at = tx.now

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from ..db.models import ResearchOutput, SkillExecution
 from ..errors import not_found
 from ..events.kinds import AuditEvent, EngineEvent
+from ..limits import SHORT_TEXT
 from ..machines.skill import SKILL_MACHINE, SkillStatus
 from .plan_rows import lock_plan
 from .runtime import Tx
@@ -25,9 +26,9 @@ async def start_skill_execution(
 ) -> SkillExecution:
     limit = tx.settings.max_text_bytes
     problems = Problems()
-    problems.check(check_text, session_id, ["sessionId"], 200, required=True)
-    problems.check(check_text, skill_name, ["skillName"], 200, required=True)
-    problems.check(check_text, output_media_type, ["outputMediaType"], 200)
+    problems.check(check_text, session_id, ["sessionId"], SHORT_TEXT, required=True)
+    problems.check(check_text, skill_name, ["skillName"], SHORT_TEXT, required=True)
+    problems.check(check_text, output_media_type, ["outputMediaType"], SHORT_TEXT)
     problems.check(check_text, output_formatting_instructions, ["outputFormattingInstructions"], limit)
     problems.raise_if_any()
     skill = SkillExecution(
@@ -86,7 +87,7 @@ async def store_research_output(
 ) -> ResearchOutput:
     problems = Problems()
     problems.check(check_text, content, ["content"], tx.settings.max_result_bytes, required=True)
-    problems.check(check_text, media_type, ["mediaType"], 200, required=True)
+    problems.check(check_text, media_type, ["mediaType"], SHORT_TEXT, required=True)
     problems.check(check_text, title, ["title"], tx.settings.max_text_bytes)
     problems.raise_if_any()
     plan = await lock_plan(tx, plan_id)

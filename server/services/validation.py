@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 from ..errors import ErrorCode, Problem, ServiceError, invalid
+from ..limits import text_problem
 
 
 def parse_id(value: str, field: str) -> str:
@@ -23,12 +24,16 @@ def check_text(value: str | None, field: list[str], limit: int, *, required: boo
         if required:
             raise invalid(f"{'.'.join(field)} must not be empty", field)
         return
+    if why := text_problem(value):
+        raise invalid(f"{'.'.join(field)} {why}", field)
     size = len(value.encode())
     if size > limit:
         raise invalid(f"{'.'.join(field)} is {size} bytes; the limit is {limit}", field)
 
 
 def check_json_size(value: Any, field: list[str], limit: int) -> None:
+    # The API has already refused NUL, lone surrogates and deep nesting in every JSON argument
+    # (api/input_check.py); walking a large value again here would double that cost.
     if value is None:
         return
     try:

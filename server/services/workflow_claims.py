@@ -15,6 +15,7 @@ from sqlalchemy import or_, select
 
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ..events.workflow_kinds import WorkflowEvent
+from ..limits import SHORT_TEXT
 from ..machines.workflow import CompensationStatus, WorkflowStatus, WorkflowStepStatus
 from ..machines.workflow_policy import ready_steps
 from .runtime import Tx
@@ -28,8 +29,6 @@ from .workflow_rows import (
     record_step_event,
     step_state,
 )
-
-AGENT_LIMIT = 200
 
 
 class ClaimOutcome(StrEnum):
@@ -47,7 +46,7 @@ class Claim:
 
 
 async def claim_work(tx: Tx, agent: str, workflow_id: str | None = None) -> Claim:
-    check_text(agent, ["agent"], AGENT_LIMIT, required=True)
+    check_text(agent, ["agent"], SHORT_TEXT, required=True)
     if workflow_id is not None:
         workflow = await lock_workflow(tx, workflow_id)
         return await _claim_in(tx, workflow, agent) or Claim(ClaimOutcome.NONE, workflow)

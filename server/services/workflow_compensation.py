@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from ..db.workflow_models import Workflow, WorkflowCompensation
 from ..errors import ErrorCode, fail, refused
+from ..limits import SHORT_TEXT
 from ..machines.workflow import CompensationStatus
 from .runtime import Tx
 from .validation import check_text
-from .workflow_claims import AGENT_LIMIT
 from .workflow_progress import settle_compensation
 from .workflow_rows import load_compensations, lock_workflow_of, move_compensation
 
@@ -28,7 +28,7 @@ class CompensationReport:
 
 
 async def _report(tx: Tx, compensation_id: str, agent: str, to: C, error: str | None) -> CompensationReport:
-    check_text(agent, ["agent"], AGENT_LIMIT, required=True)
+    check_text(agent, ["agent"], SHORT_TEXT, required=True)
     workflow, compensation = await lock_workflow_of(
         tx, WorkflowCompensation, compensation_id, "compensationId"
     )

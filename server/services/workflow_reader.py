@@ -17,6 +17,7 @@ import yaml
 
 from ..config import Settings
 from ..errors import invalid
+from ..limits import SHORT_TEXT, text_problem
 from ..machines.dag import DagNode, DagProblemKind, validate_dag
 from ..machines.durations import BadDuration, parse_duration
 from ..machines.retry import CONFIGURABLE, DEFAULT_RETRY_POLICY, Backoff, ErrorCategory, RetryPolicy
@@ -25,7 +26,6 @@ from .validation import Problems
 from .workflow_definition import Compensation, StepDefinition, WorkflowDefinition, definition_document
 
 ADVISED_MAX_STEPS = 10  # seed §6.5: "Keep workflows under 10 steps"
-NAME_LIMIT = 200
 MAX_RETRIES_LIMIT = 100
 E = TypeVar("E", bound=StrEnum)
 # libyaml's loader when PyYAML has it: the same safe subset, ~6x faster, so a large or deeply nested
@@ -96,7 +96,7 @@ class _Reader:
         self.problems.add(message, [*self.prefix, *(str(p) for p in path)])
 
     def text(
-        self, value: Any, *path: str | int, required: bool = False, limit: int = NAME_LIMIT
+        self, value: Any, *path: str | int, required: bool = False, limit: int = SHORT_TEXT
     ) -> str | None:
         label = ".".join(str(p) for p in path)
         if value is None or value == "":
@@ -105,6 +105,9 @@ class _Reader:
             return None
         if not isinstance(value, str):
             self.bad(f"{label} must be a string", *path)
+            return None
+        if why := text_problem(value):
+            self.bad(f"{label} {why}", *path)
             return None
         if len(value.encode()) > limit:
             self.bad(f"{label} is longer than {limit} bytes", *path)

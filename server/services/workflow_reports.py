@@ -7,11 +7,11 @@ from typing import Any
 
 from ..db.workflow_models import Workflow, WorkflowStep
 from ..errors import ErrorCode, fail, refused
+from ..limits import SHORT_TEXT
 from ..machines.retry import ErrorCategory, decide_step_failure
 from ..machines.workflow import OnFailure, WorkflowStepStatus
 from .runtime import Tx
 from .validation import check_json_size, check_text
-from .workflow_claims import AGENT_LIMIT
 from .workflow_definition import retry_policy_from_document
 from .workflow_progress import conclude_step_failure, settle_workflow
 from .workflow_rows import complete_step, load_steps, lock_workflow_of
@@ -27,7 +27,7 @@ async def claimed_step(
     tx: Tx, step_id: str, agent: str, attempt: int | None, to_state: WorkflowStepStatus
 ) -> tuple[Workflow, WorkflowStep]:
     """The running step ``agent`` holds, locked with its workflow; CONFLICT when someone else holds it."""
-    check_text(agent, ["agent"], AGENT_LIMIT, required=True)
+    check_text(agent, ["agent"], SHORT_TEXT, required=True)
     workflow, step = await lock_workflow_of(tx, WorkflowStep, step_id, "stepId")
     if step.status != WorkflowStepStatus.RUNNING:
         why = "only a running step takes a worker's report"

@@ -68,16 +68,27 @@ COUNT = "{ researchPlans { totalCount } }"
 @pytest.mark.parametrize(
     "accept",
     [
-        None,
-        "*/*",
         GRAPHQL_RESPONSE,
         f"{GRAPHQL_RESPONSE}, application/json;q=0.9",
         f"application/json;q=0.9, {GRAPHQL_RESPONSE}",
+        f"*/*, {GRAPHQL_RESPONSE}",
+        "text/plain",
     ],
 )
-async def test_responses_are_graphql_response_json_by_default_and_when_asked(
+async def test_responses_are_graphql_response_json_when_the_client_takes_it(
+    accept: str, http: httpx.AsyncClient
+) -> None:
+    response = await post(http, COUNT, accept=accept)
+    assert response.status_code == 200
+    assert media_type(response) == GRAPHQL_RESPONSE
+    assert response.json() == {"data": {"researchPlans": {"totalCount": 0}}}
+
+
+@pytest.mark.parametrize("accept", [None, "", "*/*", "application/*", "text/html, */*;q=0.8"])
+async def test_a_client_without_accept_or_with_only_wildcards_gets_application_json(
     accept: str | None, http: httpx.AsyncClient
 ) -> None:
+    # The GraphQL-over-HTTP spec's "legacy watershed" advice: such a client may predate the new type.
     request = http.build_request("POST", "/graphql", json={"query": COUNT})
     if accept is None:
         del request.headers["accept"]
@@ -85,7 +96,7 @@ async def test_responses_are_graphql_response_json_by_default_and_when_asked(
         request.headers["accept"] = accept
     response = await http.send(request)
     assert response.status_code == 200
-    assert media_type(response) == GRAPHQL_RESPONSE
+    assert media_type(response) == "application/json"
     assert response.json() == {"data": {"researchPlans": {"totalCount": 0}}}
 
 
@@ -227,13 +238,85 @@ async def test_a_mutation_over_get_is_a_405(http: httpx.AsyncClient) -> None:
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"
     assert response.headers["content-type"].startswith(GRAPHQL_RESPONSE)
-    assert "POST" in response.json()["errors"][0]["message"]
+    [error] = response.json()["errors"]
+    assert "POST" in error["message"]
+    assert error["extensions"] == {"code": "METHOD_NOT_ALLOWED"}
 
 
 async def test_a_body_that_is_not_json_gets_a_graphql_shaped_400(http: httpx.AsyncClient) -> None:
     response = await http.post("/graphql", content=b"{not json", headers={"content-type": "application/json"})
     assert response.status_code == 400
     assert response.json()["errors"][0]["message"]
+
+
+MALFORMED_BODIES = {
+    "a JSON number": (b"42", "got a number"),
+    "a JSON string": (b'"{ researchPlans { totalCount } }"', "got a string"),
+    "null": (b"null", "got null"),
+    "true": (b"true", "got a boolean"),
+    "not UTF-8": (b'{"query": "{ researchPlans { totalCount } }", "x": "\xff\xfe"}', "not UTF-8"),
+    "variables nested 1000 deep": (
+        b'{"query": "{ latestSeq }", "variables": {"v": ' + b"[" * 1000 + b"1" + b"]" * 1000 + b"}}",
+        "nested deeper than 512",
+    ),
+    "variables nested 600 deep": (
+        b'{"query": "{ latestSeq }", "variables": {"v": ' + b"[" * 600 + b"1" + b"]" * 600 + b"}}",
+        "nested deeper than 512",
+    ),
+    "a NaN token": (b'{"query": "{ latestSeq }", "variables": {"v": NaN}}', "NaN is not JSON"),
+    "an Infinity token": (
+        b'{"query": "{ latestSeq }", "variables": {"v": -Infinity}}',
+        "-Infinity is not JSON",
+    ),
+    "an integer of 5000 digits": (
+        b'{"query": "{ latestSeq }", "variables": {"v": ' + b"7" * 5000 + b"}}",
+        "not valid JSON",
+    ),
+}
+
+
+@pytest.mark.parametrize("accept", [GRAPHQL_RESPONSE, "application/json"])
+@pytest.mark.parametrize("case", MALFORMED_BODIES.values(), ids=MALFORMED_BODIES.keys())
+async def test_a_malformed_body_is_a_graphql_shaped_400_and_the_connection_stays_usable(
+    case: tuple[bytes, str], accept: str, http: httpx.AsyncClient
+) -> None:
+    body, says = case
+    headers = {"content-type": "application/json", "accept": accept}
+    response = await http.post("/graphql", content=body, headers=headers)
+    assert response.status_code == 400, response.text
+    assert media_type(response) == accept
+    [error] = response.json()["errors"]
+    assert says in error["message"], error
+    assert error["extensions"] == {"code": "BAD_REQUEST"}
+    # Keep-alive: the same client (and connection) answers the next request.
+    again = await post(http, COUNT)
+    assert again.status_code == 200
+    assert again.json() == {"data": {"researchPlans": {"totalCount": 0}}}
+
+
+async def test_variables_nested_within_the_request_limit_parse(http: httpx.AsyncClient) -> None:
+    body = b'{"query": "{ latestSeq }", "variables": {"v": ' + b"[" * 500 + b"1" + b"]" * 500 + b"}}"
+    response = await http.post(
+        "/graphql", content=body, headers={"content-type": "application/json", "accept": GRAPHQL_RESPONSE}
+    )
+    assert response.status_code == 200, response.text
+    assert response.json() == {"data": {"latestSeq": 0}}
+
+
+@pytest.mark.parametrize("method", ["POST", "GET"])
+async def test_a_subscription_over_http_is_a_400_pointing_at_the_websocket(
+    method: str, http: httpx.AsyncClient
+) -> None:
+    query = "subscription { events(after: 0) { seq } }"
+    headers = {"accept": GRAPHQL_RESPONSE}
+    if method == "GET":
+        response = await http.get("/graphql", params={"query": query}, headers=headers)
+    else:
+        response = await http.post("/graphql", json={"query": query}, headers=headers)
+    assert response.status_code == 400, response.text
+    [error] = response.json()["errors"]
+    assert "WebSocket" in error["message"]
+    assert error["extensions"] == {"code": "BAD_REQUEST"}
 
 
 # -- internal errors are masked --

@@ -55,6 +55,17 @@ async def test_operations_are_logged_with_name_type_duration_and_error_flag(
     assert all(r.duration_ms > 0 for r in rows)
 
 
+async def test_an_operation_name_longer_than_its_column_is_logged_cut_on_both_databases(
+    client: GraphQLClient, settings: Settings
+) -> None:
+    # PostgreSQL refused the whole batch for a name past its 200-character column; SQLite stored it.
+    await client.execute(f"query {'A' * 300} {{ latestSeq }}")
+    await client.execute("query Count { researchPlans { totalCount } }")
+
+    rows = await _wait_for_rows(settings, 2)
+    assert [r.operation_name for r in rows] == ["A" * 200, "Count"]
+
+
 OPERATION_LOG = """
 query Ops($first: Int, $after: String, $filter: OperationLogFilter) {
   operationLog(first: $first, after: $after, filter: $filter) {

@@ -8,6 +8,7 @@ import strawberry
 from graphql import GraphQLError
 from strawberry.types import Info
 
+from ...errors import ServiceError
 from ...machines.plan import PlanStatus, StepStatus
 from ...machines.stall import stall_threshold_problem
 from ...services import plan_queries
@@ -16,7 +17,7 @@ from ...services.plan_rows import TERMINAL_PLAN, lock_plan
 from ...services.runtime import unit_of_work
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
-from ..errors import run_query
+from ..errors import run_query, top_level_error
 from ..pagination import PageInfo, capped, selects
 from .types import (
     PlanStepType,
@@ -148,8 +149,11 @@ class PlanQueries:
                 and current.session_id != session_id
                 and current.status not in TERMINAL_PLAN
             ):
-                async with unit_of_work(ctx.runtime, ctx.principal) as tx:
-                    note_session(tx, await lock_plan(tx, str(plan_id)), session_id)
+                try:
+                    async with unit_of_work(ctx.runtime, ctx.principal) as tx:
+                        note_session(tx, await lock_plan(tx, str(plan_id)), session_id)
+                except ServiceError as exc:
+                    raise top_level_error(exc) from None
 
         async def read(session: Any) -> ResearchContext:
             plan = await plan_queries.get_plan(session, tenant, str(plan_id), "planId")

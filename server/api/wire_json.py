@@ -1,0 +1,99 @@
+"""JSON on the wire, strictly: RFC 8259 in (UTF-8, no NaN or Infinity, bounded nesting), RFC 8259 out.
+
+Python's json module reads ``NaN`` and ``Infinity`` and writes them back, and recurses once per
+level of nesting; neither is acceptable for what strangers send or for what every client must parse.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from graphql import GraphQLError
+from strawberry.scalars import JSON
+from strawberry.schema.types.scalar import DEFAULT_SCALAR_REGISTRY
+from strawberry.types.scalar import ScalarDefinition, scalar
+
+from ..limits import MAX_REQUEST_DEPTH, deeper_than
+
+logger = logging.getLogger(__name__)
+
+
+class BadJSON(json.JSONDecodeError):
+    """A body that is not JSON we accept; a JSONDecodeError, so WebSocket handlers treat it as one."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason, "", 0)
+        self.reason = reason
+
+
+def _reject_constant(token: str) -> NoReturn:
+    raise BadJSON(f"{token} is not JSON (RFC 8259 has no NaN or Infinity)")
+
+
+def loads(data: str | bytes) -> Any:
+    """Parse one JSON document; BadJSON says why one is refused."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BadJSON(f"the body is not UTF-8 (byte {exc.start})") from None
+    try:
+        value = json.loads(data, parse_constant=_reject_constant)
+    except BadJSON:
+        raise
+    except RecursionError:
+        raise BadJSON(f"JSON is nested deeper than {MAX_REQUEST_DEPTH} levels") from None
+    except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
+        raise BadJSON(f"the body is not valid JSON: {exc}") from None
+    # A document cannot nest deeper than it has brackets: most skip the walk.
+    if data.count("[") + data.count("{") > MAX_REQUEST_DEPTH and deeper_than(value, MAX_REQUEST_DEPTH):
+        raise BadJSON(f"JSON is nested deeper than {MAX_REQUEST_DEPTH} levels")
+    return value
+
+
+def dumps(value: Any, default: Callable[[Any], Any] | None = None) -> str:
+    """RFC 8259 JSON. The scalars refuse to serialize NaN and Infinity, so this is a last line: a
+    non-finite number that got past them is written as null and logged, never as ``Infinity``."""
+    try:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False, default=default)
+    except ValueError:
+        logger.error("a response held NaN or Infinity; written as null")
+        return json.dumps(_finite(value), separators=(",", ":"), allow_nan=False, default=default)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _serialize_json(value: Any) -> Any:
+    # Input refuses NaN and Infinity; one stored before that (SQLite kept them) is a field error, not
+    # a response that is not JSON.
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        raise GraphQLError(
+            "this stored JSON value holds NaN or Infinity, which JSON cannot represent",
+            extensions={"code": "NON_FINITE_NUMBER"},
+        ) from None
+    return value
+
+
+_DEFAULT_JSON = DEFAULT_SCALAR_REGISTRY[JSON]
+JSON_SCALAR: ScalarDefinition = scalar(
+    name="JSON",
+    description=_DEFAULT_JSON.description,
+    specified_by_url=_DEFAULT_JSON.specified_by_url,
+    serialize=_serialize_json,
+    parse_value=lambda value: value,
+)
+"""Strawberry's JSON scalar, except that it never serializes NaN or Infinity."""

@@ -4,7 +4,7 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-/** Where an asset is in its lifecycle (seed 004); every state but EXPIRED expires at expiresAt. */
+/** Where an asset is in its lifecycle (seed 004); an asset with a TTL goes EXPIRED from any state once expiresAt passes. */
 export type AssetStatus =
   /** Rejected, failed or corrupted (statusReason says which); retryAsset returns it to PROPOSED (rejected) or IN_PROGRESS. */
   | 'ERROR'
@@ -56,11 +56,11 @@ export type BranchOperator =
 export type EventFilter = {
   /** Only events about this kind of object: plan, step, hop, ... */
   entityType?: string | null | undefined;
-  /** e.g. ["plan_stalled"] */
+  /** Only events of these kinds (past-tense names), e.g. ["plan_stalled"]. */
   kinds?: Array<string> | null | undefined;
   /** Only events of this aggregate (a plan, mission, workflow). */
   rootId?: string | number | null | undefined;
-  /** plan, skill_execution, ... */
+  /** Only events of this kind of aggregate: plan, skill_execution, mission, workflow, tool. */
   rootType?: string | null | undefined;
 };
 

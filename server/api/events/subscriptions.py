@@ -30,11 +30,16 @@ class EventFilter:
     root_id: strawberry.ID | None = strawberry.field(
         default=None, description="Only events of this aggregate (a plan, mission, workflow)."
     )
-    root_type: str | None = strawberry.field(default=None, description="plan, skill_execution, ...")
+    root_type: str | None = strawberry.field(
+        default=None,
+        description="Only events of this kind of aggregate: plan, skill_execution, mission, workflow, tool.",
+    )
     entity_type: str | None = strawberry.field(
         default=None, description="Only events about this kind of object: plan, step, hop, ..."
     )
-    kinds: list[str] | None = strawberry.field(default=None, description='e.g. ["plan_stalled"]')
+    kinds: list[str] | None = strawberry.field(
+        default=None, description='Only events of these kinds (past-tense names), e.g. ["plan_stalled"].'
+    )
 
     def matches(self, event: LoggedEvent) -> bool:
         return (
@@ -145,7 +150,7 @@ class EventSubscriptions:
             int | None,
             strawberry.argument(
                 description="Replay from the log every stall with a larger seq first (0: from the start); "
-                "omitted: only events from now on. Must be >= 0."
+                "omitted: only stalls from now on. Must be >= 0."
             ),
         ] = None,
     ) -> AsyncIterator[StallAlert]:

@@ -23,7 +23,8 @@ class EventType:
     )
     entity_id: strawberry.ID = strawberry.field(description="The id of the object it is about.")
     root_type: str = strawberry.field(
-        description="The kind of aggregate the object belongs to: plan, skill_execution, mission, workflow."
+        description="The kind of aggregate the object belongs to: plan, skill_execution, mission, workflow, "
+        "tool."
     )
     root_id: strawberry.ID = strawberry.field(
         description="The aggregate's id (a step's plan, a hop's mission, ...)."

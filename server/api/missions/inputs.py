@@ -43,8 +43,8 @@ class ToolStepInput:
     )
     parameters: JSON | None = strawberry.field(
         default=None,
-        description=f"Checked against the tool's schema ({RESULT_LIMIT}); needs toolName. The step starts "
-        "READY_TO_EXECUTE.",
+        description="Checked against the tool's schema; needs toolName. The step starts READY_TO_EXECUTE. "
+        f"A JSON object, {RESULT_LIMIT}.",
     )
 
     def to_service(self) -> NewToolStep:
@@ -81,7 +81,7 @@ class ProposeAssetInput:
 @strawberry.input(description="A tool and its parameter schema (registerTool).")
 class RegisterToolInput:
     name: str = strawberry.field(
-        description=f"Unique within your tenant ({NAME_LIMIT}); registering a name again replaces it."
+        description="Unique within your tenant; registering a name again replaces it. At most 200 bytes."
     )
     parameter_schema: JSON = strawberry.field(
         description=f"A JSON Schema (draft 2020-12 unless $schema says), {RESULT_LIMIT}."

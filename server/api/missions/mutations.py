@@ -370,7 +370,7 @@ class MissionMutations:
         asset_id: AssetId,
         content: Annotated[str | None, A(description=f"The asset itself; {RESULT_LIMIT}.")] = None,
         media_type: Annotated[
-            str | None, A(description=f"How the content is written; replaces the proposed one. {NAME_LIMIT}.")
+            str | None, A(description=f"How the content is written; replaces the proposed one; {NAME_LIMIT}.")
         ] = None,
     ) -> AssetPayload:
         return await _asset(

@@ -80,7 +80,8 @@ class MissionQueries:
         first: Annotated[
             int,
             strawberry.argument(
-                description="How many of each kind: at least 1, at most FLIGHTDECK_MAX_PAGE_SIZE (100)."
+                description="How many of each kind: at least 1, at most FLIGHTDECK_MAX_PAGE_SIZE "
+                "(100 by default)."
             ),
         ] = 50,
     ) -> MissionReviewInbox:

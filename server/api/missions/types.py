@@ -87,7 +87,8 @@ ToolStepStatusEnum = described_enum(
 AssetStatusEnum = described_enum(
     AssetStatus,
     "AssetStatus",
-    "Where an asset is in its lifecycle (seed 004); every state but EXPIRED expires at expiresAt.",
+    "Where an asset is in its lifecycle (seed 004); an asset with a TTL goes EXPIRED from any state "
+    "once expiresAt passes.",
     {
         AssetStatus.PROPOSED: "Proposed by an agent; a person accepts or rejects it.",
         AssetStatus.PENDING: "Accepted: an agent starts processing it.",
@@ -206,7 +207,7 @@ class HopType(Node):
     mission_id: strawberry.ID = strawberry.field(description="The mission it belongs to.")
     sequence: int = strawberry.field(description="1-based, in the order hops were proposed.")
     name: str = strawberry.field(description="What the hop is called.")
-    plan: str = strawberry.field(description="The high-level plan a person approved or rejects.")
+    plan: str = strawberry.field(description="The high-level plan a person approves or rejects.")
     is_final: bool = strawberry.field(description="Completing it completes the mission.")
     status: HopStatus = strawberry.field(description="Where the hop is in its lifecycle.")
     status_reason: str | None = strawberry.field(description="Why it was rejected, failed or cancelled.")
@@ -257,7 +258,7 @@ class AssetType(Node):
     description: str = strawberry.field(description="What it is; may be empty.")
     media_type: str | None = strawberry.field(description="How `content` is written, e.g. text/csv.")
     content: str | None = strawberry.field(
-        description=f"The asset itself ({RESULT_LIMIT}), set by completeAssetProcessing."
+        description=f"The asset itself, set by completeAssetProcessing; {RESULT_LIMIT}."
     )
     status: AssetStatus = strawberry.field(description="Where the asset is in its lifecycle.")
     status_reason: str | None = strawberry.field(description="Why it was rejected, failed or expired.")

@@ -10,7 +10,7 @@ from strawberry.scalars import JSON
 from ...machines.branching import BranchAction, BranchingCondition, BranchOp
 from ...services.plan_inputs import ModifyAction, NewPlan, NewStep, PlanModification, StepResult, StepType
 from .. import scalars  # noqa: F401  (registers the enums)
-from ..descriptions import NAME_LIMIT, RESULT_LIMIT, TEXT_LIMIT
+from ..descriptions import RESULT_LIMIT, TEXT_LIMIT
 
 
 @strawberry.input(description="A new plan step; it starts PENDING.")
@@ -70,8 +70,8 @@ class CreateResearchPlanInput:
     )
     session_id: str | None = strawberry.field(
         default=None,
-        description=f"The agent session creating the plan ({NAME_LIMIT}). Links the session's latest "
-        "started skill execution to the plan.",
+        description="The agent session creating the plan; links the session's latest started skill "
+        "execution to the plan. At most 200 bytes.",
     )
     stall_threshold_seconds: float | None = strawberry.field(
         default=None,
@@ -99,7 +99,7 @@ class SubmitStepResultInput:
     result_summary: str = strawberry.field(description=f"What the step found; required, {TEXT_LIMIT}.")
     result_data: JSON | None = strawberry.field(
         default=None,
-        description=f"Structured result, a JSON object ({RESULT_LIMIT}); branching conditions read its keys.",
+        description=f"Structured result, a JSON object whose keys branching conditions read; {RESULT_LIMIT}.",
     )
     confidence: float | None = strawberry.field(
         default=None, description="Confidence in the result, in [0, 1]."
@@ -109,8 +109,8 @@ class SubmitStepResultInput:
     )
     output_formatting_notes: str | None = strawberry.field(
         default=None,
-        description=f"Replaces the step's notes ({TEXT_LIMIT}); omitted or null keeps those it was "
-        "created with.",
+        description="Replaces the step's notes; omitted or null keeps those it was created with. "
+        f"Notes given are {TEXT_LIMIT}.",
     )
 
     def to_service(self) -> StepResult:
@@ -148,7 +148,7 @@ class ModifyPlanInput:
         default=None, description=f"fail_step: why the step failed, {TEXT_LIMIT}."
     )
     rationale: str | None = strawberry.field(
-        default=None, description=f"Why ({TEXT_LIMIT}); recorded in the event log."
+        default=None, description=f"Why, recorded in the event log; {TEXT_LIMIT}."
     )
 
     def to_service(self) -> PlanModification:

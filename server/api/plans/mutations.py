@@ -353,7 +353,9 @@ class PlanMutations:
         info: I,
         plan_id: Annotated[strawberry.ID, A(description="The plan.")],
         content: Annotated[str, A(description=f"The deliverable; required, {RESULT_LIMIT}.")],
-        media_type: Annotated[str, A(description=f"e.g. text/markdown; required, {NAME_LIMIT}.")],
+        media_type: Annotated[
+            str, A(description=f"How the content is written, e.g. text/markdown; required, {NAME_LIMIT}.")
+        ],
         title: Annotated[str, A(description=f"Its title; optional, {TEXT_LIMIT}.")] = "",
     ) -> StoreResearchOutputPayload:
         row, errors = await run_mutation(

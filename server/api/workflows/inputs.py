@@ -68,7 +68,9 @@ class WorkflowStepInput:
         f"{DURATION}",
     )
     on_failure: OnFailure | None = strawberry.field(
-        default=None, description="Defaults to the workflow's failurePolicy."
+        default=None,
+        description="What the step's failure does once it is not retried; default: the workflow's "
+        "failurePolicy.",
     )
     retry_policy: RetryPolicyInput | None = strawberry.field(
         default=None,

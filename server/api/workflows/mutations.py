@@ -185,7 +185,7 @@ class WorkflowMutations:
         self,
         info: I,
         agent: Annotated[
-            str, A(description=f"Your agent name; steps naming another agent are not yours. {NAME_LIMIT}.")
+            str, A(description=f"Your agent name; steps naming another agent are not yours; {NAME_LIMIT}.")
         ],
         workflow_id: Annotated[
             strawberry.ID | None,
@@ -267,7 +267,7 @@ class WorkflowMutations:
         self,
         info: I,
         step_id: Annotated[strawberry.ID, A(description="The step waiting for a reviewer.")],
-        comment: Annotated[str | None, A(description=f"Why; recorded in the event. {TEXT_LIMIT}.")] = None,
+        comment: Annotated[str | None, A(description=f"Why, recorded in the event; {TEXT_LIMIT}.")] = None,
     ) -> WorkflowStepPayload:
         report, errors = await run_mutation(
             info, lambda tx: workflow_review.approve_workflow_step(tx, str(step_id), comment)

@@ -86,7 +86,9 @@ class WorkflowStepType(Node):
     )
     attempt: int = strawberry.field(description="Claims so far; 2 or more after a retry.")
     claimed_by: str | None = strawberry.field(description="The agent holding (or that last held) the step.")
-    next_attempt_at: datetime | None = strawberry.field(description="A retry waits for its back-off until.")
+    next_attempt_at: datetime | None = strawberry.field(
+        description="When a retried step may be claimed again (its back-off ends), UTC."
+    )
     timeout_at: datetime | None = strawberry.field(
         description="When the running step times out (UTC); null when not running or without a timeout."
     )

@@ -14,18 +14,38 @@ from ..errors import ErrorCode, Problem, ServiceError, from_invalid_transition
 from ..machines.errors import InvalidTransition
 from ..services.runtime import Tx, unit_of_work
 from .context import Context
+from .descriptions import described_enum
 
-UserErrorCode = strawberry.enum(ErrorCode, name="UserErrorCode", description="Stable codes for userErrors.")
+UserErrorCode = described_enum(
+    ErrorCode,
+    "UserErrorCode",
+    "Stable codes for userErrors (and for top-level errors' extensions.code).",
+    {
+        ErrorCode.INVALID_TRANSITION: "The object's current state does not allow this (fromState says "
+        "which state); retrying the same call will not help until the state changes.",
+        ErrorCode.NOT_FOUND: "No such object in your tenant (`field` names the id).",
+        ErrorCode.VALIDATION_FAILED: "An input is malformed or over a limit (`field` names it); fix it "
+        "and call again.",
+        ErrorCode.CONFLICT: "The workflow step or compensation is held by (or belongs to) another agent, "
+        "or the report is for an older attempt: it is not yours to report.",
+    },
+)
 
 
 @strawberry.type(description="A business error: the mutation changed nothing.")
 class UserError:
-    code: UserErrorCode  # type: ignore[valid-type]
-    message: str
+    code: ErrorCode = strawberry.field(description="Stable code to branch on.")
+    message: str = strawberry.field(description="What went wrong, for a person; the wording may change.")
     field: list[str] = strawberry.field(description="Path of the input field the error is about.")
-    entity: str | None = None
-    from_state: str | None = None
-    to_state: str | None = None
+    entity: str | None = strawberry.field(
+        default=None, description="INVALID_TRANSITION: the kind of object refused (plan, step, hop, ...)."
+    )
+    from_state: str | None = strawberry.field(
+        default=None, description="INVALID_TRANSITION: the object's current state."
+    )
+    to_state: str | None = strawberry.field(
+        default=None, description="INVALID_TRANSITION: the state the call would have moved it to, if one."
+    )
 
     @staticmethod
     def from_problem(p: Problem) -> UserError:

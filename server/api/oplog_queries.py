@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.permission import BasePermission
@@ -14,6 +14,7 @@ from ..auth import Role
 from ..db.models import OperationLog
 from ..services.operation_log import OperationFilter, list_operations, operation_cursor
 from .context import Context
+from .descriptions import CURSOR, EDGES, PAGE_AFTER, PAGE_FIRST, PAGE_INFO, described_enum, edge_node
 from .errors import run_query
 from .pagination import PageInfo, capped
 
@@ -28,21 +29,32 @@ class IsAdmin(BasePermission):
         return info.context.principal.role is Role.ADMIN
 
 
-@strawberry.enum(description="What kind of GraphQL operation was called.")
 class OperationType(StrEnum):
     QUERY = "query"
     MUTATION = "mutation"
     SUBSCRIPTION = "subscription"
 
 
+described_enum(
+    OperationType,
+    "OperationType",
+    "What kind of GraphQL operation was called.",
+    {
+        OperationType.QUERY: "A read.",
+        OperationType.MUTATION: "A change.",
+        OperationType.SUBSCRIPTION: "A stream, over WebSocket.",
+    },
+)
+
+
 @strawberry.type(description="One GraphQL operation as the server recorded it (not its variables).")
 class OperationRecordType:
     name: str = strawberry.field(description="The operation's name, or `anonymous`.")
-    type: OperationType
+    type: OperationType = strawberry.field(description="Query, mutation or subscription.")
     actor: str = strawberry.field(description="Who called it: `dev` or `key:<name>`.")
     duration_ms: float = strawberry.field(description="Server time from parse to response, milliseconds.")
     error: bool = strawberry.field(description="True when the response carried a top-level error.")
-    created_at: datetime
+    created_at: datetime = strawberry.field(description="When it was called (UTC).")
 
     @staticmethod
     def from_row(row: OperationLog) -> OperationRecordType:
@@ -56,22 +68,22 @@ class OperationRecordType:
         )
 
 
-@strawberry.type
+@strawberry.type(description="An operation record and its position in the log.")
 class OperationRecordEdge:
-    cursor: str
-    node: OperationRecordType
+    cursor: str = strawberry.field(description=CURSOR)
+    node: OperationRecordType = strawberry.field(description=edge_node("record"))
 
 
-@strawberry.type
+@strawberry.type(description="A page of the operation log, newest first.")
 class OperationRecordConnection:
-    edges: list[OperationRecordEdge]
-    page_info: PageInfo
+    edges: list[OperationRecordEdge] = strawberry.field(description=EDGES)
+    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
 
 
 @strawberry.input(description="Every filter given must match; none given lists everything.")
 class OperationLogFilter:
     name: str | None = strawberry.field(default=None, description="Exact operation name.")
-    type: OperationType | None = None
+    type: OperationType | None = strawberry.field(default=None, description="Only this kind of operation.")
     actor: str | None = strawberry.field(default=None, description="Exact actor, e.g. `key:my-agent`.")
     errors_only: bool = strawberry.field(default=False, description="Only operations that failed.")
     since: datetime | None = strawberry.field(default=None, description="At or after this time.")
@@ -86,7 +98,13 @@ class OperationLogQueries:
         permission_classes=[IsAdmin],
     )
     async def operation_log(
-        self, info: I, first: int = 50, after: str | None = None, filter: OperationLogFilter | None = None
+        self,
+        info: I,
+        first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 50,
+        after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
+        filter: Annotated[
+            OperationLogFilter | None, strawberry.argument(description="Which records; omitted: all.")
+        ] = None,
     ) -> OperationRecordConnection:
         given = filter or OperationLogFilter()
         where = OperationFilter(

@@ -16,10 +16,13 @@ class Edge(Protocol):
     cursor: str
 
 
-@strawberry.type
+@strawberry.type(description="Where a page ends, and whether another follows (Relay cursor connections).")
 class PageInfo:
-    has_next_page: bool
-    end_cursor: str | None
+    has_next_page: bool = strawberry.field(description="True when more items follow this page.")
+    end_cursor: str | None = strawberry.field(
+        description="The cursor of the page's last item: pass it as `after` for the next page; null when "
+        "the page is empty."
+    )
 
     @staticmethod
     def of(has_next_page: bool, edges: Sequence[Edge]) -> PageInfo:

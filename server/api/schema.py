@@ -28,6 +28,7 @@ from .machines.queries import MachineQueries
 from .missions.mutations import MissionMutations
 from .missions.queries import MissionQueries
 from .missions.subscriptions import MissionSubscriptions
+from .node_queries import NODE_TYPES, NodeQueries
 from .oplog import OperationLogExtension
 from .oplog_queries import OperationLogQueries
 from .plans.inbox import ReviewInboxQueries
@@ -54,7 +55,10 @@ class HideSuggestions(SchemaExtension):
             error.message = _SUGGESTION.sub("", error.message)
 
 
-@strawberry.type
+@strawberry.type(
+    description="Reads. Everything is scoped to your API key's tenant: another tenant's objects are "
+    "null or absent, as if they did not exist."
+)
 class Query(
     PlanQueries,
     ReviewInboxQueries,
@@ -63,16 +67,24 @@ class Query(
     EventQueries,
     MachineQueries,
     OperationLogQueries,
+    NodeQueries,
 ):
     pass
 
 
-@strawberry.type
+@strawberry.type(
+    description="Changes. Each runs in one transaction: business errors come back as `userErrors` and "
+    "then nothing was written. Agent keys drive work, reviewer keys decide, admin keys do both; viewer "
+    "keys only read (a forbidden call is a FORBIDDEN error)."
+)
 class Mutation(PlanMutations, MissionMutations, WorkflowMutations):
     pass
 
 
-@strawberry.type
+@strawberry.type(
+    description="Streams over WebSocket (graphql-transport-ws), scoped to your tenant. Event streams "
+    "resume without gaps from the last seq you saw."
+)
 class Subscription(EventSubscriptions, MissionSubscriptions, WorkflowSubscriptions):
     pass
 
@@ -102,6 +114,7 @@ def build_schema(settings: Settings) -> strawberry.Schema:
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
+        types=NODE_TYPES,
         extensions=extensions,
         config=StrawberryConfig(disable_field_suggestions=True),
         scalar_overrides={JSON: JSON_SCALAR},

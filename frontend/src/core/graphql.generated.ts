@@ -4,161 +4,278 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Where an asset is in its lifecycle (seed 004); an asset with a TTL goes EXPIRED from any state once expiresAt passes. */
 export type AssetStatus =
+  /** Rejected, failed or corrupted (statusReason says which); retryAsset returns it to PROPOSED (rejected) or IN_PROGRESS. */
   | 'ERROR'
+  /** Final: its TTL ran out. */
   | 'EXPIRED'
+  /** Being made: completeAssetProcessing or failAsset ends it. */
   | 'IN_PROGRESS'
+  /** Accepted: an agent starts processing it. */
   | 'PENDING'
+  /** Proposed by an agent; a person accepts or rejects it. */
   | 'PROPOSED'
+  /** Made, with its content; failAsset marks it corrupted (ERROR). */
   | 'READY';
 
+/** How the wait before each retry grows (seed 002 §3.2), never beyond maxDelay. */
 export type BackoffStrategy =
+  /** Every retry waits initialDelay. */
   | 'CONSTANT'
+  /** Retry n waits 2^(n-1) * initialDelay. */
   | 'EXPONENTIAL'
+  /** Retry n waits n * initialDelay. */
   | 'LINEAR';
 
+/** What a branching condition does when it matches. */
 export type BranchAction =
+  /** Fail the plan. */
   | 'FAIL'
+  /** Skip the pending steps between this step and `targetStepOrder`. */
   | 'SKIP_TO';
 
+/** How a branching condition compares the step's field with its value. Numbers compare with numbers and strings with strings; values of different kinds never match (true is not 1). */
 export type BranchOperator =
+  /** Field (a string, list or object) contains value (a substring, element or key). */
   | 'CONTAINS'
+  /** Field equal to value (same kind). */
   | 'EQ'
+  /** Field greater than value. */
   | 'GT'
+  /** Field greater than or equal to value. */
   | 'GTE'
+  /** Field less than value. */
   | 'LT'
+  /** Field less than or equal to value. */
   | 'LTE'
+  /** Field of the same kind as value and not equal to it. */
   | 'NE';
 
 /** Every given condition must hold. */
 export type EventFilter = {
+  /** Only events about this kind of object: plan, step, hop, ... */
   entityType?: string | null | undefined;
-  /** e.g. ["plan_stalled"] */
+  /** Only events of these kinds (past-tense names), e.g. ["plan_stalled"]. */
   kinds?: Array<string> | null | undefined;
+  /** Only events of this aggregate (a plan, mission, workflow). */
   rootId?: string | number | null | undefined;
-  /** plan, skill_execution, ... */
+  /** Only events of this kind of aggregate: plan, skill_execution, mission, workflow, tool. */
   rootType?: string | null | undefined;
 };
 
+/** Where a hop is in its lifecycle (seed 004): plan, implementation, execution. */
 export type HopStatus =
+  /** Final: its plan was rejected, or it was cancelled with its mission or by cancelHop. */
   | 'CANCELLED'
+  /** Final: every tool step completed. */
   | 'COMPLETED'
+  /** Its tool steps run; the last one completing completes the hop. */
   | 'EXECUTING'
+  /** A tool step failed (or the implementation could not be built); retryHop or retryToolStep returns it to the state it failed from. */
   | 'FAILED'
+  /** Tool steps proposed: the agent selects and configures tools, then a person approves or rejects the implementation. */
   | 'IMPLEMENTATION_PROPOSED'
+  /** Its plan awaits a person's approval (approveHopPlan, rejectHopPlan). */
   | 'PLAN_PROPOSED'
+  /** Implementation approved: a person starts it (startHop). */
   | 'READY_FOR_EXECUTION'
+  /** Plan approved: an agent proposes its tool steps. */
   | 'READY_FOR_IMPLEMENTATION';
 
+/** Where a mission is in its lifecycle (seed 004); any state that is not final can be CANCELLED. */
 export type MissionStatus =
+  /** Approved, with no hop under way: an agent proposes the next hop. */
   | 'APPROVED'
+  /** A hop is being planned and implemented. */
   | 'BUILDING_HOP'
+  /** Final: rejected or cancelled by a person; statusReason says why. */
   | 'CANCELLED'
+  /** Final: the final hop completed. */
   | 'COMPLETED'
+  /** The hop's tool steps are running. */
   | 'EXECUTING_HOP'
+  /** A tool step failed in execution; retrying it (or the hop) resumes EXECUTING_HOP. */
   | 'FAILED'
+  /** The hop's implementation is approved; a person starts it (startHop). */
   | 'HOP_READY'
+  /** Proposed by an agent; a person approves or rejects it. */
   | 'PROPOSED';
 
+/** Where a research plan is in its lifecycle (seed 000); `stateMachines` lists every allowed move. */
 export type PlanStatus =
+  /** A step awaits a person's decision (submitUserDecision); steps cannot be started and the plan cannot be modified until none does. */
   | 'AWAITING_REVIEW'
+  /** Final: every step is completed, skipped or failed. */
   | 'COMPLETED'
+  /** Steps are being worked on (or wait for startNextStep). */
   | 'EXECUTING'
+  /** Final: failed explicitly (failPlan, a rejected step or a branching `fail`); its unfinished steps were failed with it. */
   | 'FAILED'
+  /** Created; no step has started yet. startNextStep moves it to EXECUTING. */
   | 'PLANNING'
+  /** A step has been in progress longer than the stall threshold; startNextStep or a step result resumes it (EXECUTING). */
   | 'STALLED';
 
-/** A step's onFailure (seed 002 §3.3). */
+/** A step's onFailure (seed 002 §3.3): what its failure does once it is not retried. */
 export type StepFailureAction =
+  /** The step FAILED and the workflow ends FAILED. */
   | 'ABORT'
+  /** The step FAILED and the workflow starts COMPENSATING. */
   | 'COMPENSATE'
+  /** The step SKIPPED; the steps after it may still run. */
   | 'SKIP';
 
+/** Where a plan step is in its lifecycle (seed 000). */
 export type StepStatus =
+  /** Paused for a person: submitUserDecision approves, rejects, modifies or skips it. */
   | 'AWAITING_INPUT'
+  /** Final: a result was submitted or a reviewer approved it. */
   | 'COMPLETED'
+  /** Failed (fail_step, a reviewer's reject or a failed plan); retryStep returns it to PENDING while the plan is not finished. */
   | 'FAILED'
+  /** Being worked on: submitStepResult completes it, requestUserReview pauses it for a person. */
   | 'IN_PROGRESS'
+  /** Not started. startNextStep starts the first pending step. */
   | 'PENDING'
+  /** Final: passed over by a reviewer's `skip` or a branching `skip_to`. */
   | 'SKIPPED';
 
+/** What kind of work a plan step is (seed 000); informational, the engine treats them alike. */
 export type StepType =
+  /** Work through what was found. */
   | 'ANALYZE'
+  /** A point to pause and review progress. */
   | 'CHECKPOINT'
+  /** Check earlier results for gaps and errors. */
   | 'CRITIQUE'
+  /** Anything else; the instructions say what. */
   | 'CUSTOM'
+  /** Pull facts or data out of sources. */
   | 'EXTRACT'
+  /** Find sources. */
   | 'SEARCH'
+  /** Combine results into an answer. */
   | 'SYNTHESIZE';
 
+/** Where a tool step is in its lifecycle (seed 004). */
 export type ToolStepStatus =
+  /** Final: its implementation was rejected, or its hop cancelled. */
   | 'CANCELLED'
+  /** Final: it ran and reported its result. */
   | 'COMPLETED'
+  /** Running: completeToolStep or failToolStep reports its result. */
   | 'EXECUTING'
+  /** Failed; retryToolStep returns it to the state it failed from. */
   | 'FAILED'
+  /** Proposed without a tool: selectTool picks one. */
   | 'PROPOSED'
+  /** Tool selected: configureToolStep gives it parameters. */
   | 'READY_TO_CONFIGURE'
+  /** Configured with parameters the tool's schema accepts. */
   | 'READY_TO_EXECUTE';
 
+/** A reviewer's answer to a step awaiting input (submitUserDecision). */
 export type UserDecision =
+  /** The step is COMPLETED. */
   | 'APPROVE'
+  /** The feedback (required) is appended to the step's instructions and the step goes back to IN_PROGRESS for the agent to redo. */
   | 'MODIFY'
+  /** The step is FAILED and the whole plan FAILED with it. */
   | 'REJECT'
+  /** The step is SKIPPED; the plan goes on with the next one. */
   | 'SKIP';
 
-/** Stable codes for userErrors. */
+/** Stable codes for userErrors (and for top-level errors' extensions.code). */
 export type UserErrorCode =
+  /** The workflow step or compensation is held by (or belongs to) another agent, or the report is for an older attempt: it is not yours to report. */
   | 'CONFLICT'
+  /** The object's current state does not allow this (fromState says which state); retrying the same call will not help until the state changes. */
   | 'INVALID_TRANSITION'
+  /** No such object in your tenant (`field` names the id). */
   | 'NOT_FOUND'
+  /** An input is malformed or over a limit (`field` names it); fix it and call again. */
   | 'VALIDATION_FAILED';
 
 /** Why a running step waits for a reviewer. */
 export type WorkflowBlockedOn =
+  /** It is an approval gate: approving completes it. */
   | 'APPROVAL'
+  /** Its agent reported a governance error: approving hands it back to the agents (PENDING). */
   | 'GOVERNANCE';
 
+/** Where one compensation is: claimed by its named agent, then completed or failed. */
 export type WorkflowCompensationStatus =
+  /** Final: the step was undone. */
   | 'COMPLETED'
+  /** Final: undoing failed; the workflow ends FAILED, partially rolled back. */
   | 'FAILED'
+  /** Not yet claimed; they run one at a time, in order. */
   | 'PENDING'
+  /** Claimed by its agent, who reports it done or failed. */
   | 'RUNNING';
 
 /** Seed 002 §3.1; decides whether to retry. */
 export type WorkflowErrorCategory =
+  /** Invalid output or a crash: retried only when the policy's retryOn has it. */
   | 'AGENT_ERROR'
+  /** An external API failed or data is unavailable: retried only when the policy's retryOn has it. */
   | 'EXTERNAL'
+  /** Blocked by a governance policy: the step waits for a reviewer and the workflow blocks (escalation); never retried. */
   | 'GOVERNANCE'
+  /** The step exceeded its timeout (the engine reports these itself); never retried. */
   | 'TIMEOUT'
+  /** Network timeout, rate limit, temporary unavailability: retried while retries are left. */
   | 'TRANSIENT'
+  /** Input or output does not match its schema; never retried. */
   | 'VALIDATION';
 
-/** What a failing workflow does (seed 002 §1). */
+/** What a failing workflow does (seed 002 §1): for its timeout, and for steps without onFailure. */
 export type WorkflowFailurePolicy =
+  /** Stop: the workflow ends FAILED. */
   | 'ABORT'
+  /** Undo the completed steps that have a compensation entry, last completed first (COMPENSATING). */
   | 'COMPENSATE';
 
 /** How a finished workflow ended. */
 export type WorkflowOutcome =
+  /** FAILED: a failure aborted it, without compensation. */
   | 'FAILED'
+  /** FAILED: a compensation failed; the ones after it never ran. */
   | 'PARTIALLY_ROLLED_BACK'
+  /** COMPLETED: a failure was compensated and every compensation completed (or there was nothing to undo). */
   | 'ROLLED_BACK'
+  /** COMPLETED: every step completed or was skipped. */
   | 'SUCCEEDED';
 
+/** Where a workflow is in its lifecycle (seed 002 §1). */
 export type WorkflowStatus =
+  /** A running step waits for a reviewer (an approval gate or a governance escalation); no new step is handed out until every one is answered. */
   | 'BLOCKED'
+  /** Undoing its completed steps, last completed first; their agents claim the compensations. */
   | 'COMPENSATING'
+  /** Final: succeeded, or rolled back in full (see `outcome`). */
   | 'COMPLETED'
+  /** Running: agents claim its ready steps with claimWorkflowStep. */
   | 'EXECUTING'
+  /** Final: aborted, or a compensation failed (see `outcome`). */
   | 'FAILED'
+  /** Defined, not started: startWorkflow queues it. */
   | 'IDLE'
+  /** Waiting for one of the tenant's execution slots (FLIGHTDECK_WORKFLOW_SLOTS_PER_TENANT); the oldest goes first. */
   | 'QUEUED';
 
+/** Where a workflow step is in its lifecycle (seed 002 §2). */
 export type WorkflowStepStatus =
+  /** Final: done; steps that depend on it may run. */
   | 'COMPLETED'
+  /** Final: failed and not retried; its onFailure applied. */
   | 'FAILED'
+  /** Waiting for its dependencies, a claim, or a retry's back-off (nextAttemptAt). */
   | 'PENDING'
+  /** Claimed by an agent (or an approval gate opened); blockedOn is set while it waits for a reviewer. */
   | 'RUNNING'
+  /** Final: failed with onFailure skip; steps that depend on it may run. */
   | 'SKIPPED';
 
 export type LatestSeqQueryVariables = Exact<{ [key: string]: never; }>;

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.types import Info
 
 from ...services import plan_queries
 from ..context import Context
+from ..descriptions import PAGE_FIRST
 from ..errors import run_query
 from ..pagination import PageInfo, capped
 from .types import EventConnection, EventEdge, EventType
@@ -20,7 +21,16 @@ I = Info[Context, Any]  # noqa: E741
 class EventQueries:
     @strawberry.field(description="The event log in seq order, optionally for one plan (or other root).")
     async def events(
-        self, info: I, root_id: strawberry.ID | None = None, after: int = 0, first: int = 100
+        self,
+        info: I,
+        root_id: Annotated[
+            strawberry.ID | None,
+            strawberry.argument(description="Only events of this aggregate (a plan, mission, workflow)."),
+        ] = None,
+        after: Annotated[
+            int, strawberry.argument(description="Only events with a larger seq; 0 (default) from the start.")
+        ] = 0,
+        first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 100,
     ) -> EventConnection:
         tenant = info.context.principal.tenant_id
         root = str(root_id) if root_id is not None else None

@@ -6,7 +6,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from datetime import datetime
 from functools import partial
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from graphql import GraphQLError
@@ -27,10 +27,19 @@ I = Info[Context, Any]  # noqa: E741
 
 @strawberry.input(description="Every given condition must hold.")
 class EventFilter:
-    root_id: strawberry.ID | None = None
-    root_type: str | None = strawberry.field(default=None, description="plan, skill_execution, ...")
-    entity_type: str | None = None
-    kinds: list[str] | None = strawberry.field(default=None, description='e.g. ["plan_stalled"]')
+    root_id: strawberry.ID | None = strawberry.field(
+        default=None, description="Only events of this aggregate (a plan, mission, workflow)."
+    )
+    root_type: str | None = strawberry.field(
+        default=None,
+        description="Only events of this kind of aggregate: plan, skill_execution, mission, workflow, tool.",
+    )
+    entity_type: str | None = strawberry.field(
+        default=None, description="Only events about this kind of object: plan, step, hop, ..."
+    )
+    kinds: list[str] | None = strawberry.field(
+        default=None, description='Only events of these kinds (past-tense names), e.g. ["plan_stalled"].'
+    )
 
     def matches(self, event: LoggedEvent) -> bool:
         return (
@@ -45,21 +54,21 @@ class EventFilter:
         return (self.root_id, self.root_type, self.entity_type, kinds)
 
 
-@strawberry.type
+@strawberry.type(description="A step that has been in progress longer than the threshold.")
 class StalledStep:
-    step_id: strawberry.ID
-    running_seconds: float
+    step_id: strawberry.ID = strawberry.field(description="The step.")
+    running_seconds: float = strawberry.field(description="How long it had been in progress, in seconds.")
 
 
 @strawberry.type(description="A plan the stall monitor moved to stalled.")
 class StallAlert:
-    seq: int
-    plan_id: strawberry.ID
-    steps: list[StalledStep]
-    threshold_seconds: float
-    detected_at: datetime
+    seq: int = strawberry.field(description="The plan_stalled event's seq: resume with `after` it.")
+    plan_id: strawberry.ID = strawberry.field(description="The plan.")
+    steps: list[StalledStep] = strawberry.field(description="The steps that stalled it.")
+    threshold_seconds: float = strawberry.field(description="The stall threshold used, in seconds.")
+    detected_at: datetime = strawberry.field(description="When the monitor found it (UTC).")
 
-    @strawberry.field
+    @strawberry.field(description="The plan as it is now; null if it no longer exists.")
     async def plan(self, info: I) -> ResearchPlanType | None:
         tenant = info.context.principal.tenant_id
         row = await run_query(info, lambda s: plan_queries.get_plan(s, tenant, str(self.plan_id)))
@@ -94,7 +103,18 @@ class EventSubscriptions:
         "order. Without `after`, only events from now on. Resume with the last seq you saw."
     )
     async def events(
-        self, info: I, after: int | None = None, filter: EventFilter | None = None
+        self,
+        info: I,
+        after: Annotated[
+            int | None,
+            strawberry.argument(
+                description="Replay from the log every event with a larger seq first (0: from the start); "
+                "omitted: only events from now on. Must be >= 0."
+            ),
+        ] = None,
+        filter: Annotated[
+            EventFilter | None, strawberry.argument(description="Only events that match; omitted: all.")
+        ] = None,
     ) -> AsyncIterator[EventType]:
         ctx = info.context
         start = await _start(info, after)
@@ -103,7 +123,12 @@ class EventSubscriptions:
 
     @strawberry.subscription(description="The plan now, then again after every change to it.")
     async def research_plan_updated(
-        self, info: I, id: strawberry.ID
+        self,
+        info: I,
+        id: Annotated[
+            strawberry.ID,
+            strawberry.argument(description="The plan's id; NOT_FOUND ends the stream if it is not yours."),
+        ],
     ) -> AsyncGenerator[ResearchPlanType, None]:
         tenant = info.context.principal.tenant_id
         snapshots = root_snapshots(
@@ -118,7 +143,17 @@ class EventSubscriptions:
                 yield plan
 
     @strawberry.subscription(description="Each stall as the monitor detects it (replayed after `after`).")
-    async def stall_alerts(self, info: I, after: int | None = None) -> AsyncIterator[StallAlert]:
+    async def stall_alerts(
+        self,
+        info: I,
+        after: Annotated[
+            int | None,
+            strawberry.argument(
+                description="Replay from the log every stall with a larger seq first (0: from the start); "
+                "omitted: only stalls from now on. Must be >= 0."
+            ),
+        ] = None,
+    ) -> AsyncIterator[StallAlert]:
         ctx = info.context
         start = await _start(info, after)
         return FeedStream(ctx.runtime.feed, ctx.principal.tenant_id, start, _stall_alert, ("stallAlerts",))

@@ -12,25 +12,27 @@ from ...machines.registry import MACHINES
 
 @strawberry.type(description="One state of a machine.")
 class MachineState:
-    name: str
-    initial: bool
-    final: bool
+    name: str = strawberry.field(description="The state as the API spells it in status fields.")
+    initial: bool = strawberry.field(description="True for the state every object starts in.")
+    final: bool = strawberry.field(description="True when nothing leaves this state.")
 
 
 @strawberry.type(description="An edge the machine's table allows.")
 class MachineTransition:
-    from_: str = strawberry.field(name="from")
-    to: str
+    from_: str = strawberry.field(name="from", description="The state it leaves.")
+    to: str = strawberry.field(description="The state it enters.")
 
 
 @strawberry.type(description="A state machine of the engine: its states and every allowed transition.")
 class StateMachine:
     domain: str = strawberry.field(description="research plans, workflows, missions, ...")
     entity: str = strawberry.field(description="The entity type events name it by: plan, step, ...")
-    description: str
-    initial: str
-    states: list[MachineState]
-    transitions: list[MachineTransition]
+    description: str = strawberry.field(description="What the machine governs, and its special edges.")
+    initial: str = strawberry.field(description="The state every object starts in.")
+    states: list[MachineState] = strawberry.field(description="Every state, in declaration order.")
+    transitions: list[MachineTransition] = strawberry.field(
+        description="Every allowed (from, to) pair; any other change is refused as INVALID_TRANSITION."
+    )
 
     @staticmethod
     def of(domain: str, machine: Machine[Any]) -> StateMachine:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.types import Info
@@ -10,6 +10,7 @@ from strawberry.types import Info
 from ...machines.mission import MissionStatus
 from ...services import mission_queries
 from ..context import Context
+from ..descriptions import PAGE_AFTER, PAGE_FIRST
 from ..errors import run_query
 from ..pagination import PageInfo, selects
 from .types import AssetType, Connection, Edge, HopType, MissionType, ToolType, cap
@@ -29,15 +30,24 @@ class MissionReviewInbox:
 
 @strawberry.type
 class MissionQueries:
-    @strawberry.field
-    async def mission(self, info: I, id: strawberry.ID) -> MissionType | None:
+    @strawberry.field(description="One mission by id; null when it does not exist in your tenant.")
+    async def mission(
+        self, info: I, id: Annotated[strawberry.ID, strawberry.argument(description="The mission's id.")]
+    ) -> MissionType | None:
         tenant = info.context.principal.tenant_id
         row = await run_query(info, lambda s: mission_queries.get_mission(s, tenant, str(id)))
         return MissionType.from_row(row) if row else None
 
     @strawberry.field(description="Missions, newest first; `first` is capped by the server.")
     async def missions(
-        self, info: I, first: int = 20, after: str | None = None, status: list[MissionStatus] | None = None
+        self,
+        info: I,
+        first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 20,
+        after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
+        status: Annotated[
+            list[MissionStatus] | None,
+            strawberry.argument(description="Only missions in one of these states; omitted or empty: all."),
+        ] = None,
     ) -> Connection[MissionType]:
         tenant = info.context.principal.tenant_id
         statuses = status or []
@@ -66,7 +76,17 @@ class MissionQueries:
         return [ToolType.from_row(r) for r in rows or []]
 
     @strawberry.field(description="Proposals waiting for a person (up to `first` of each kind).")
-    async def mission_review_inbox(self, info: I, first: int = 50) -> MissionReviewInbox:
+    async def mission_review_inbox(
+        self,
+        info: I,
+        first: Annotated[
+            int,
+            strawberry.argument(
+                description="How many of each kind: at least 1, at most FLIGHTDECK_MAX_PAGE_SIZE "
+                "(100 by default)."
+            ),
+        ] = 50,
+    ) -> MissionReviewInbox:
         tenant = info.context.principal.tenant_id
         found = await run_query(info, lambda s: mission_queries.awaiting_review(s, tenant, cap(info, first)))
         assert found is not None

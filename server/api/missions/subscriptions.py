@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.types import Info
@@ -26,7 +26,16 @@ class MissionSubscriptions:
     @strawberry.subscription(
         description="The mission now, then again after every change to it or its hops, tool steps and assets."
     )
-    async def mission_updated(self, info: I, id: strawberry.ID) -> AsyncGenerator[MissionType, None]:
+    async def mission_updated(
+        self,
+        info: I,
+        id: Annotated[
+            strawberry.ID,
+            strawberry.argument(
+                description="The mission's id; NOT_FOUND ends the stream if it is not yours."
+            ),
+        ],
+    ) -> AsyncGenerator[MissionType, None]:
         tenant = info.context.principal.tenant_id
         snapshots = root_snapshots(
             info,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Generic, TypeVar, cast
+from typing import Annotated, Any, Generic, TypeVar, cast
 
 import strawberry
 from graphql import GraphQLError
@@ -17,33 +17,105 @@ from ...machines.mission import AssetStatus, HopStatus, MissionStatus, ToolStepS
 from ...machines.mission_coordination import INACTIVE_HOP
 from ...services import mission_queries
 from ..context import Context
+from ..descriptions import (
+    CREATED_AT,
+    CURSOR,
+    EDGES,
+    PAGE_AFTER,
+    PAGE_FIRST,
+    PAGE_INFO,
+    RESULT_LIMIT,
+    TOTAL_COUNT,
+    UPDATED_AT,
+    described_enum,
+)
+from ..node import Node
 from ..pagination import PageInfo
 
 I = Info[Context, Any]  # noqa: E741
 N = TypeVar("N")
 R = TypeVar("R")
 
-MissionStatusEnum = strawberry.enum(MissionStatus, name="MissionStatus")
-HopStatusEnum = strawberry.enum(HopStatus, name="HopStatus")
-ToolStepStatusEnum = strawberry.enum(ToolStepStatus, name="ToolStepStatus")
-AssetStatusEnum = strawberry.enum(AssetStatus, name="AssetStatus")
+MissionStatusEnum = described_enum(
+    MissionStatus,
+    "MissionStatus",
+    "Where a mission is in its lifecycle (seed 004); any state that is not final can be CANCELLED.",
+    {
+        MissionStatus.PROPOSED: "Proposed by an agent; a person approves or rejects it.",
+        MissionStatus.APPROVED: "Approved, with no hop under way: an agent proposes the next hop.",
+        MissionStatus.BUILDING_HOP: "A hop is being planned and implemented.",
+        MissionStatus.HOP_READY: "The hop's implementation is approved; a person starts it (startHop).",
+        MissionStatus.EXECUTING_HOP: "The hop's tool steps are running.",
+        MissionStatus.COMPLETED: "Final: the final hop completed.",
+        MissionStatus.FAILED: "A tool step failed in execution; retrying it (or the hop) resumes "
+        "EXECUTING_HOP.",
+        MissionStatus.CANCELLED: "Final: rejected or cancelled by a person; statusReason says why.",
+    },
+)
+HopStatusEnum = described_enum(
+    HopStatus,
+    "HopStatus",
+    "Where a hop is in its lifecycle (seed 004): plan, implementation, execution.",
+    {
+        HopStatus.PLAN_PROPOSED: "Its plan awaits a person's approval (approveHopPlan, rejectHopPlan).",
+        HopStatus.READY_FOR_IMPLEMENTATION: "Plan approved: an agent proposes its tool steps.",
+        HopStatus.IMPLEMENTATION_PROPOSED: "Tool steps proposed: the agent selects and configures tools, "
+        "then a person approves or rejects the implementation.",
+        HopStatus.READY_FOR_EXECUTION: "Implementation approved: a person starts it (startHop).",
+        HopStatus.EXECUTING: "Its tool steps run; the last one completing completes the hop.",
+        HopStatus.COMPLETED: "Final: every tool step completed.",
+        HopStatus.FAILED: "A tool step failed (or the implementation could not be built); retryHop or "
+        "retryToolStep returns it to the state it failed from.",
+        HopStatus.CANCELLED: "Final: its plan was rejected, or it was cancelled with its mission or by "
+        "cancelHop.",
+    },
+)
+ToolStepStatusEnum = described_enum(
+    ToolStepStatus,
+    "ToolStepStatus",
+    "Where a tool step is in its lifecycle (seed 004).",
+    {
+        ToolStepStatus.PROPOSED: "Proposed without a tool: selectTool picks one.",
+        ToolStepStatus.READY_TO_CONFIGURE: "Tool selected: configureToolStep gives it parameters.",
+        ToolStepStatus.READY_TO_EXECUTE: "Configured with parameters the tool's schema accepts.",
+        ToolStepStatus.EXECUTING: "Running: completeToolStep or failToolStep reports its result.",
+        ToolStepStatus.COMPLETED: "Final: it ran and reported its result.",
+        ToolStepStatus.FAILED: "Failed; retryToolStep returns it to the state it failed from.",
+        ToolStepStatus.CANCELLED: "Final: its implementation was rejected, or its hop cancelled.",
+    },
+)
+AssetStatusEnum = described_enum(
+    AssetStatus,
+    "AssetStatus",
+    "Where an asset is in its lifecycle (seed 004); an asset with a TTL goes EXPIRED from any state "
+    "once expiresAt passes.",
+    {
+        AssetStatus.PROPOSED: "Proposed by an agent; a person accepts or rejects it.",
+        AssetStatus.PENDING: "Accepted: an agent starts processing it.",
+        AssetStatus.IN_PROGRESS: "Being made: completeAssetProcessing or failAsset ends it.",
+        AssetStatus.READY: "Made, with its content; failAsset marks it corrupted (ERROR).",
+        AssetStatus.ERROR: "Rejected, failed or corrupted (statusReason says which); retryAsset returns "
+        "it to PROPOSED (rejected) or IN_PROGRESS.",
+        AssetStatus.EXPIRED: "Final: its TTL ran out.",
+    },
+)
 
 
 def cap(info: I, first: int) -> int:
     return max(1, min(first, info.context.runtime.settings.max_page_size))
 
 
-@strawberry.type
+@strawberry.type(description="An item and its position in the list.")
 class Edge(Generic[N]):
-    cursor: str
-    node: N
+    cursor: str = strawberry.field(description=CURSOR)
+    node: N = strawberry.field(description="The item at this position.")
 
 
-@strawberry.type
+@strawberry.type(description="A page of a list.")
 class Connection(Generic[N]):
-    edges: list[Edge[N]]
-    page_info: PageInfo
-    total_count: int
+    edges: list[Edge[N]] = strawberry.field(description=EDGES)
+    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
+    total_count: int = strawberry.field(description=TOTAL_COUNT)
 
 
 def connect(
@@ -60,14 +132,21 @@ def connect(
     return Connection(edges=edges, page_info=page_info, total_count=len(rows))
 
 
-@strawberry.type(name="Tool", description="A tool with the JSON Schema its parameters must satisfy.")
-class ToolType:
-    id: strawberry.ID
-    name: str
-    description: str
-    parameter_schema: JSON
-    created_at: datetime
-    updated_at: datetime
+@strawberry.type(
+    name="Tool",
+    description="A tool tool steps can call, with the JSON Schema its parameters must satisfy "
+    "(registerTool).",
+)
+class ToolType(Node):
+    name: str = strawberry.field(description="Unique within your tenant; tool steps select it by name.")
+    description: str = strawberry.field(description="What the tool does; may be empty.")
+    parameter_schema: JSON = strawberry.field(
+        description="The JSON Schema a tool step's parameters must satisfy."
+    )
+    created_at: datetime = strawberry.field(description=CREATED_AT)
+    updated_at: datetime = strawberry.field(
+        description="When it was last registered (registering again replaces it), UTC."
+    )
 
     @staticmethod
     def from_row(row: Tool) -> ToolType:
@@ -82,23 +161,24 @@ class ToolType:
 
 
 @strawberry.type(name="ToolStep", description="One tool call of a hop's implementation.")
-class ToolStepType:
-    id: strawberry.ID
-    hop_id: strawberry.ID
-    mission_id: strawberry.ID
-    position: int
-    name: str
-    description: str
-    tool_name: str | None
+class ToolStepType(Node):
+    hop_id: strawberry.ID = strawberry.field(description="The hop it implements.")
+    mission_id: strawberry.ID = strawberry.field(description="The hop's mission.")
+    position: int = strawberry.field(
+        description="1-based order within the hop, counting the steps of rejected implementations too."
+    )
+    name: str = strawberry.field(description="What the step is called.")
+    description: str = strawberry.field(description="What the step does; may be empty.")
+    tool_name: str | None = strawberry.field(description="The selected tool; null until selectTool.")
     parameters: JSON | None = strawberry.field(description="Checked against the tool's parameter schema.")
-    result: JSON | None
-    status: ToolStepStatus
+    result: JSON | None = strawberry.field(description="What completeToolStep reported.")
+    status: ToolStepStatus = strawberry.field(description="Where the step is in its lifecycle.")
     status_reason: str | None = strawberry.field(description="Why it failed or was cancelled.")
     failed_from: ToolStepStatus | None = strawberry.field(description="Where a retry returns it.")
-    created_at: datetime
-    updated_at: datetime
-    started_at: datetime | None
-    completed_at: datetime | None
+    created_at: datetime = strawberry.field(description=CREATED_AT)
+    updated_at: datetime = strawberry.field(description=UPDATED_AT)
+    started_at: datetime | None = strawberry.field(description="When it started EXECUTING (UTC).")
+    completed_at: datetime | None = strawberry.field(description="When it COMPLETED (UTC).")
 
     @staticmethod
     def from_row(row: ToolStep) -> ToolStepType:
@@ -123,24 +203,29 @@ class ToolStepType:
 
 
 @strawberry.type(name="Hop", description="One hop of a mission: a plan, its implementation, its execution.")
-class HopType:
-    id: strawberry.ID
-    mission_id: strawberry.ID
+class HopType(Node):
+    mission_id: strawberry.ID = strawberry.field(description="The mission it belongs to.")
     sequence: int = strawberry.field(description="1-based, in the order hops were proposed.")
-    name: str
-    plan: str
+    name: str = strawberry.field(description="What the hop is called.")
+    plan: str = strawberry.field(description="The high-level plan a person approves or rejects.")
     is_final: bool = strawberry.field(description="Completing it completes the mission.")
-    status: HopStatus
+    status: HopStatus = strawberry.field(description="Where the hop is in its lifecycle.")
     status_reason: str | None = strawberry.field(description="Why it was rejected, failed or cancelled.")
     failed_from: HopStatus | None = strawberry.field(description="Where a retry returns it.")
-    created_at: datetime
-    updated_at: datetime
-    started_at: datetime | None
-    completed_at: datetime | None
+    created_at: datetime = strawberry.field(description=CREATED_AT)
+    updated_at: datetime = strawberry.field(description=UPDATED_AT)
+    started_at: datetime | None = strawberry.field(description="When it started EXECUTING (UTC).")
+    completed_at: datetime | None = strawberry.field(description="When it COMPLETED (UTC).")
 
     @strawberry.field(description="In order; cancelled steps (of a rejected implementation) only if asked.")
     async def tool_steps(
-        self, info: I, first: int = 50, after: str | None = None, include_cancelled: bool = False
+        self,
+        info: I,
+        first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 50,
+        after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
+        include_cancelled: Annotated[
+            bool, strawberry.argument(description="Include CANCELLED tool steps too.")
+        ] = False,
     ) -> Connection[ToolStepType]:
         rows = await info.context.missions.tool_steps.load(str(self.id))
         if not include_cancelled:
@@ -167,20 +252,23 @@ class HopType:
 
 
 @strawberry.type(name="Asset", description="Something a mission produces; it expires at expiresAt.")
-class AssetType:
-    id: strawberry.ID
-    mission_id: strawberry.ID
-    name: str
-    description: str
-    media_type: str | None
-    content: str | None
-    status: AssetStatus
+class AssetType(Node):
+    mission_id: strawberry.ID = strawberry.field(description="The mission it belongs to.")
+    name: str = strawberry.field(description="What the asset is called.")
+    description: str = strawberry.field(description="What it is; may be empty.")
+    media_type: str | None = strawberry.field(description="How `content` is written, e.g. text/csv.")
+    content: str | None = strawberry.field(
+        description=f"The asset itself, set by completeAssetProcessing; {RESULT_LIMIT}."
+    )
+    status: AssetStatus = strawberry.field(description="Where the asset is in its lifecycle.")
     status_reason: str | None = strawberry.field(description="Why it was rejected, failed or expired.")
     failed_from: AssetStatus | None = strawberry.field(description="Where a retry returns it from.")
-    expires_at: datetime | None
-    created_at: datetime
-    updated_at: datetime
-    ready_at: datetime | None
+    expires_at: datetime | None = strawberry.field(
+        description="When its TTL runs out (UTC); null: it never expires."
+    )
+    created_at: datetime = strawberry.field(description=CREATED_AT)
+    updated_at: datetime = strawberry.field(description=UPDATED_AT)
+    ready_at: datetime | None = strawberry.field(description="When it became READY (UTC).")
 
     @strawberry.field(
         description="Seconds until expiresAt by the server's clock (0 when past; null: no TTL)."
@@ -210,18 +298,22 @@ class AssetType:
 
 
 @strawberry.type(name="Mission", description="A mission (seed 004): built and run one hop at a time.")
-class MissionType:
-    id: strawberry.ID
-    title: str
-    goal: str
-    status: MissionStatus
+class MissionType(Node):
+    title: str = strawberry.field(description="What the mission is called.")
+    goal: str = strawberry.field(description="What it should achieve.")
+    status: MissionStatus = strawberry.field(description="Where the mission is in its lifecycle.")
     status_reason: str | None = strawberry.field(description="Why it was rejected, failed or cancelled.")
-    created_at: datetime
-    updated_at: datetime
-    completed_at: datetime | None
+    created_at: datetime = strawberry.field(description=CREATED_AT)
+    updated_at: datetime = strawberry.field(description=UPDATED_AT)
+    completed_at: datetime | None = strawberry.field(description="When it COMPLETED (UTC).")
 
     @strawberry.field(description="Every hop, in order, finished and cancelled ones included.")
-    async def hops(self, info: I, first: int = 50, after: str | None = None) -> Connection[HopType]:
+    async def hops(
+        self,
+        info: I,
+        first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 50,
+        after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
+    ) -> Connection[HopType]:
         rows = await info.context.missions.hops.load(str(self.id))
         return connect(info, rows, first, after, HopType.from_row)
 
@@ -235,9 +327,12 @@ class MissionType:
     async def assets(
         self,
         info: I,
-        first: int = 50,
-        after: str | None = None,
-        status: list[AssetStatus] | None = None,
+        first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 50,
+        after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
+        status: Annotated[
+            list[AssetStatus] | None,
+            strawberry.argument(description="Only assets in one of these states; omitted or empty: all."),
+        ] = None,
     ) -> Connection[AssetType]:
         rows = await info.context.missions.assets.load(str(self.id))
         if status:

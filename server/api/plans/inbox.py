@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.types import Info
 
 from ...services import plan_inbox
 from ..context import Context
+from ..descriptions import CURSOR, EDGES, PAGE_AFTER, PAGE_FIRST, PAGE_INFO, TOTAL_COUNT, edge_node
 from ..errors import run_query
 from ..pagination import PageInfo, selects
 from .types import PlanStepType, ResearchPlanType
@@ -19,8 +20,8 @@ I = Info[Context, Any]  # noqa: E741
 
 @strawberry.type(description="A step awaiting input, with its plan: answer it with submitUserDecision.")
 class ReviewRequest:
-    plan: ResearchPlanType
-    step: PlanStepType
+    plan: ResearchPlanType = strawberry.field(description="The plan the step belongs to.")
+    step: PlanStepType = strawberry.field(description="The step awaiting input.")
     waiting_since: datetime = strawberry.field(description="When the step started waiting.")
 
     @staticmethod
@@ -32,24 +33,27 @@ class ReviewRequest:
         )
 
 
-@strawberry.type
+@strawberry.type(description="A review request and its position in the inbox.")
 class ReviewRequestEdge:
-    cursor: str
-    node: ReviewRequest
+    cursor: str = strawberry.field(description=CURSOR)
+    node: ReviewRequest = strawberry.field(description=edge_node("review request"))
 
 
-@strawberry.type
+@strawberry.type(description="A page of the review inbox.")
 class ReviewRequestConnection:
-    edges: list[ReviewRequestEdge]
-    page_info: PageInfo
-    total_count: int
+    edges: list[ReviewRequestEdge] = strawberry.field(description=EDGES)
+    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
+    total_count: int = strawberry.field(description=TOTAL_COUNT)
 
 
 @strawberry.type
 class ReviewInboxQueries:
     @strawberry.field(description="Every step awaiting input, oldest request first; `first` is capped.")
     async def review_inbox(
-        self, info: I, first: int = 50, after: str | None = None
+        self,
+        info: I,
+        first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 50,
+        after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
     ) -> ReviewRequestConnection:
         tenant = info.context.principal.tenant_id
         size = max(1, min(first, info.context.runtime.settings.max_page_size))

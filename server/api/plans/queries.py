@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from graphql import GraphQLError
@@ -17,6 +17,7 @@ from ...services.plan_rows import TERMINAL_PLAN, lock_plan
 from ...services.runtime import unit_of_work
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
+from ..descriptions import PAGE_AFTER, PAGE_FIRST
 from ..errors import run_query, top_level_error
 from ..pagination import PageInfo, capped, selects
 from .types import (
@@ -32,31 +33,39 @@ I = Info[Context, Any]  # noqa: E741
 
 @strawberry.type(description="Progress of one plan (seed 003 get_plan_status).")
 class PlanStatusReport:
-    plan: ResearchPlanType
-    status: PlanStatus
+    plan: ResearchPlanType = strawberry.field(description="The plan.")
+    status: PlanStatus = strawberry.field(description="The plan's status as stored.")
     derived_status: PlanStatus = strawberry.field(
         description="What derivePlanStatus says the steps imply: never FAILED (plans fail only explicitly); "
         "a failed plan's steps are all finished, so COMPLETED."
     )
-    progress_percent: float
-    stalled: bool
-    stalled_step_ids: list[strawberry.ID]
-    stall_threshold_seconds: float
-    total_steps: int
-    counts: StepCounts
+    progress_percent: float = strawberry.field(
+        description="Finished steps (completed, skipped, failed) as a percentage of all steps, 0 to 100."
+    )
+    stalled: bool = strawberry.field(
+        description="True when a step has been in progress longer than the threshold used (now)."
+    )
+    stalled_step_ids: list[strawberry.ID] = strawberry.field(
+        description="The steps in progress longer than the threshold used."
+    )
+    stall_threshold_seconds: float = strawberry.field(
+        description="The threshold used, in seconds: the argument, else the plan's, else the server's."
+    )
+    total_steps: int = strawberry.field(description="How many steps the plan has.")
+    counts: StepCounts = strawberry.field(description="How many steps are in each state.")
 
 
 @strawberry.type(description="Everything an agent needs to resume a plan, prior results included.")
 class ResearchContext:
-    plan: ResearchPlanType
-    steps: list[PlanStepType]
+    plan: ResearchPlanType = strawberry.field(description="The plan.")
+    steps: list[PlanStepType] = strawberry.field(description="Every step, in order.")
     prior_results: list[PlanStepType] = strawberry.field(description="Completed steps, in order.")
 
 
 @strawberry.type(description="One step with what came before it.")
 class StepContext:
-    plan: ResearchPlanType
-    step: PlanStepType
+    plan: ResearchPlanType = strawberry.field(description="The plan the step belongs to.")
+    step: PlanStepType = strawberry.field(description="The step.")
     prior_steps: list[PlanStepType] = strawberry.field(
         description="Completed steps before this one, in order."
     )
@@ -64,8 +73,10 @@ class StepContext:
 
 @strawberry.type
 class PlanQueries:
-    @strawberry.field
-    async def research_plan(self, info: I, id: strawberry.ID) -> ResearchPlanType | None:
+    @strawberry.field(description="One plan by id; null when it does not exist in your tenant.")
+    async def research_plan(
+        self, info: I, id: Annotated[strawberry.ID, strawberry.argument(description="The plan's id.")]
+    ) -> ResearchPlanType | None:
         tenant = info.context.principal.tenant_id
         row = await run_query(info, lambda s: plan_queries.get_plan(s, tenant, str(id)))
         return ResearchPlanType.from_row(row) if row else None
@@ -74,9 +85,12 @@ class PlanQueries:
     async def research_plans(
         self,
         info: I,
-        first: int = 20,
-        after: str | None = None,
-        status: list[PlanStatus] | None = None,
+        first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 20,
+        after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
+        status: Annotated[
+            list[PlanStatus] | None,
+            strawberry.argument(description="Only plans in one of these states; omitted or empty: all."),
+        ] = None,
     ) -> ResearchPlanConnection:
         tenant = info.context.principal.tenant_id
         statuses = status or []
@@ -101,10 +115,19 @@ class PlanQueries:
         return result
 
     @strawberry.field(
-        description="Progress, stall flag and counts; threshold: argument, else plan, else server."
+        description="Progress, stall flag and counts (seed 003 get_plan_status); null when the plan does "
+        "not exist in your tenant. Threshold: argument, else plan, else server."
     )
     async def plan_status(
-        self, info: I, plan_id: strawberry.ID, stall_threshold_seconds: float | None = None
+        self,
+        info: I,
+        plan_id: Annotated[strawberry.ID, strawberry.argument(description="The plan's id.")],
+        stall_threshold_seconds: Annotated[
+            float | None,
+            strawberry.argument(
+                description="Judge stalls by this many seconds, in (0, 31536000]; changes nothing stored."
+            ),
+        ] = None,
     ) -> PlanStatusReport | None:
         ctx = info.context
         tenant = ctx.principal.tenant_id
@@ -133,10 +156,20 @@ class PlanQueries:
         return await run_query(info, read)
 
     @strawberry.field(
-        description="The whole plan with prior results; a new sessionId records session_resumed."
+        description="The whole plan with prior results, to resume it (seed 003); null when the plan does "
+        "not exist in your tenant. A new sessionId records session_resumed."
     )
     async def research_context(
-        self, info: I, plan_id: strawberry.ID, session_id: str | None = None
+        self,
+        info: I,
+        plan_id: Annotated[strawberry.ID, strawberry.argument(description="The plan's id.")],
+        session_id: Annotated[
+            str | None,
+            strawberry.argument(
+                description="The agent session resuming the plan. With an agent or admin key, a session "
+                "other than the plan's last one is recorded (session_resumed) unless the plan is finished."
+            ),
+        ] = None,
     ) -> ResearchContext | None:
         ctx = info.context
         tenant = ctx.principal.tenant_id
@@ -166,8 +199,13 @@ class PlanQueries:
 
         return await run_query(info, read)
 
-    @strawberry.field
-    async def step_context(self, info: I, step_id: strawberry.ID) -> StepContext | None:
+    @strawberry.field(
+        description="One step with its plan and the completed steps before it; null when the step does "
+        "not exist in your tenant."
+    )
+    async def step_context(
+        self, info: I, step_id: Annotated[strawberry.ID, strawberry.argument(description="The step's id.")]
+    ) -> StepContext | None:
         tenant = info.context.principal.tenant_id
 
         async def read(session: Any) -> StepContext:

@@ -17,32 +17,68 @@ from ...services import plan_queries
 from ...services.plan_inputs import StepType
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
+from ..descriptions import (
+    CREATED_AT,
+    CURSOR,
+    EDGES,
+    PAGE_INFO,
+    RESULT_LIMIT,
+    TOTAL_COUNT,
+    UPDATED_AT,
+    edge_node,
+)
+from ..node import Node
 from ..pagination import PageInfo
 
 
-@strawberry.type(name="PlanStep", description="One step of a research plan.")
-class PlanStepType:
-    id: strawberry.ID
-    plan_id: strawberry.ID
-    order: int = strawberry.field(description="1-based position in the plan.")
-    step_type: StepType
-    title: str
+@strawberry.type(
+    name="PlanStep",
+    description="One step of a research plan: pending, started by startNextStep, completed by "
+    "submitStepResult or paused for a person by requestUserReview.",
+)
+class PlanStepType(Node):
+    plan_id: strawberry.ID = strawberry.field(description="The plan this step belongs to.")
+    order: int = strawberry.field(description="1-based position in the plan; steps start in this order.")
+    step_type: StepType = strawberry.field(description="What kind of work the step is.")
+    title: str = strawberry.field(description="Short name; empty when none was given.")
     instructions: str = strawberry.field(
-        description="Including any user feedback appended by a modify decision."
+        description="What to do, including any reviewer feedback a modify decision appended."
     )
-    status: StepStatus
-    result_summary: str | None
-    result_data: JSON | None
-    confidence: float | None
-    step_execution_report: str | None
-    output_formatting_notes: str | None
-    failure_reason: str | None
-    review_summary: str | None
-    review_questions: list[str] | None
-    started_at: datetime | None
-    completed_at: datetime | None
-    created_at: datetime
-    updated_at: datetime
+    status: StepStatus = strawberry.field(description="Where the step is in its lifecycle.")
+    result_summary: str | None = strawberry.field(
+        description="What the step found, as submitted with submitStepResult; null until then."
+    )
+    result_data: JSON | None = strawberry.field(
+        description="The structured result (a JSON object) submitted with it; branching conditions read "
+        "its keys."
+    )
+    confidence: float | None = strawberry.field(
+        description="The agent's confidence in the result, from 0 to 1; null when not given."
+    )
+    step_execution_report: str | None = strawberry.field(
+        description="How the agent did the step (sources, method), as submitted with the result."
+    )
+    output_formatting_notes: str | None = strawberry.field(
+        description="How this step's results should appear in the final output; handed back by "
+        "startNextStep when the plan completes."
+    )
+    failure_reason: str | None = strawberry.field(
+        description="Why the step failed (FAILED only; retryStep clears it)."
+    )
+    review_summary: str | None = strawberry.field(
+        description="What the agent asked a reviewer to look at (requestUserReview)."
+    )
+    review_questions: list[str] | None = strawberry.field(
+        description="The questions the agent asked the reviewer (requestUserReview)."
+    )
+    started_at: datetime | None = strawberry.field(
+        description="When the step last went IN_PROGRESS (UTC); stall detection measures from here."
+    )
+    completed_at: datetime | None = strawberry.field(
+        description="When it reached COMPLETED, SKIPPED or FAILED (UTC); retryStep clears it."
+    )
+    created_at: datetime = strawberry.field(description=CREATED_AT)
+    updated_at: datetime = strawberry.field(description=UPDATED_AT)
 
     @staticmethod
     def from_row(row: PlanStep) -> PlanStepType:
@@ -69,15 +105,22 @@ class PlanStepType:
         )
 
 
-@strawberry.type(name="BranchingCondition", description="Evaluated in order after its step completes.")
-class BranchingConditionType:
-    id: strawberry.ID
-    after_step_id: strawberry.ID
-    field: str
-    op: BranchOp
-    value: JSON | None
-    action: BranchAction
-    target_step_id: strawberry.ID | None
+@strawberry.type(
+    name="BranchingCondition",
+    description="A rule checked when its step completes: if `field op value` holds, `action` happens. "
+    "A step's conditions are checked in the order they were given; the first that matches fires.",
+)
+class BranchingConditionType(Node):
+    after_step_id: strawberry.ID = strawberry.field(description="The step whose result it reads.")
+    field: str = strawberry.field(
+        description="What it reads: `confidence`, `resultSummary` or a key of the step's resultData."
+    )
+    op: BranchOp = strawberry.field(description="How the field is compared with `value`.")
+    value: JSON | None = strawberry.field(description="What the field is compared with.")
+    action: BranchAction = strawberry.field(description="What happens when it matches.")
+    target_step_id: strawberry.ID | None = strawberry.field(
+        description="The step `skip_to` skips forward to; null for `fail`."
+    )
 
     @staticmethod
     def from_row(row: BranchingConditionRow) -> BranchingConditionType:
@@ -92,41 +135,49 @@ class BranchingConditionType:
         )
 
 
-@strawberry.type(name="StepCounts", description="How many steps are in each state.")
+@strawberry.type(name="StepCounts", description="How many of a plan's steps are in each state.")
 class StepCounts:
-    pending: int
-    in_progress: int
-    awaiting_input: int
-    completed: int
-    skipped: int
-    failed: int
+    pending: int = strawberry.field(description="Steps PENDING.")
+    in_progress: int = strawberry.field(description="Steps IN_PROGRESS.")
+    awaiting_input: int = strawberry.field(description="Steps AWAITING_INPUT.")
+    completed: int = strawberry.field(description="Steps COMPLETED.")
+    skipped: int = strawberry.field(description="Steps SKIPPED.")
+    failed: int = strawberry.field(description="Steps FAILED.")
 
     @staticmethod
     def of(statuses: list[StepStatus]) -> StepCounts:
         return StepCounts(**{s.value: statuses.count(s) for s in StepStatus})
 
 
-@strawberry.type(name="ResearchPlan")
-class ResearchPlanType:
-    id: strawberry.ID
-    title: str
-    research_question: str
-    status: PlanStatus
-    output_formatting_notes: str | None
+@strawberry.type(
+    name="ResearchPlan",
+    description="A research plan (seeds 000, 003): a question answered by ordered steps an agent works "
+    "through, with reviews by people and branching on results.",
+)
+class ResearchPlanType(Node):
+    title: str = strawberry.field(description="Short name; empty when none was given.")
+    research_question: str = strawberry.field(description="The question the plan answers.")
+    status: PlanStatus = strawberry.field(description="Where the plan is in its lifecycle.")
+    output_formatting_notes: str | None = strawberry.field(
+        description="How the final output should be written; handed back when the plan completes."
+    )
     stall_threshold_seconds: float | None = strawberry.field(
-        description="This plan's own stall threshold, if set (else the server's)."
+        description="This plan's own stall threshold in seconds, if set (else the server's "
+        "FLIGHTDECK_STALL_THRESHOLD_SECONDS)."
     )
     session_id: str | None = strawberry.field(description="The agent session that last drove the plan.")
-    failure_reason: str | None
-    created_at: datetime
-    updated_at: datetime
-    completed_at: datetime | None
+    failure_reason: str | None = strawberry.field(description="Why the plan failed (FAILED only).")
+    created_at: datetime = strawberry.field(description=CREATED_AT)
+    updated_at: datetime = strawberry.field(description=UPDATED_AT)
+    completed_at: datetime | None = strawberry.field(
+        description="When it reached COMPLETED (UTC); null otherwise, FAILED included."
+    )
 
-    @strawberry.field
+    @strawberry.field(description="Every step, in order.")
     async def steps(self, info: Info[Context, Any]) -> list[PlanStepType]:
         return [PlanStepType.from_row(s) for s in await info.context.loaders.steps.load(str(self.id))]
 
-    @strawberry.field
+    @strawberry.field(description="The plan's branching conditions, in the order they were given.")
     async def branching_conditions(self, info: Info[Context, Any]) -> list[BranchingConditionType]:
         rows = await info.context.loaders.conditions.load(str(self.id))
         return [BranchingConditionType.from_row(r) for r in rows]
@@ -137,12 +188,12 @@ class ResearchPlanType:
         done = sum(StepStatus(s.status) in TERMINAL_STEP_STATUSES for s in steps)
         return round(100.0 * done / len(steps), 2) if steps else 0.0
 
-    @strawberry.field
+    @strawberry.field(description="How many steps are in each state.")
     async def step_counts(self, info: Info[Context, Any]) -> StepCounts:
         steps = await info.context.loaders.steps.load(str(self.id))
         return StepCounts.of([StepStatus(s.status) for s in steps])
 
-    @strawberry.field
+    @strawberry.field(description="The deliverables stored with storeResearchOutput, oldest first.")
     async def outputs(self, info: Info[Context, Any]) -> list[ResearchOutputType]:
         async with info.context.runtime.db.reader() as session:
             rows = await plan_queries.outputs_of_plan(session, str(self.id))
@@ -171,18 +222,29 @@ class ResearchPlanType:
         )
 
 
-@strawberry.type(name="SkillExecution")
-class SkillExecutionType:
-    id: strawberry.ID
-    session_id: str
-    skill_name: str
-    status: SkillStatus
-    plan_id: strawberry.ID | None
-    output_media_type: str | None
-    output_formatting_instructions: str | None
-    result_summary: str | None
-    started_at: datetime
-    completed_at: datetime | None
+@strawberry.type(
+    name="SkillExecution",
+    description="One run of a skill by an agent session (seed 003). A plan created with the same "
+    "sessionId links to the session's latest one, and gets its output settings at completion.",
+)
+class SkillExecutionType(Node):
+    session_id: str = strawberry.field(description="The agent session running the skill.")
+    skill_name: str = strawberry.field(description="Which skill it is.")
+    status: SkillStatus = strawberry.field(description="STARTED, then COMPLETED.")
+    plan_id: strawberry.ID | None = strawberry.field(
+        description="The plan linked to it, if one was created with its session."
+    )
+    output_media_type: str | None = strawberry.field(
+        description="The media type the final output should have, e.g. text/markdown."
+    )
+    output_formatting_instructions: str | None = strawberry.field(
+        description="How the final output should be formatted."
+    )
+    result_summary: str | None = strawberry.field(
+        description="What the skill produced, as given to completeSkillExecution."
+    )
+    started_at: datetime = strawberry.field(description="When it started (UTC).")
+    completed_at: datetime | None = strawberry.field(description="When it completed (UTC).")
 
     @staticmethod
     def from_row(row: SkillExecution) -> SkillExecutionType:
@@ -200,14 +262,15 @@ class SkillExecutionType:
         )
 
 
-@strawberry.type(name="ResearchOutput")
-class ResearchOutputType:
-    id: strawberry.ID
-    plan_id: strawberry.ID
-    title: str
-    media_type: str
-    content: str
-    created_at: datetime
+@strawberry.type(
+    name="ResearchOutput", description="A plan's final deliverable, stored with storeResearchOutput."
+)
+class ResearchOutputType(Node):
+    plan_id: strawberry.ID = strawberry.field(description="The plan it answers.")
+    title: str = strawberry.field(description="Its title; empty when none was given.")
+    media_type: str = strawberry.field(description="How `content` is written, e.g. text/markdown.")
+    content: str = strawberry.field(description=f"The deliverable itself, {RESULT_LIMIT}.")
+    created_at: datetime = strawberry.field(description="When it was stored (UTC).")
 
     @staticmethod
     def from_row(row: ResearchOutput) -> ResearchOutputType:
@@ -221,14 +284,14 @@ class ResearchOutputType:
         )
 
 
-@strawberry.type
+@strawberry.type(description="A plan and its position in the list.")
 class ResearchPlanEdge:
-    cursor: str
-    node: ResearchPlanType
+    cursor: str = strawberry.field(description=CURSOR)
+    node: ResearchPlanType = strawberry.field(description=edge_node("plan"))
 
 
-@strawberry.type
+@strawberry.type(description="A page of research plans.")
 class ResearchPlanConnection:
-    edges: list[ResearchPlanEdge]
-    page_info: PageInfo
-    total_count: int
+    edges: list[ResearchPlanEdge] = strawberry.field(description=EDGES)
+    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
+    total_count: int = strawberry.field(description=TOTAL_COUNT)

@@ -12,15 +12,26 @@ import strawberry
 
 from ...machines.retry import Backoff, ErrorCategory
 from ...machines.workflow import FailurePolicy, OnFailure
+from ..descriptions import NAME_LIMIT, TEXT_LIMIT
 from . import enums  # noqa: F401  (registers the enums)
+
+DURATION = 'A duration like "30s", "5m" or "1h30m" (units ms, s, m, h, d), more than zero, at most 365d.'
 
 
 @strawberry.input(description="Seed 002 §3.2. Delays are durations like 1s, 5m.")
 class RetryPolicyInput:
-    max_retries: int = 3
-    backoff: Backoff = Backoff.EXPONENTIAL
-    initial_delay: str = "1s"
-    max_delay: str | None = None
+    max_retries: int = strawberry.field(
+        default=3, description="Retries after the first attempt, 0 to 100; 0 never retries."
+    )
+    backoff: Backoff = strawberry.field(
+        default=Backoff.EXPONENTIAL, description="How the wait grows from one retry to the next."
+    )
+    initial_delay: str = strawberry.field(
+        default="1s", description=f"The wait before the first retry. {DURATION}"
+    )
+    max_delay: str | None = strawberry.field(
+        default=None, description=f"No wait is longer than this; null: up to 365d. {DURATION}"
+    )
     retry_on: list[ErrorCategory] | None = strawberry.field(
         default=None,
         description="Categories to retry: transient always; agent_error and external may be added.",
@@ -41,14 +52,31 @@ class RetryPolicyInput:
 
 @strawberry.input(description="One step of the DAG.")
 class WorkflowStepInput:
-    name: str
-    depends_on: list[str] = strawberry.field(default_factory=list)
-    agent: str | None = strawberry.field(default=None, description="Only this agent may claim the step.")
-    timeout: str | None = strawberry.field(default=None, description='A duration like "5m".')
-    on_failure: OnFailure | None = strawberry.field(
-        default=None, description="Defaults to the workflow's failurePolicy."
+    name: str = strawberry.field(
+        description=f"Unique within the workflow ({NAME_LIMIT}); dependsOn and compensation name it."
     )
-    retry_policy: RetryPolicyInput | None = None
+    depends_on: list[str] = strawberry.field(
+        default_factory=list,
+        description="Names of the steps that must be completed or skipped before this one runs; no cycles.",
+    )
+    agent: str | None = strawberry.field(
+        default=None, description=f"Only this agent may claim the step ({NAME_LIMIT}); not for gates."
+    )
+    timeout: str | None = strawberry.field(
+        default=None,
+        description=f"How long the step may run from its claim before it fails (category timeout). "
+        f"{DURATION}",
+    )
+    on_failure: OnFailure | None = strawberry.field(
+        default=None,
+        description="What the step's failure does once it is not retried; default: the workflow's "
+        "failurePolicy.",
+    )
+    retry_policy: RetryPolicyInput | None = strawberry.field(
+        default=None,
+        description="When to retry a failure; null: the seed's (3 retries, exponential, 1s up to 60s). "
+        "Not for gates.",
+    )
     approval: bool = strawberry.field(
         default=False, description="An approval gate: the workflow blocks until a reviewer answers."
     )
@@ -71,18 +99,33 @@ class WorkflowStepInput:
 
 @strawberry.input(description="How to undo a completed step, and the agent that does it (seed 002 §4.3).")
 class CompensationInput:
-    step: str
-    action: str
-    agent: str
+    step: str = strawberry.field(description="The step it undoes; one entry per step at most.")
+    action: str = strawberry.field(description=f"What its agent does to undo the step; {TEXT_LIMIT}.")
+    agent: str = strawberry.field(
+        description=f"The only agent that may claim this compensation ({NAME_LIMIT})."
+    )
 
 
 @strawberry.input(description="A workflow definition (the seed's YAML spec as typed input).")
 class CreateWorkflowInput:
-    name: str
-    steps: list[WorkflowStepInput]
-    compensation: list[CompensationInput] = strawberry.field(default_factory=list)
-    timeout: str | None = strawberry.field(default=None, description='The whole workflow\'s, e.g. "30m".')
-    failure_policy: FailurePolicy = FailurePolicy.ABORT
+    name: str = strawberry.field(description=f"What the workflow is called; required, {NAME_LIMIT}.")
+    steps: list[WorkflowStepInput] = strawberry.field(
+        description="The DAG's steps: at least 1, at most FLIGHTDECK_MAX_STEPS (200 by default); more "
+        "than 10 gives a warning."
+    )
+    compensation: list[CompensationInput] = strawberry.field(
+        default_factory=list,
+        description="How to undo completed steps; steps without an entry are not undone.",
+    )
+    timeout: str | None = strawberry.field(
+        default=None,
+        description=f"The whole workflow's, running from the start of execution (queued time excluded). "
+        f"{DURATION}",
+    )
+    failure_policy: FailurePolicy = strawberry.field(
+        default=FailurePolicy.ABORT,
+        description="What a failure does: for the workflow's timeout, and steps without onFailure.",
+    )
 
     def to_document(self) -> dict[str, Any]:
         doc: dict[str, Any] = {

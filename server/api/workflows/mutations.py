@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.permission import BasePermission
@@ -22,6 +22,7 @@ from ...services.workflow_compensation import CompensationReport
 from ...services.workflow_create import CreatedWorkflow
 from ...services.workflow_reports import StepReport
 from ..context import Context
+from ..descriptions import NAME_LIMIT, RESULT_LIMIT, TEXT_LIMIT, user_errors
 from ..errors import UserError, run_mutation
 from ..permissions import CanDecide, CanDrive
 from .inputs import CreateWorkflowInput
@@ -30,20 +31,31 @@ from .types import WorkflowCompensationType, WorkflowStepType, WorkflowType
 I = Info[Context, Any]  # noqa: E741
 DRIVE: list[type[BasePermission]] = [CanDrive]
 DECIDE: list[type[BasePermission]] = [CanDecide]
+A = strawberry.argument
+StepId = Annotated[strawberry.ID, A(description="The workflow step.")]
+Agent = Annotated[str, A(description=f"Your agent name, the one you claimed the work with; {NAME_LIMIT}.")]
+Attempt = Annotated[
+    int | None,
+    A(description="The attempt you claimed (step.attempt); a report for an older attempt is CONFLICT."),
+]
+CompensationId = Annotated[strawberry.ID, A(description="The compensation.")]
+WORKFLOW_NOW = "The workflow, as it is now."
 
 
 @strawberry.type(description="Advice about a valid definition (e.g. more than 10 steps).")
 class DefinitionWarning:
-    code: str
-    message: str
-    field: list[str]
+    code: str = strawberry.field(description="Stable code, e.g. TOO_MANY_STEPS.")
+    message: str = strawberry.field(description="What to consider, for a person.")
+    field: list[str] = strawberry.field(description="Path of the input field it is about.")
 
 
-@strawberry.type
+@strawberry.type(description="What createWorkflow and createWorkflowFromYaml made.")
 class CreateWorkflowPayload:
-    workflow: WorkflowType | None = None
-    warnings: list[DefinitionWarning] = strawberry.field(default_factory=list)
-    user_errors: list[UserError] = strawberry.field(default_factory=list)
+    workflow: WorkflowType | None = strawberry.field(default=None, description="The new workflow (IDLE).")
+    warnings: list[DefinitionWarning] = strawberry.field(
+        default_factory=list, description="Advice about the definition; it was accepted anyway."
+    )
+    user_errors: list[UserError] = user_errors()
 
     @staticmethod
     def of(created: CreatedWorkflow | None, errors: list[UserError]) -> CreateWorkflowPayload:
@@ -55,26 +67,34 @@ class CreateWorkflowPayload:
         return CreateWorkflowPayload(workflow=WorkflowType.from_row(created.workflow), warnings=warnings)
 
 
-@strawberry.type
+@strawberry.type(description="A workflow after a workflow mutation.")
 class WorkflowPayload:
-    workflow: WorkflowType | None = None
-    user_errors: list[UserError] = strawberry.field(default_factory=list)
+    workflow: WorkflowType | None = strawberry.field(default=None, description=WORKFLOW_NOW)
+    user_errors: list[UserError] = user_errors()
 
 
 @strawberry.type(description="What a claim handed out; `outcome` says which of step and compensation is set.")
 class ClaimWorkflowStepPayload:
-    outcome: ClaimOutcome | None = None
-    workflow: WorkflowType | None = None
-    step: WorkflowStepType | None = None
-    compensation: WorkflowCompensationType | None = None
-    user_errors: list[UserError] = strawberry.field(default_factory=list)
+    outcome: ClaimOutcome | None = strawberry.field(
+        default=None, description="What was handed out; null only with userErrors."
+    )
+    workflow: WorkflowType | None = strawberry.field(
+        default=None, description="The workflow of what was handed out; for NONE, the one asked for (if any)."
+    )
+    step: WorkflowStepType | None = strawberry.field(
+        default=None, description="STEP: the step, now RUNNING and held by you."
+    )
+    compensation: WorkflowCompensationType | None = strawberry.field(
+        default=None, description="COMPENSATION: the compensation, now RUNNING and held by you."
+    )
+    user_errors: list[UserError] = user_errors()
 
 
-@strawberry.type
+@strawberry.type(description="A step and its workflow after a step mutation.")
 class WorkflowStepPayload:
-    workflow: WorkflowType | None = None
-    step: WorkflowStepType | None = None
-    user_errors: list[UserError] = strawberry.field(default_factory=list)
+    workflow: WorkflowType | None = strawberry.field(default=None, description=WORKFLOW_NOW)
+    step: WorkflowStepType | None = strawberry.field(default=None, description="The step, as it is now.")
+    user_errors: list[UserError] = user_errors()
 
     @staticmethod
     def of(report: StepReport | None, errors: list[UserError]) -> WorkflowStepPayload:
@@ -85,14 +105,16 @@ class WorkflowStepPayload:
         )
 
 
-@strawberry.type
+@strawberry.type(description="A compensation and its workflow after a compensation report.")
 class WorkflowCompensationPayload:
-    workflow: WorkflowType | None = None
-    compensation: WorkflowCompensationType | None = None
+    workflow: WorkflowType | None = strawberry.field(default=None, description=WORKFLOW_NOW)
+    compensation: WorkflowCompensationType | None = strawberry.field(
+        default=None, description="The compensation, as it is now."
+    )
     already_reported: bool | None = strawberry.field(
         default=None, description="True when this result had been reported before and nothing changed."
     )
-    user_errors: list[UserError] = strawberry.field(default_factory=list)
+    user_errors: list[UserError] = user_errors()
 
     @staticmethod
     def of(report: CompensationReport | None, errors: list[UserError]) -> WorkflowCompensationPayload:
@@ -107,8 +129,13 @@ class WorkflowCompensationPayload:
 
 @strawberry.type
 class WorkflowMutations:
-    @strawberry.mutation(permission_classes=DRIVE, description="Define a workflow (idle) from typed input.")
-    async def create_workflow(self, info: I, input: CreateWorkflowInput) -> CreateWorkflowPayload:
+    @strawberry.mutation(
+        permission_classes=DRIVE,
+        description="Define a workflow (IDLE) from typed input. Agent or admin keys.",
+    )
+    async def create_workflow(
+        self, info: I, input: Annotated[CreateWorkflowInput, A(description="The definition.")]
+    ) -> CreateWorkflowPayload:
         created, errors = await run_mutation(
             info, lambda tx: workflow_create.create_workflow(tx, input.to_document())
         )
@@ -116,10 +143,20 @@ class WorkflowMutations:
 
     @strawberry.mutation(
         permission_classes=DRIVE,
-        description="Define a workflow (idle) from the seed's YAML; `name` overrides metadata.name.",
+        description="Define a workflow (IDLE) from the seed's YAML; `name` overrides metadata.name. "
+        "Agent or admin keys.",
     )
     async def create_workflow_from_yaml(
-        self, info: I, yaml: str, name: str | None = None
+        self,
+        info: I,
+        yaml: Annotated[
+            str,
+            A(
+                description=f"The definition as seed 002 writes it (spec.steps, or steps at the top); "
+                f"{RESULT_LIMIT}."
+            ),
+        ],
+        name: Annotated[str | None, A(description=f"The workflow's name; {NAME_LIMIT}.")] = None,
     ) -> CreateWorkflowPayload:
         created, errors = await run_mutation(
             info, lambda tx: workflow_create.create_workflow_from_yaml(tx, yaml, name)
@@ -127,9 +164,13 @@ class WorkflowMutations:
         return CreateWorkflowPayload.of(created, errors)
 
     @strawberry.mutation(
-        permission_classes=DRIVE, description="idle -> queued, and executing at once if a slot is free."
+        permission_classes=DRIVE,
+        description="IDLE -> QUEUED, and EXECUTING at once if one of the tenant's slots is free. "
+        "Agent or admin keys.",
     )
-    async def start_workflow(self, info: I, workflow_id: strawberry.ID) -> WorkflowPayload:
+    async def start_workflow(
+        self, info: I, workflow_id: Annotated[strawberry.ID, A(description="The workflow.")]
+    ) -> WorkflowPayload:
         row, errors = await run_mutation(
             info, lambda tx: workflow_create.start_workflow(tx, str(workflow_id))
         )
@@ -137,10 +178,19 @@ class WorkflowMutations:
 
     @strawberry.mutation(
         permission_classes=DRIVE,
-        description="Take one runnable step (or, while compensating, your next compensation), if any.",
+        description="Take one runnable step of an EXECUTING workflow (or, while COMPENSATING, your next "
+        "compensation), if any; it is RUNNING and yours until you report it. Agent or admin keys.",
     )
     async def claim_workflow_step(
-        self, info: I, agent: str, workflow_id: strawberry.ID | None = None
+        self,
+        info: I,
+        agent: Annotated[
+            str, A(description=f"Your agent name; steps naming another agent are not yours; {NAME_LIMIT}.")
+        ],
+        workflow_id: Annotated[
+            strawberry.ID | None,
+            A(description="Only from this workflow; omitted: from any, the oldest started first."),
+        ] = None,
     ) -> ClaimWorkflowStepPayload:
         wid = str(workflow_id) if workflow_id is not None else None
         claim, errors = await run_mutation(info, lambda tx: workflow_claims.claim_work(tx, agent, wid))
@@ -155,14 +205,18 @@ class WorkflowMutations:
             else None,
         )
 
-    @strawberry.mutation(permission_classes=DRIVE, description="Report your running step done.")
+    @strawberry.mutation(
+        permission_classes=DRIVE,
+        description="Report your RUNNING step COMPLETED; the steps depending on it may run. Agent or "
+        "admin keys.",
+    )
     async def complete_workflow_step(
         self,
         info: I,
-        step_id: strawberry.ID,
-        agent: str,
-        output: JSON | None = None,
-        attempt: int | None = None,
+        step_id: StepId,
+        agent: Agent,
+        output: Annotated[JSON | None, A(description=f"What the step produced; {RESULT_LIMIT}.")] = None,
+        attempt: Attempt = None,
     ) -> WorkflowStepPayload:
         report, errors = await run_mutation(
             info, lambda tx: workflow_reports.complete_workflow_step(tx, str(step_id), agent, output, attempt)
@@ -171,16 +225,17 @@ class WorkflowMutations:
 
     @strawberry.mutation(
         permission_classes=DRIVE,
-        description="Report your running step failed; the category decides retry, escalation or onFailure.",
+        description="Report your RUNNING step failed; the category decides retry (back to PENDING), "
+        "escalation (the workflow BLOCKED) or onFailure. Agent or admin keys.",
     )
     async def fail_workflow_step(
         self,
         info: I,
-        step_id: strawberry.ID,
-        agent: str,
-        category: ErrorCategory,
-        message: str,
-        attempt: int | None = None,
+        step_id: StepId,
+        agent: Agent,
+        category: Annotated[ErrorCategory, A(description="What kind of failure it is.")],
+        message: Annotated[str, A(description=f"What went wrong; required, {TEXT_LIMIT}.")],
+        attempt: Attempt = None,
     ) -> WorkflowStepPayload:
         report, errors = await run_mutation(
             info,
@@ -191,10 +246,12 @@ class WorkflowMutations:
         return WorkflowStepPayload.of(report, errors)
 
     @strawberry.mutation(
-        permission_classes=DRIVE, description="Proof of life; a userError says the step is no longer yours."
+        permission_classes=DRIVE,
+        description="Proof of life for your RUNNING step (it does not extend the timeout); a userError "
+        "says the step is no longer yours. Agent or admin keys.",
     )
     async def heartbeat_workflow_step(
-        self, info: I, step_id: strawberry.ID, agent: str, attempt: int | None = None
+        self, info: I, step_id: StepId, agent: Agent, attempt: Attempt = None
     ) -> WorkflowStepPayload:
         report, errors = await run_mutation(
             info, lambda tx: workflow_reports.heartbeat_workflow_step(tx, str(step_id), agent, attempt)
@@ -203,10 +260,14 @@ class WorkflowMutations:
 
     @strawberry.mutation(
         permission_classes=DECIDE,
-        description="Approve a step waiting for a reviewer: a gate completes, an escalated step runs again.",
+        description="Approve a step waiting for a reviewer: a gate completes, an escalated step runs again "
+        "(PENDING). Reviewer or admin keys.",
     )
     async def approve_workflow_step(
-        self, info: I, step_id: strawberry.ID, comment: str | None = None
+        self,
+        info: I,
+        step_id: Annotated[strawberry.ID, A(description="The step waiting for a reviewer.")],
+        comment: Annotated[str | None, A(description=f"Why, recorded in the event; {TEXT_LIMIT}.")] = None,
     ) -> WorkflowStepPayload:
         report, errors = await run_mutation(
             info, lambda tx: workflow_review.approve_workflow_step(tx, str(step_id), comment)
@@ -215,17 +276,27 @@ class WorkflowMutations:
 
     @strawberry.mutation(
         permission_classes=DECIDE,
-        description="Reject a step waiting for a reviewer: it fails (onFailure applies).",
+        description="Reject a step waiting for a reviewer: it fails (category governance; onFailure "
+        "applies). Reviewer or admin keys.",
     )
-    async def reject_workflow_step(self, info: I, step_id: strawberry.ID, reason: str) -> WorkflowStepPayload:
+    async def reject_workflow_step(
+        self,
+        info: I,
+        step_id: Annotated[strawberry.ID, A(description="The step waiting for a reviewer.")],
+        reason: Annotated[str, A(description=f"Why; required, {TEXT_LIMIT}.")],
+    ) -> WorkflowStepPayload:
         report, errors = await run_mutation(
             info, lambda tx: workflow_review.reject_workflow_step(tx, str(step_id), reason)
         )
         return WorkflowStepPayload.of(report, errors)
 
-    @strawberry.mutation(permission_classes=DRIVE, description="Report your compensation done (idempotent).")
+    @strawberry.mutation(
+        permission_classes=DRIVE,
+        description="Report your RUNNING compensation COMPLETED (idempotent); after the last one the "
+        "workflow is COMPLETED, rolled back. Agent or admin keys.",
+    )
     async def complete_workflow_compensation(
-        self, info: I, compensation_id: strawberry.ID, agent: str
+        self, info: I, compensation_id: CompensationId, agent: Agent
     ) -> WorkflowCompensationPayload:
         report, errors = await run_mutation(
             info, lambda tx: workflow_compensation.complete_compensation(tx, str(compensation_id), agent)
@@ -234,10 +305,15 @@ class WorkflowMutations:
 
     @strawberry.mutation(
         permission_classes=DRIVE,
-        description="Report your compensation failed: the workflow ends failed, partially rolled back.",
+        description="Report your compensation failed: the workflow ends FAILED, partially rolled back "
+        "(idempotent). Agent or admin keys.",
     )
     async def fail_workflow_compensation(
-        self, info: I, compensation_id: strawberry.ID, agent: str, message: str
+        self,
+        info: I,
+        compensation_id: CompensationId,
+        agent: Agent,
+        message: Annotated[str, A(description=f"What went wrong; required, {TEXT_LIMIT}.")],
     ) -> WorkflowCompensationPayload:
         report, errors = await run_mutation(
             info, lambda tx: workflow_compensation.fail_compensation(tx, str(compensation_id), agent, message)

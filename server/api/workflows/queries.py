@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.types import Info
@@ -12,6 +12,7 @@ from strawberry.types import Info
 from ...machines.workflow import WorkflowStatus
 from ...services import workflow_queries
 from ..context import Context
+from ..descriptions import PAGE_AFTER, PAGE_FIRST
 from ..errors import run_query
 from ..events.snapshots import root_snapshots
 from ..pagination import PageInfo, capped, selects
@@ -29,15 +30,24 @@ I = Info[Context, Any]  # noqa: E741
 
 @strawberry.type
 class WorkflowQueries:
-    @strawberry.field
-    async def workflow(self, info: I, id: strawberry.ID) -> WorkflowType | None:
+    @strawberry.field(description="One workflow by id; null when it does not exist in your tenant.")
+    async def workflow(
+        self, info: I, id: Annotated[strawberry.ID, strawberry.argument(description="The workflow's id.")]
+    ) -> WorkflowType | None:
         tenant = info.context.principal.tenant_id
         row = await run_query(info, lambda s: workflow_queries.get_workflow(s, tenant, str(id)))
         return WorkflowType.from_row(row) if row else None
 
     @strawberry.field(description="Workflows, newest first; `first` is capped by the server.")
     async def workflows(
-        self, info: I, first: int = 20, after: str | None = None, status: list[WorkflowStatus] | None = None
+        self,
+        info: I,
+        first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 20,
+        after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
+        status: Annotated[
+            list[WorkflowStatus] | None,
+            strawberry.argument(description="Only workflows in one of these states; omitted or empty: all."),
+        ] = None,
     ) -> WorkflowConnection:
         tenant = info.context.principal.tenant_id
         statuses = status or []
@@ -63,8 +73,10 @@ class WorkflowQueries:
         assert result is not None
         return result
 
-    @strawberry.field
-    async def workflow_step(self, info: I, id: strawberry.ID) -> WorkflowStepType | None:
+    @strawberry.field(description="One workflow step by id; null when it does not exist in your tenant.")
+    async def workflow_step(
+        self, info: I, id: Annotated[strawberry.ID, strawberry.argument(description="The step's id.")]
+    ) -> WorkflowStepType | None:
         tenant = info.context.principal.tenant_id
         row = await run_query(info, lambda s: workflow_queries.get_step(s, tenant, str(id)))
         return WorkflowStepType.from_row(row) if row else None
@@ -73,7 +85,10 @@ class WorkflowQueries:
         description="Steps waiting for a reviewer (approval gates, governance escalations), oldest first."
     )
     async def workflow_steps_awaiting_review(
-        self, info: I, first: int = 20, after: str | None = None
+        self,
+        info: I,
+        first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 20,
+        after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
     ) -> WorkflowStepConnection:
         tenant = info.context.principal.tenant_id
 
@@ -101,7 +116,16 @@ class WorkflowSubscriptions:
     @strawberry.subscription(
         description="The workflow now, then again after every change to it or its steps."
     )
-    async def workflow_updated(self, info: I, id: strawberry.ID) -> AsyncGenerator[WorkflowType, None]:
+    async def workflow_updated(
+        self,
+        info: I,
+        id: Annotated[
+            strawberry.ID,
+            strawberry.argument(
+                description="The workflow's id; NOT_FOUND ends the stream if it is not yours."
+            ),
+        ],
+    ) -> AsyncGenerator[WorkflowType, None]:
         tenant = info.context.principal.tenant_id
 
         snapshots = root_snapshots(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Annotated, Any, cast
 
 import strawberry
 import yaml
@@ -25,6 +25,18 @@ from ...machines.workflow import (
 from ...services import workflow_queries
 from ...services.workflow_definition import retry_policy_from_document
 from ..context import Context
+from ..descriptions import (
+    CREATED_AT,
+    CURSOR,
+    EDGES,
+    PAGE_AFTER,
+    PAGE_FIRST,
+    PAGE_INFO,
+    TOTAL_COUNT,
+    UPDATED_AT,
+    edge_node,
+)
+from ..node import Node
 from ..pagination import PageInfo, capped
 from . import enums  # noqa: F401  (registers the enums)
 
@@ -37,53 +49,68 @@ def _duration(seconds: float | None) -> str | None:
 
 @strawberry.type(name="RetryPolicy", description="Seed 002 §3.2; the seed's example when a step names none.")
 class RetryPolicyType:
-    max_retries: int
-    backoff: Backoff
-    initial_delay: str
-    max_delay: str | None
+    max_retries: int = strawberry.field(description="Retries after the first attempt; 0 never retries.")
+    backoff: Backoff = strawberry.field(description="How the wait grows from one retry to the next.")
+    initial_delay: str = strawberry.field(description='The wait before the first retry, e.g. "1s".')
+    max_delay: str | None = strawberry.field(description="No wait is longer; null: up to 365d.")
     retry_on: list[ErrorCategory] = strawberry.field(description="Categories retried (transient always).")
-    is_default: bool
+    is_default: bool = strawberry.field(description="True when the step named no policy: this is the seed's.")
 
 
 @strawberry.type(description="How to undo a completed step, and which agent does it (seed 002 §4.3).")
 class CompensationEntry:
-    action: str
-    agent: str
+    action: str = strawberry.field(description="What its agent does to undo the step.")
+    agent: str = strawberry.field(description="The only agent that may claim the compensation.")
 
 
 @strawberry.type(name="WorkflowStep", description="One step of a workflow's DAG.")
-class WorkflowStepType:
-    id: strawberry.ID
-    workflow_id: strawberry.ID
+class WorkflowStepType(Node):
+    workflow_id: strawberry.ID = strawberry.field(description="The workflow it belongs to.")
     position: int = strawberry.field(description="1-based position in the definition.")
-    name: str
-    status: WorkflowStepStatus
-    depends_on: list[str]
+    name: str = strawberry.field(description="Unique within the workflow.")
+    status: WorkflowStepStatus = strawberry.field(description="Where the step is in its lifecycle.")
+    depends_on: list[str] = strawberry.field(
+        description="Names of the steps that must be completed or skipped before it runs."
+    )
     agent: str | None = strawberry.field(description="Only this agent may claim the step, if set.")
     timeout: str | None = strawberry.field(description='As in the definition, e.g. "5m".')
-    timeout_seconds: float | None
-    on_failure: OnFailure
-    retry_policy: RetryPolicyType
+    timeout_seconds: float | None = strawberry.field(description="The same timeout in seconds.")
+    on_failure: OnFailure = strawberry.field(
+        description="What its failure does once not retried (the workflow's failurePolicy if it named none)."
+    )
+    retry_policy: RetryPolicyType = strawberry.field(description="When and how a failure is retried.")
     approval: bool = strawberry.field(description="An approval gate: decided by a reviewer, not an agent.")
     blocked_on: BlockedOn | None = strawberry.field(description="Set while the step waits for a reviewer.")
-    compensation: CompensationEntry | None
+    compensation: CompensationEntry | None = strawberry.field(
+        description="How to undo it once completed; null: it is not undone."
+    )
     attempt: int = strawberry.field(description="Claims so far; 2 or more after a retry.")
     claimed_by: str | None = strawberry.field(description="The agent holding (or that last held) the step.")
-    next_attempt_at: datetime | None = strawberry.field(description="A retry waits for its back-off until.")
-    timeout_at: datetime | None
-    started_at: datetime | None
-    heartbeat_at: datetime | None
-    completed_at: datetime | None
+    next_attempt_at: datetime | None = strawberry.field(
+        description="When a retried step may be claimed again (its back-off ends), UTC."
+    )
+    timeout_at: datetime | None = strawberry.field(
+        description="When the running step times out (UTC); null when not running or without a timeout."
+    )
+    started_at: datetime | None = strawberry.field(description="When it last went RUNNING (UTC).")
+    heartbeat_at: datetime | None = strawberry.field(
+        description="The holder's last heartbeat in this attempt (UTC); heartbeats do not extend timeouts."
+    )
+    completed_at: datetime | None = strawberry.field(
+        description="When it reached COMPLETED, SKIPPED or FAILED (UTC)."
+    )
     completion_order: int | None = strawberry.field(
         description="1 for the first step to complete, then 2, ..."
     )
-    last_error: str | None
-    last_error_category: ErrorCategory | None
-    output: JSON | None
-    created_at: datetime
-    updated_at: datetime
+    last_error: str | None = strawberry.field(description="The message of its last failure.")
+    last_error_category: ErrorCategory | None = strawberry.field(
+        description="The category of its last failure; null for a cancellation."
+    )
+    output: JSON | None = strawberry.field(description="What completeWorkflowStep reported.")
+    created_at: datetime = strawberry.field(description=CREATED_AT)
+    updated_at: datetime = strawberry.field(description=UPDATED_AT)
 
-    @strawberry.field
+    @strawberry.field(description="The workflow it belongs to.")
     async def workflow(self, info: I) -> WorkflowType | None:
         key = (info.context.principal.tenant_id, str(self.workflow_id))
         row = await info.context.loaders.workflows.load(key)
@@ -133,18 +160,17 @@ class WorkflowStepType:
 
 
 @strawberry.type(name="WorkflowCompensation", description="Undoing one completed step (seed 002 §4).")
-class WorkflowCompensationType:
-    id: strawberry.ID
-    workflow_id: strawberry.ID
-    step_id: strawberry.ID
-    step_name: str
+class WorkflowCompensationType(Node):
+    workflow_id: strawberry.ID = strawberry.field(description="The workflow being compensated.")
+    step_id: strawberry.ID = strawberry.field(description="The completed step it undoes.")
+    step_name: str = strawberry.field(description="That step's name.")
     position: int = strawberry.field(description="1 runs first: the step that completed last.")
-    action: str
-    agent: str
-    status: CompensationStatus
-    error: str | None
-    started_at: datetime | None
-    completed_at: datetime | None
+    action: str = strawberry.field(description="What its agent does to undo the step.")
+    agent: str = strawberry.field(description="The only agent that may claim it.")
+    status: CompensationStatus = strawberry.field(description="Where it is in its lifecycle.")
+    error: str | None = strawberry.field(description="Why it failed (FAILED only).")
+    started_at: datetime | None = strawberry.field(description="When its agent claimed it (UTC).")
+    completed_at: datetime | None = strawberry.field(description="When it COMPLETED or FAILED (UTC).")
 
     @staticmethod
     def from_row(row: WorkflowCompensation) -> WorkflowCompensationType:
@@ -165,50 +191,56 @@ class WorkflowCompensationType:
 
 @strawberry.type(name="WorkflowStepCounts", description="How many steps are in each state.")
 class WorkflowStepCounts:
-    pending: int
-    running: int
-    completed: int
-    failed: int
-    skipped: int
+    pending: int = strawberry.field(description="Steps PENDING.")
+    running: int = strawberry.field(description="Steps RUNNING.")
+    completed: int = strawberry.field(description="Steps COMPLETED.")
+    failed: int = strawberry.field(description="Steps FAILED.")
+    skipped: int = strawberry.field(description="Steps SKIPPED.")
 
 
-@strawberry.type
+@strawberry.type(description="A workflow step and its position in the list.")
 class WorkflowStepEdge:
-    cursor: str
-    node: WorkflowStepType
+    cursor: str = strawberry.field(description=CURSOR)
+    node: WorkflowStepType = strawberry.field(description=edge_node("step"))
 
 
-@strawberry.type
+@strawberry.type(description="A page of workflow steps.")
 class WorkflowStepConnection:
-    edges: list[WorkflowStepEdge]
-    page_info: PageInfo
-    total_count: int
+    edges: list[WorkflowStepEdge] = strawberry.field(description=EDGES)
+    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
+    total_count: int = strawberry.field(description=TOTAL_COUNT)
 
 
 @strawberry.type(name="Workflow", description="A DAG workflow (seed 002).")
-class WorkflowType:
-    id: strawberry.ID
-    name: str
-    status: WorkflowStatus
+class WorkflowType(Node):
+    name: str = strawberry.field(description="What the workflow is called.")
+    status: WorkflowStatus = strawberry.field(description="Where the workflow is in its lifecycle.")
     outcome: WorkflowOutcome | None = strawberry.field(description="Set once the workflow is finished.")
-    failure_policy: FailurePolicy
-    timeout: str | None
-    timeout_seconds: float | None
+    failure_policy: FailurePolicy = strawberry.field(
+        description="What a failure does: for its timeout, and steps without onFailure."
+    )
+    timeout: str | None = strawberry.field(description='The whole workflow\'s, e.g. "30m"; null: none.')
+    timeout_seconds: float | None = strawberry.field(description="The same timeout in seconds.")
     timeout_at: datetime | None = strawberry.field(description="Deadline; runs from the start of execution.")
-    failure_reason: str | None
+    failure_reason: str | None = strawberry.field(description="Why it failed or was compensated.")
     definition: JSON = strawberry.field(description="The definition as stored, in the YAML's own words.")
-    created_at: datetime
-    updated_at: datetime
-    queued_at: datetime | None
-    started_at: datetime | None
-    completed_at: datetime | None
+    created_at: datetime = strawberry.field(description=CREATED_AT)
+    updated_at: datetime = strawberry.field(description=UPDATED_AT)
+    queued_at: datetime | None = strawberry.field(description="When startWorkflow queued it (UTC).")
+    started_at: datetime | None = strawberry.field(description="When it first went EXECUTING (UTC).")
+    completed_at: datetime | None = strawberry.field(description="When it COMPLETED or FAILED (UTC).")
 
     @strawberry.field(description="The definition as YAML (what createWorkflowFromYaml accepts).")
     def definition_yaml(self) -> str:
         return yaml.safe_dump(self.definition, sort_keys=False, allow_unicode=True)
 
     @strawberry.field(description="The steps in definition order.")
-    async def steps(self, info: I, first: int = 100, after: str | None = None) -> WorkflowStepConnection:
+    async def steps(
+        self,
+        info: I,
+        first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 100,
+        after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
+    ) -> WorkflowStepConnection:
         rows = await info.context.loaders.workflow_steps.load(str(self.id))
         page = workflow_queries.steps_page(rows, capped(info, first), after)
         edges = [
@@ -221,7 +253,7 @@ class WorkflowType:
             total_count=len(rows),
         )
 
-    @strawberry.field
+    @strawberry.field(description="How many steps are in each state.")
     async def step_counts(self, info: I) -> WorkflowStepCounts:
         statuses = [s.status for s in await info.context.loaders.workflow_steps.load(str(self.id))]
         return WorkflowStepCounts(**{s.value: statuses.count(s.value) for s in WorkflowStepStatus})
@@ -252,14 +284,14 @@ class WorkflowType:
         )
 
 
-@strawberry.type
+@strawberry.type(description="A workflow and its position in the list.")
 class WorkflowEdge:
-    cursor: str
-    node: WorkflowType
+    cursor: str = strawberry.field(description=CURSOR)
+    node: WorkflowType = strawberry.field(description=edge_node("workflow"))
 
 
-@strawberry.type
+@strawberry.type(description="A page of workflows.")
 class WorkflowConnection:
-    edges: list[WorkflowEdge]
-    page_info: PageInfo
-    total_count: int
+    edges: list[WorkflowEdge] = strawberry.field(description=EDGES)
+    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
+    total_count: int = strawberry.field(description=TOTAL_COUNT)

@@ -52,14 +52,21 @@ class NextStep:
     step_formatting_notes: list[PlanStep] = field(default_factory=list)
 
 
+def check_session_id(session_id: str | None) -> None:
+    """A session id names a session in a 200-byte column; checked before anything else is looked at."""
+    if session_id:
+        check_text(session_id, ["sessionId"], SHORT_TEXT)
+
+
 def note_session(tx: Tx, plan: ResearchPlan, session_id: str | None) -> None:
     """Record ``session_resumed`` when a session other than the plan's last one picks it up.
 
-    A finished plan is not resumed by anyone, so it is left as it is.
+    A finished plan is not resumed by anyone, so it is left as it is. The id is checked whatever the
+    plan's state, so an over-long one is refused alike for every plan.
     """
+    check_session_id(session_id)
     if not session_id or session_id == plan.session_id or plan.status in TERMINAL_PLAN:
         return
-    check_text(session_id, ["sessionId"], SHORT_TEXT)
     previous = plan.session_id
     plan.session_id = session_id
     plan.updated_at = tx.now

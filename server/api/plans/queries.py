@@ -12,7 +12,7 @@ from ...errors import ServiceError
 from ...machines.plan import PlanStatus, StepStatus
 from ...machines.stall import stall_threshold_problem
 from ...services import plan_queries
-from ...services.plan_execution import note_session
+from ...services.plan_execution import check_session_id, note_session
 from ...services.plan_rows import TERMINAL_PLAN, lock_plan
 from ...services.runtime import unit_of_work
 from .. import scalars  # noqa: F401  (registers the enums)
@@ -173,6 +173,10 @@ class PlanQueries:
     ) -> ResearchContext | None:
         ctx = info.context
         tenant = ctx.principal.tenant_id
+        try:
+            check_session_id(session_id)  # whatever the plan's state
+        except ServiceError as exc:
+            raise top_level_error(exc) from None
         if session_id and ctx.principal.can_drive:
             current = await run_query(
                 info, lambda s: plan_queries.get_plan(s, tenant, str(plan_id), "planId")

@@ -6,6 +6,32 @@ from enum import StrEnum
 
 from .machines.errors import InvalidTransition
 
+ECHO_LIMIT = 100  # characters of a client's value that a message repeats
+MESSAGE_LIMIT = 2000  # characters of any one error message
+
+
+def shown(value: object, limit: int = ECHO_LIMIT) -> str:
+    """A client's value as a message may repeat it: its repr, cut to ``limit`` characters.
+
+    A cut value ends in an ellipsis and says how long the original was, so a megabyte sent as an id
+    comes back as a hundred characters, not as a megabyte.
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}… ({len(value)} characters)"
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text)} characters)"
+
+
+def clipped(message: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``message`` cut to ``limit`` characters: the last guard on anything that interpolates input."""
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit]}… ({len(message)} characters)"
+
 
 class ErrorCode(StrEnum):
     INVALID_TRANSITION = "INVALID_TRANSITION"

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -27,6 +28,7 @@ from .loops.stalls import scan_stalls
 from .loops.workflow_timers import run_workflow_timers
 from .oplog import OperationLogWriter
 from .pubsub import Notice, NoticeBus
+from .request_id import RequestIdMiddleware
 from .services.runtime import Runtime
 
 
@@ -121,6 +123,7 @@ def create_app(
 
     app = Starlette(
         lifespan=lifespan,
+        middleware=[Middleware(RequestIdMiddleware)],
         routes=[
             Route("/healthz", health),
             Route("/readyz", ready),

@@ -4,33 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .echo import shown
 from .machines.errors import InvalidTransition
-
-ECHO_LIMIT = 100  # characters of a client's value that a message repeats
-MESSAGE_LIMIT = 2000  # characters of any one error message
-
-
-def shown(value: object, limit: int = ECHO_LIMIT) -> str:
-    """A client's value as a message may repeat it: its repr, cut to ``limit`` characters.
-
-    A cut value ends in an ellipsis and says how long the original was, so a megabyte sent as an id
-    comes back as a hundred characters, not as a megabyte.
-    """
-    if isinstance(value, str):
-        if len(value) <= limit:
-            return repr(value)
-        return f"{value[:limit]!r}… ({len(value)} characters)"
-    text = repr(value)
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… ({len(text)} characters)"
-
-
-def clipped(message: str, limit: int = MESSAGE_LIMIT) -> str:
-    """``message`` cut to ``limit`` characters: the last guard on anything that interpolates input."""
-    if len(message) <= limit:
-        return message
-    return f"{message[:limit]}… ({len(message)} characters)"
 
 
 class ErrorCode(StrEnum):
@@ -76,7 +51,8 @@ def fail(code: ErrorCode, message: str, field: list[str] | None = None) -> Servi
 
 
 def not_found(what: str, ident: str, field: list[str] | None = None) -> ServiceError:
-    return fail(ErrorCode.NOT_FOUND, f"{what} {ident} not found", field)
+    named = ident if len(ident) <= 100 else shown(ident)
+    return fail(ErrorCode.NOT_FOUND, f"{what} {named} not found", field)
 
 
 def invalid(message: str, field: list[str] | None = None) -> ServiceError:

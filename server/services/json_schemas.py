@@ -34,7 +34,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012, specification_with
 
-from ..errors import clipped, shown
+from ..echo import clipped, shown
 
 DEFAULT = validators.Draft202012Validator
 MAX_REPORTED = 20  # problems reported for one value; more are summarised in one line

@@ -16,7 +16,8 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from ..db.mission_models import Tool
-from ..errors import not_found, shown
+from ..echo import shown
+from ..errors import not_found
 from ..events.mission_kinds import MissionEvent
 from . import json_schemas
 from .mission_inputs import NewTool

@@ -206,7 +206,8 @@ class TestEventLoop:
         latencies.sort()
         median, slowest = latencies[len(latencies) // 2], latencies[-1]
         print(
-            f"check {took:.2f} s; {len(latencies)} probes, median {median * 1000:.0f} ms, slowest {slowest * 1000:.0f} ms"
+            f"check {took:.2f} s; {len(latencies)} probes,",
+            f"median {median * 1000:.0f} ms, slowest {slowest * 1000:.0f} ms",
         )
         assert took > 0.3, "the check must take a while for this test to mean anything"
         # On the event loop, one probe would wait for (nearly) the whole check and few would be answered.

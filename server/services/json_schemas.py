@@ -347,7 +347,7 @@ def _guarded(fn: Callable[[], list[R]], refusal: Callable[[str], R], field: str,
     except TooMuchWork:
         return [refusal(f"{field}: checking it against the schema needs more than {steps} steps (the limit)")]
     except RecursionError:
-        return [refusal(f"{field}: the schema's references recurse too deep to check")]
+        return [refusal(f"{field}: the schema nests or recurses too deep to check")]
     except PatternError as exc:
         return [refusal(f"{field}: the schema has what this server cannot run ({exc}); register it again")]
     except Unresolvable as exc:

@@ -153,6 +153,16 @@ async def test_ordinary_schemas_check_as_json_schema_says(
     assert (await configure(client, step, {"v": good}))["userErrors"] == []
 
 
+async def test_a_schema_that_refers_to_itself_forever_is_refused_when_used(client: GraphQLClient) -> None:
+    looping = {"$defs": {"a": {"$ref": "#/$defs/a"}}, "properties": {"q": {"$ref": "#/$defs/a"}}}
+    step = await configurable_step(client, "looping", looping)
+    seq = await last_seq(client)
+    [error] = (await configure(client, step, {"q": 1}))["userErrors"]
+    assert (error["code"], error["field"]) == ("VALIDATION_FAILED", ["parameters"])
+    assert "recurses too deep" in error["message"]
+    assert await last_seq(client) == seq
+
+
 class TestBudget:
     @pytest.fixture
     def settings(self, db_url: str) -> Settings:
@@ -212,5 +222,7 @@ class TestEventLoop:
         assert took > 0.3, "the check must take a while for this test to mean anything"
         # On the event loop, one probe would wait for (nearly) the whole check and few would be answered.
         assert len(latencies) >= 10
-        assert slowest < took / 2  # a gen-2 garbage collection of this process pauses every thread ~0.3 s
+        # Not far below 1: a generation-2 garbage collection of this process (server, client and the
+        # test suite in one heap) pauses every thread, 0.2-0.8 s measured.
+        assert slowest < took * 0.8
         assert median < took / 10

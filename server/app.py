@@ -36,6 +36,7 @@ from .metrics import REGISTRY as METRICS
 from .metrics import StateCollector
 from .oplog import OperationLogWriter
 from .pubsub import Notice, NoticeBus
+from .request_id import RequestIdMiddleware
 from .security_headers import SecurityHeaders, content_security_policy
 from .services.operation_log import prune_operation_log
 from .services.runtime import Runtime
@@ -176,6 +177,7 @@ def create_app(
     app = Starlette(
         lifespan=lifespan,
         middleware=[
+            Middleware(RequestIdMiddleware),
             Middleware(SecurityHeaders),
             Middleware(HostCheck, allowed_hosts=settings.allowed_hosts),
         ],

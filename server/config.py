@@ -116,6 +116,16 @@ class Settings(BaseSettings):
         default=1024 * 1024, ge=1, description="Largest step result data or research output (bytes)."
     )
     max_steps: int = Field(default=200, ge=1, description="Most steps one plan may have.")
+    max_schema_bytes: int = Field(
+        default=64 * 1024,
+        ge=1,
+        description="Largest JSON Schema a tool may declare for its parameters (bytes).",
+    )
+    schema_check_steps: int = Field(
+        default=200_000,
+        ge=1,
+        description="Most work (steps) one check of a tool schema or its parameters may take.",
+    )
     max_page_size: int = Field(default=100, ge=1, description="Hard cap on `first` for connections.")
     allowed_origins: list[str] = Field(
         default_factory=list,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .echo import shown
 from .machines.errors import InvalidTransition
 
 
@@ -50,7 +51,8 @@ def fail(code: ErrorCode, message: str, field: list[str] | None = None) -> Servi
 
 
 def not_found(what: str, ident: str, field: list[str] | None = None) -> ServiceError:
-    return fail(ErrorCode.NOT_FOUND, f"{what} {ident} not found", field)
+    named = ident if len(ident) <= 100 else shown(ident)
+    return fail(ErrorCode.NOT_FOUND, f"{what} {named} not found", field)
 
 
 def invalid(message: str, field: list[str] | None = None) -> ServiceError:

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from enum import StrEnum
 from typing import Any, TypeVar
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.types import Info
+from strawberry.extensions import MaskErrors
+from strawberry.types import ExecutionContext, Info
 
+from ..echo import ECHO_LIMIT, clipped
 from ..errors import ErrorCode, Problem, ServiceError, from_invalid_transition
 from ..machines.errors import InvalidTransition
+from ..request_id import current_request_id
 from ..services.runtime import Tx, unit_of_work
 from .context import Context
 from .descriptions import described_enum
@@ -51,8 +55,8 @@ class UserError:
     def from_problem(p: Problem) -> UserError:
         return UserError(
             code=p.code,
-            message=p.message,
-            field=p.field,
+            message=clipped(p.message),
+            field=[clipped(f, ECHO_LIMIT) for f in p.field],
             entity=p.entity,
             from_state=p.from_state,
             to_state=p.to_state,
@@ -115,3 +119,38 @@ def should_mask_error(error: GraphQLError) -> bool:
         return False
     code = (error.extensions or {}).get("code")
     return code not in SAFE_CODES
+
+
+logger = logging.getLogger("server.api")
+
+
+def log_errors(errors: list[GraphQLError], execution_context: ExecutionContext | None) -> None:
+    """One line for an expected refusal; a traceback, with the request id, for an unexpected error.
+
+    Replaces Strawberry's logging, which logs every error of every kind with its traceback.
+    """
+    request_id = current_request_id() or "-"
+    operation = (execution_context.operation_name if execution_context else None) or "(anonymous)"
+    for error in errors:
+        where = ".".join(str(p) for p in error.path or []) or operation
+        if should_mask_error(error):
+            logger.error(
+                "unexpected error at %s [request %s]", where, request_id, exc_info=error.original_error
+            )
+        else:
+            code = (error.extensions or {}).get("code") or "REQUEST_ERROR"
+            logger.info(
+                "refused %s at %s [request %s]: %s", code, where, request_id, clipped(error.message, 200)
+            )
+
+
+class MaskUnexpectedErrors(MaskErrors):
+    """ "Unexpected error." for what we did not mean to say, with the request id the log line names."""
+
+    def __init__(self) -> None:
+        super().__init__(should_mask_error=should_mask_error)
+
+    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
+        masked = super().anonymise_error(error)
+        masked.extensions = {"requestId": current_request_id() or "-"}
+        return masked

@@ -6,9 +6,9 @@ import re
 from collections.abc import Callable, Iterator
 
 import strawberry
+from graphql import GraphQLError
 from strawberry.extensions import (
     AddValidationRules,
-    MaskErrors,
     MaxAliasesLimiter,
     MaxTokensLimiter,
     ParserCache,
@@ -18,9 +18,11 @@ from strawberry.extensions import (
 )
 from strawberry.scalars import JSON
 from strawberry.schema.config import StrawberryConfig
+from strawberry.types import ExecutionContext
 
 from ..config import Settings
-from .errors import should_mask_error
+from ..echo import clipped
+from .errors import MaskUnexpectedErrors, log_errors
 from .events.queries import EventQueries
 from .events.subscriptions import EventSubscriptions
 from .input_check import check_every_argument
@@ -43,7 +45,8 @@ _SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
 
 
 class HideSuggestions(SchemaExtension):
-    """No "Did you mean ...?" in any error: suggestions would reveal schema names.
+    """No "Did you mean ...?" in any error: suggestions would reveal schema names. And no error message
+    longer than ``MESSAGE_LIMIT``: graphql-core repeats a variable's whole value when it cannot coerce it.
 
     ``disable_field_suggestions`` only covers unknown fields; graphql-core also suggests arguments,
     types, enum values and input fields, and Strawberry does not pass ``hide_suggestions`` on.
@@ -52,7 +55,7 @@ class HideSuggestions(SchemaExtension):
     def on_operation(self) -> Iterator[None]:
         yield
         for error in getattr(self.execution_context.result, "errors", None) or []:
-            error.message = _SUGGESTION.sub("", error.message)
+            error.message = clipped(_SUGGESTION.sub("", error.message))
 
 
 @strawberry.type(
@@ -92,6 +95,13 @@ class Subscription(EventSubscriptions, MissionSubscriptions, WorkflowSubscriptio
 check_every_argument(Query, Mutation, Subscription)
 
 
+class FlightdeckSchema(strawberry.Schema):
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        log_errors(errors, execution_context)
+
+
 def build_schema(settings: Settings) -> strawberry.Schema:
     # Factories: Strawberry builds fresh extensions per operation (the parse and validation caches
     # live at module level, so they survive that). The validation cache is keyed by the rule classes
@@ -106,11 +116,11 @@ def build_schema(settings: Settings) -> strawberry.Schema:
         lambda: ParserCache(maxsize=VALIDATION_CACHE_SIZE),
         lambda: AddValidationRules(limit_rules),
         lambda: ValidationCache(maxsize=VALIDATION_CACHE_SIZE),
-        lambda: MaskErrors(should_mask_error=should_mask_error),
+        MaskUnexpectedErrors,
         HideSuggestions,
         OperationLogExtension,
     ]
-    return strawberry.Schema(
+    return FlightdeckSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
+from ..echo import shown
+
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
@@ -31,11 +33,11 @@ def parse_duration(text: str) -> timedelta:
         seconds += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
         pos = match.end()
     if pos != len(value):
-        raise BadDuration(f"{text!r} is not a duration; write it like 30s, 5m or 1h30m")
+        raise BadDuration(f"{shown(text)} is not a duration; write it like 30s, 5m or 1h30m")
     if seconds <= 0:
-        raise BadDuration(f"{text!r} must be longer than zero")
+        raise BadDuration(f"{shown(text)} must be longer than zero")
     if not seconds <= LONGEST_DURATION.total_seconds():
-        raise BadDuration(f"{text!r} is longer than the longest duration allowed, 365d")
+        raise BadDuration(f"{shown(text)} is longer than the longest duration allowed, 365d")
     return timedelta(seconds=seconds)
 
 

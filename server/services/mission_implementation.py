@@ -74,7 +74,7 @@ async def propose_hop_implementation(tx: Tx, hop_id: str, new_steps: list[NewToo
             problems.items.extend(exc.problems)
             continue
         if new.parameters is not None:
-            check_parameters(tools[i], new.parameters, [*path, "parameters"], problems)
+            await check_parameters(tx, tools[i], new.parameters, [*path, "parameters"], problems)
     problems.raise_if_any()
     to = H.IMPLEMENTATION_PROPOSED
     why = "an implementation is proposed for a hop READY_FOR_IMPLEMENTATION"
@@ -128,7 +128,7 @@ async def configure_tool_step(tx: Tx, tool_step_id: str, parameters: Any) -> Mis
     tool = await tx.session.get(Tool, step.tool_id)
     assert tool is not None  # READY_TO_CONFIGURE is entered only by selecting a tool
     problems = Problems()
-    check_parameters(tool, parameters, ["parameters"], problems)
+    await check_parameters(tx, tool, parameters, ["parameters"], problems)
     problems.raise_if_any()
     _configure(tx, mission, step, parameters)
     await enforce_coordination(tx, mission, "toolStepId")

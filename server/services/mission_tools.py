@@ -1,8 +1,9 @@
-"""Tools and their declared parameter schemas (JSON Schema, checked with the jsonschema library).
+"""Tools and their declared parameter schemas (JSON Schema, checked by json_schemas with jsonschema).
 
 A tool is registered once per tenant by name (``registerTool``; registering the name again replaces
 its description and schema). A tool step's parameters are validated against the schema in force when
-the step is configured, before it may become READY_TO_EXECUTE.
+the step is configured, before it may become READY_TO_EXECUTE. Both checks run off the event loop, on
+RE2 patterns and within ``schema_check_steps`` (see json_schemas).
 """
 
 from __future__ import annotations
@@ -10,16 +11,16 @@ from __future__ import annotations
 import uuid
 from typing import Any, cast
 
-from jsonschema import exceptions as jsonschema_errors
-from jsonschema import validators
 from sqlalchemy import Table, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from ..db.mission_models import Tool
+from ..echo import shown
 from ..errors import not_found
 from ..events.mission_kinds import MissionEvent
 from ..limits import SHORT_TEXT
+from . import json_schemas
 from .mission_inputs import NewTool
 from .runtime import Tx
 from .validation import Problems, check_json_size, check_text
@@ -27,38 +28,21 @@ from .validation import Problems, check_json_size, check_text
 TOOLS = cast(Table, Tool.__table__)
 
 
-def schema_problems(schema: Any, field: list[str]) -> list[str]:
-    """Why ``schema`` is not a JSON Schema (of the draft it names, 2020-12 by default); empty if it is."""
-    if not isinstance(schema, dict):
-        return [f"{'.'.join(field)} must be a JSON Schema object"]
-    validator = validators.validator_for(schema, default=validators.Draft202012Validator)
-    try:
-        validator.check_schema(schema)
-    except jsonschema_errors.SchemaError as exc:
-        return [f"{'.'.join(field)} is not a valid JSON Schema: {exc.message}"]
-    return []
-
-
-def parameter_problems(schema: dict[str, Any], parameters: Any) -> list[tuple[list[str], str]]:
-    """(path inside the parameters, message) for each way ``parameters`` breaks ``schema``."""
-    validator = validators.validator_for(schema, default=validators.Draft202012Validator)(schema)
-    errors = sorted(validator.iter_errors(parameters), key=lambda e: [str(p) for p in e.absolute_path])
-    return [([str(p) for p in e.absolute_path], e.message) for e in errors]
-
-
-def check_parameters(tool: Tool, parameters: Any, field: list[str], problems: Problems) -> None:
+async def check_parameters(tx: Tx, tool: Tool, parameters: Any, field: list[str], problems: Problems) -> None:
     if not isinstance(parameters, dict):
         problems.add(f"{'.'.join(field)} must be a JSON object", field)
         return
-    for path, message in parameter_problems(tool.parameter_schema, parameters):
+    steps = tx.settings.schema_check_steps
+    found = await json_schemas.value_problems(tool.parameter_schema, parameters, ".".join(field), steps)
+    for path, message in found:
         where = [*field, *path]
-        problems.add(f"{'.'.join(where)} does not match tool {tool.name}'s schema: {message}", where)
+        problems.add(f"{'.'.join(where)} does not match tool {shown(tool.name)}'s schema: {message}", where)
 
 
 async def tool_named(tx: Tx, name: str, field: list[str]) -> Tool:
     tool = await tx.session.scalar(select(Tool).where(Tool.tenant_id == tx.tenant_id, Tool.name == name))
     if tool is None:
-        raise not_found("tool", repr(name), field)
+        raise not_found("tool", shown(name), field)
     return tool
 
 
@@ -66,9 +50,11 @@ async def register_tool(tx: Tx, new: NewTool) -> Tool:
     problems = Problems()
     problems.check(check_text, new.name, ["name"], SHORT_TEXT, required=True)
     problems.check(check_text, new.description, ["description"], tx.settings.max_text_bytes)
-    problems.check(check_json_size, new.parameter_schema, ["parameterSchema"], tx.settings.max_result_bytes)
-    for message in schema_problems(new.parameter_schema, ["parameterSchema"]):
-        problems.add(message, ["parameterSchema"])
+    problems.check(check_json_size, new.parameter_schema, ["parameterSchema"], tx.settings.max_schema_bytes)
+    if not any(p.field == ["parameterSchema"] for p in problems.items):  # not too large to check
+        steps = tx.settings.schema_check_steps
+        for message in await json_schemas.schema_problems(new.parameter_schema, "parameterSchema", steps):
+            problems.add(message, ["parameterSchema"])
     problems.raise_if_any()
 
     # One statement, so that two agents registering the same name at once both succeed (last one wins).

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from ..db.models import BranchingConditionRow, PlanStep, ResearchPlan, SkillExecution
+from ..echo import shown
 from ..events.kinds import AuditEvent
 from ..limits import SHORT_TEXT
 from ..machines.branching import BranchAction, validate_conditions
@@ -31,7 +32,7 @@ def validate_new_steps(tx: Tx, steps: list[NewStep], field: str, problems: Probl
         path = [field, str(i)]
         if step.step_type not in valid_types:
             problems.add(
-                f"unknown step type {step.step_type!r}; use one of {', '.join(sorted(valid_types))}",
+                f"unknown step type {shown(step.step_type)}; use one of {', '.join(sorted(valid_types))}",
                 [*path, "stepType"],
             )
         problems.check(check_text, step.instructions, [*path, "instructions"], limit, required=True)

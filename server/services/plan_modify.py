@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import delete, or_, select
 
 from ..db.models import BranchingConditionRow, PlanStep, ResearchPlan
+from ..echo import shown
 from ..errors import ServiceError, invalid, not_found, refused
 from ..events.kinds import AuditEvent, EngineEvent
 from ..machines.plan import PlanStatus, StepStatus
@@ -122,7 +123,7 @@ async def _reorder_steps(
         try:
             given.append(parse_id(raw, "stepIds"))
         except ServiceError:
-            problems.add(f"stepIds[{i}] is not a valid id: {raw!r}", ["stepIds", str(i)])
+            problems.add(f"stepIds[{i}] is not a valid id: {shown(raw)}", ["stepIds", str(i)])
     problems.raise_if_any()
     known = {s.id for s in steps}
     dupes = sorted({g for g in given if given.count(g) > 1})

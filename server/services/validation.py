@@ -7,6 +7,7 @@ import math
 import uuid
 from typing import Any
 
+from ..echo import shown
 from ..errors import ErrorCode, Problem, ServiceError, invalid
 from ..limits import text_problem
 
@@ -16,7 +17,7 @@ def parse_id(value: str, field: str) -> str:
     try:
         return str(uuid.UUID(value))
     except (ValueError, AttributeError, TypeError):
-        raise invalid(f"{field} is not a valid id: {value!r}", [field]) from None
+        raise invalid(f"{field} is not a valid id: {shown(value)}", [field]) from None
 
 
 def check_text(value: str | None, field: list[str], limit: int, *, required: bool = False) -> None:

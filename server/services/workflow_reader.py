@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import yaml
 
 from ..config import Settings
+from ..echo import shown
 from ..errors import invalid
 from ..limits import SHORT_TEXT, text_problem
 from ..machines.dag import DagNode, DagProblemKind, validate_dag
@@ -175,7 +176,9 @@ class _Reader:
         step = self.mapping(raw, "steps", i) or {}
         known = {"name", "dependsOn", "agent", "timeout", "onFailure", "retryPolicy", "approval"}
         for key in sorted(set(step) - known, key=str):
-            self.bad(f"steps.{i}: unknown field {key!r} (known: {', '.join(sorted(known))})", "steps", i, key)
+            self.bad(
+                f"steps.{i}: unknown field {shown(key)} (known: {', '.join(sorted(known))})", "steps", i, key
+            )
         name = self.text(step.get("name"), "steps", i, "name", required=True) or f"#{i + 1}"
         deps = self.sequence(step.get("dependsOn"), "steps", i, "dependsOn")
         if len(deps) > count:

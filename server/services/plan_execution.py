@@ -58,15 +58,15 @@ def check_session_id(session_id: str | None) -> None:
         check_text(session_id, ["sessionId"], SHORT_TEXT)
 
 
-def note_session(tx: Tx, plan: ResearchPlan, session_id: str | None) -> None:
+def note_session(tx: Tx, plan: ResearchPlan, session_id: str | None) -> bool:
     """Record ``session_resumed`` when a session other than the plan's last one picks it up.
 
     A finished plan is not resumed by anyone, so it is left as it is. The id is checked whatever the
-    plan's state, so an over-long one is refused alike for every plan.
+    plan's state, so an over-long one is refused alike for every plan. True when the event was recorded.
     """
     check_session_id(session_id)
     if not session_id or session_id == plan.session_id or plan.status in TERMINAL_PLAN:
-        return
+        return False
     previous = plan.session_id
     plan.session_id = session_id
     plan.updated_at = tx.now
@@ -79,6 +79,21 @@ def note_session(tx: Tx, plan: ResearchPlan, session_id: str | None) -> None:
             root_id=plan.id,
             data={"sessionId": session_id, "previousSessionId": previous, "planStatus": plan.status},
         )
+    return previous is not None
+
+
+@dataclass
+class Resumed:
+    plan: ResearchPlan
+    recorded: bool  # session_resumed was recorded by this call
+
+
+async def resume_session(tx: Tx, plan_id: str, session_id: str) -> Resumed:
+    """A new session announces itself on a plan (seed 003's cross-session resume), before it reads the
+    plan's context: the ``resumeSession`` mutation. ``startNextStep`` with a session id does the same."""
+    check_text(session_id, ["sessionId"], SHORT_TEXT, required=True)
+    plan = await lock_plan(tx, plan_id)
+    return Resumed(plan, note_session(tx, plan, session_id))
 
 
 async def start_next_step(tx: Tx, plan_id: str, session_id: str | None = None) -> NextStep:

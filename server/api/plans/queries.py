@@ -8,17 +8,13 @@ import strawberry
 from graphql import GraphQLError
 from strawberry.types import Info
 
-from ...errors import ServiceError
 from ...machines.plan import PlanStatus, StepStatus
 from ...machines.stall import stall_threshold_problem
 from ...services import plan_queries
-from ...services.plan_execution import check_session_id, note_session
-from ...services.plan_rows import TERMINAL_PLAN, lock_plan
-from ...services.runtime import unit_of_work
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST
-from ..errors import run_query, top_level_error
+from ..errors import run_query
 from ..pagination import PageInfo, capped, selects
 from .types import (
     PlanStepType,
@@ -157,40 +153,15 @@ class PlanQueries:
 
     @strawberry.field(
         description="The whole plan with prior results, to resume it (seed 003); null when the plan does "
-        "not exist in your tenant. A new sessionId records session_resumed."
+        "not exist in your tenant. A read: a new session announces itself with resumeSession (or "
+        "startNextStep with its sessionId)."
     )
     async def research_context(
         self,
         info: I,
         plan_id: Annotated[strawberry.ID, strawberry.argument(description="The plan's id.")],
-        session_id: Annotated[
-            str | None,
-            strawberry.argument(
-                description="The agent session resuming the plan. With an agent or admin key, a session "
-                "other than the plan's last one is recorded (session_resumed) unless the plan is finished."
-            ),
-        ] = None,
     ) -> ResearchContext | None:
-        ctx = info.context
-        tenant = ctx.principal.tenant_id
-        try:
-            check_session_id(session_id)  # whatever the plan's state
-        except ServiceError as exc:
-            raise top_level_error(exc) from None
-        if session_id and ctx.principal.can_drive:
-            current = await run_query(
-                info, lambda s: plan_queries.get_plan(s, tenant, str(plan_id), "planId")
-            )
-            if (
-                current is not None
-                and current.session_id != session_id
-                and current.status not in TERMINAL_PLAN
-            ):
-                try:
-                    async with unit_of_work(ctx.runtime, ctx.principal) as tx:
-                        note_session(tx, await lock_plan(tx, str(plan_id)), session_id)
-                except ServiceError as exc:
-                    raise top_level_error(exc) from None
+        tenant = info.context.principal.tenant_id
 
         async def read(session: Any) -> ResearchContext:
             plan = await plan_queries.get_plan(session, tenant, str(plan_id), "planId")

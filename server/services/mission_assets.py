@@ -1,5 +1,6 @@
 """The asset lifecycle of seed 004: proposed by an agent, accepted or rejected by a person, processed,
-ready, failed or corrupted, retried, and expired by time (``expires_at``; see loops/asset_expiry.py).
+ready, failed or corrupted, retried, and expired by time (``expires_at``; the timer is
+loops/asset_expiry.py).
 
 Assets belong to a mission (its row is the lock) but their states are independent of the mission's:
 an asset may still be accepted or finished after its mission completed. Only proposing one needs a
@@ -10,7 +11,11 @@ moves it to EXPIRED.
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from collections.abc import Collection
+from datetime import datetime, timedelta
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..db.mission_models import Asset, Mission
 from ..errors import refused
@@ -32,6 +37,28 @@ from .validation import Problems, check_text
 
 A = AssetStatus
 MAX_TTL_SECONDS = 10 * 365 * 24 * 3600.0
+EXPIRY_BATCH = 500
+EXPIRABLE = sorted(s.value for s in AssetStatus if s not in ASSET_MACHINE.final)
+
+
+def due_query(now: datetime, skip: Collection[str] = ()) -> Select[str, str]:
+    """Assets past their TTL that have not expired yet (but those in ``skip``): the (status,
+    expires_at) index.
+
+    Unordered: a pass takes batches until none is due, so order does not decide what expires, and an
+    order over several statuses would sort every due asset before the first batch.
+    """
+    query = select(Asset.tenant_id, Asset.id).where(Asset.status.in_(EXPIRABLE), Asset.expires_at <= now)
+    if skip:
+        query = query.where(Asset.id.not_in(list(skip)))
+    return query.limit(EXPIRY_BATCH)
+
+
+async def due_assets(
+    session: AsyncSession, now: datetime, skip: Collection[str] = ()
+) -> list[tuple[str, str]]:
+    """(tenant, asset) of up to EXPIRY_BATCH assets the expiry timer should expire."""
+    return [(tenant, asset_id) for tenant, asset_id in (await session.execute(due_query(now, skip))).all()]
 
 
 async def propose_asset(tx: Tx, new: NewAsset) -> MissionResult:

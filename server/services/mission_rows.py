@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from sqlalchemy import select
 
 from ..db.mission_models import Asset, Hop, Mission, ToolStep
-from ..errors import ErrorCode, Problem, ServiceError, not_found, refused
+from ..errors import ErrorCode, Problem, ServiceError, refused
 from ..machines.machine import Machine
 from ..machines.mission import (
     ASSET_MACHINE,
@@ -28,9 +28,10 @@ from ..machines.mission import (
     ToolStepStatus,
 )
 from ..machines.mission_coordination import HopView, coordination_problems
+from .aggregates import ASSET, HOP, MISSION, TOOL_STEP, lock_child, lock_root
 from .runtime import Tx
 from .transitions import change_state
-from .validation import check_text, parse_id
+from .validation import check_text
 
 ROOT = "mission"
 Child = TypeVar("Child", Hop, ToolStep, Asset)
@@ -58,29 +59,15 @@ class MissionResult:
 
 
 async def lock_mission(tx: Tx, mission_id: str, field: str = "missionId") -> Mission:
-    mid = parse_id(mission_id, field)
-    mission = await tx.session.scalar(
-        select(Mission).where(Mission.id == mid, Mission.tenant_id == tx.tenant_id).with_for_update()
-    )
-    if mission is None:
-        raise not_found("mission", mission_id, [field])
-    return mission
+    """The mission row, locked for this transaction (``aggregates.lock_root``)."""
+    return await lock_root(tx, MISSION, mission_id, field)
 
 
 async def lock_mission_of(tx: Tx, model: type[Child], row_id: str, field: str) -> tuple[Mission, Child]:
     """The mission of a hop, tool step or asset (locked), then that row as it is under the lock."""
-    what = model.__tablename__.rstrip("s").replace("_", " ")
-    rid = parse_id(row_id, field)
-    mission_id = await tx.session.scalar(
-        select(model.mission_id).where(model.id == rid, model.tenant_id == tx.tenant_id)
-    )
-    if mission_id is None:
-        raise not_found(what, row_id, [field])
-    mission = await lock_mission(tx, mission_id, field)
-    row = await tx.session.get(model, rid, populate_existing=True)
-    if row is None:  # cannot happen: rows are never deleted while their mission exists
-        raise not_found(what, row_id, [field])
-    return mission, row
+    child: Any = {Hop: HOP, ToolStep: TOOL_STEP, Asset: ASSET}[model]
+    found: tuple[Mission, Child] = await lock_child(tx, child, row_id, field)
+    return found
 
 
 async def hops_of(tx: Tx, mission_id: str) -> list[Hop]:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from sqlalchemy import bindparam, select
 
 from ..db.models import PlanStep, ResearchPlan
-from ..errors import not_found, refused
+from ..errors import refused
 from ..events.kinds import AuditEvent, EngineEvent
 from ..machines.plan import (
     PLAN_MACHINE,
@@ -17,25 +17,15 @@ from ..machines.plan import (
     StepStatus,
     derive_plan_status,
 )
+from .aggregates import PLAN, PLAN_STEP, lock_child, lock_root
 from .runtime import Tx
 from .transitions import change_state
-from .validation import parse_id
 
 TERMINAL_PLAN = frozenset({PlanStatus.COMPLETED, PlanStatus.FAILED})
 
 
 # The hot path's statements are built once (bound parameters): building a select costs more than
 # SQLite takes to run it.
-_LOCK_PLAN = (
-    select(ResearchPlan)
-    .where(ResearchPlan.id == bindparam("id"), ResearchPlan.tenant_id == bindparam("tenant"))
-    .with_for_update()
-)
-_STEP_WITH_PLAN = (
-    select(PlanStep, ResearchPlan)
-    .join(ResearchPlan, ResearchPlan.id == PlanStep.plan_id)
-    .where(PlanStep.id == bindparam("id"), PlanStep.tenant_id == bindparam("tenant"))
-)
 _STEPS = select(PlanStep).where(PlanStep.plan_id == bindparam("plan")).order_by(PlanStep.step_order)
 _FIRST_PENDING = (
     select(PlanStep)
@@ -47,34 +37,13 @@ _STATUSES = select(PlanStep.status).where(PlanStep.plan_id == bindparam("plan"))
 
 
 async def lock_plan(tx: Tx, plan_id: str, field: str = "planId") -> ResearchPlan:
-    """The plan row, locked for this transaction (FOR UPDATE; SQLite's writer lock already holds)."""
-    pid = parse_id(plan_id, field)
-    plan = await tx.session.scalar(_LOCK_PLAN, {"id": pid, "tenant": tx.tenant_id})
-    if plan is None:
-        raise not_found("plan", plan_id, [field])
-    return plan
+    """The plan row, locked for this transaction (``aggregates.lock_root``)."""
+    return await lock_root(tx, PLAN, plan_id, field)
 
 
 async def lock_plan_of_step(tx: Tx, step_id: str, field: str = "stepId") -> tuple[ResearchPlan, PlanStep]:
-    sid = parse_id(step_id, field)
-    if tx.runtime.db.is_sqlite:
-        # BEGIN IMMEDIATE already holds the whole database, so one joined read is current.
-        row = (await tx.session.execute(_STEP_WITH_PLAN, {"id": sid, "tenant": tx.tenant_id})).first()
-        if row is None:
-            raise not_found("step", step_id, [field])
-        return row[1], row[0]
-    # PostgreSQL: lock the plan first (every writer does, so no deadlock), then read the step as it is
-    # now; a step read before the lock could be stale.
-    plan_id = await tx.session.scalar(
-        select(PlanStep.plan_id).where(PlanStep.id == sid, PlanStep.tenant_id == tx.tenant_id)
-    )
-    if plan_id is None:
-        raise not_found("step", step_id, [field])
-    plan = await lock_plan(tx, plan_id)
-    step = await tx.session.get(PlanStep, sid, populate_existing=True)
-    if step is None:  # removed between the two reads, before we held the lock
-        raise not_found("step", step_id, [field])
-    return plan, step
+    """The step's plan, locked, and the step as it is under the lock (``aggregates.lock_child``)."""
+    return await lock_child(tx, PLAN_STEP, step_id, field)
 
 
 async def plan_steps(tx: Tx, plan_id: str) -> list[PlanStep]:

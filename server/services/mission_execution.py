@@ -1,23 +1,21 @@
-"""Running a hop: start it, tool steps complete or fail, retries; with the roll-ups to hop and mission.
+"""Running a hop: start it, tool steps complete or fail, retries.
 
-Roll-ups happen in the same transaction as the act that causes them (DESIGN.md): the last tool step
-completing completes the hop and moves the mission to APPROVED or, for the final hop, COMPLETED; a tool
-step failing in execution fails the hop and the mission; retrying the last failed step of a failed hop
-(or the hop itself) returns hop and mission to executing.
+Each act moves what it acts on; hop and mission follow in the same transaction (DESIGN.md) through
+``settle_mission``: the last tool step completing completes the hop and moves the mission to APPROVED
+or, for the final hop, COMPLETED; a tool step failing in execution fails the hop and the mission;
+retrying the last failed step of a failed hop (or the hop itself) returns hop and mission to executing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..db.mission_models import Hop, Mission, ToolStep
+from ..db.mission_models import Hop, ToolStep
 from ..errors import ServiceError, refused
 from ..events.mission_kinds import MissionEvent
 from ..machines.mission import (
     HOP_MACHINE,
     HOP_RETRY_TARGET,
-    MISSION_MACHINE,
-    MISSION_RETRY_TARGET,
     TOOL_STEP_MACHINE,
     TOOL_STEP_RETRY_TARGET,
     HopStatus,
@@ -27,12 +25,12 @@ from ..machines.mission import ToolStepStatus as T
 from .mission_rows import (
     MissionResult,
     check_reason,
-    enforce_coordination,
     live,
     lock_mission_of,
     move,
     record,
     require_state,
+    settle_mission,
     steps_of_hop,
 )
 from .runtime import Tx
@@ -46,12 +44,11 @@ async def start_hop(tx: Tx, hop_id: str) -> MissionResult:
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
     why = "only a hop READY_FOR_EXECUTION can start"
     require_state(HOP_MACHINE, hop, {H.READY_FOR_EXECUTION}, "hopId", H.EXECUTING, why)
-    move(tx, MISSION_MACHINE, mission, M.EXECUTING_HOP, mission, hopId=hop.id)
     move(tx, HOP_MACHINE, hop, H.EXECUTING, mission)
     steps = live(await steps_of_hop(tx, hop.id))
     for step in steps:
         move(tx, TOOL_STEP_MACHINE, step, T.EXECUTING, mission)
-    await enforce_coordination(tx, mission, "hopId")
+    await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop, tool_steps=steps)
 
 
@@ -64,12 +61,7 @@ async def complete_tool_step(tx: Tx, tool_step_id: str, result: Any = None) -> M
     step.result = result
     record(tx, MissionEvent.TOOL_STEP_COMPLETED, step, mission, hasResult=result is not None)
     hop = await _hop_of(tx, step)
-    steps = live(await steps_of_hop(tx, hop.id))
-    if hop.status == H.EXECUTING and all(s.status == T.COMPLETED for s in steps):
-        move(tx, HOP_MACHINE, hop, H.COMPLETED, mission)
-        done = M.COMPLETED if hop.is_final else M.APPROVED
-        move(tx, MISSION_MACHINE, mission, done, mission, hopId=hop.id, finalHop=hop.is_final)
-    await enforce_coordination(tx, mission, "toolStepId")
+    await settle_mission(tx, mission, "toolStepId", hop)
     return MissionResult(mission, hop=hop, tool_step=step)
 
 
@@ -80,15 +72,11 @@ async def fail_tool_step(tx: Tx, tool_step_id: str, reason: str) -> MissionResul
     mission, step = await lock_mission_of(tx, ToolStep, tool_step_id, "toolStepId")
     why = "only an EXECUTING or READY_TO_CONFIGURE tool step can fail"
     require_state(TOOL_STEP_MACHINE, step, {T.EXECUTING, T.READY_TO_CONFIGURE}, "toolStepId", T.FAILED, why)
-    in_execution = step.status == T.EXECUTING
     move(tx, TOOL_STEP_MACHINE, step, T.FAILED, mission, reason)
     record(tx, MissionEvent.TOOL_STEP_FAILED, step, mission, reason=reason)
     hop = await _hop_of(tx, step)
-    if in_execution and hop.status == H.EXECUTING:
-        cause = f"tool step {step.name} failed: {reason}"
-        move(tx, HOP_MACHINE, hop, H.FAILED, mission, cause, toolStepId=step.id)
-        move(tx, MISSION_MACHINE, mission, M.FAILED, mission, cause, hopId=hop.id)
-    await enforce_coordination(tx, mission, "toolStepId")
+    cause = f"tool step {step.name} failed: {reason}"
+    await settle_mission(tx, mission, "toolStepId", hop, cause, hop_data={"toolStepId": step.id})
     return MissionResult(mission, hop=hop, tool_step=step)
 
 
@@ -100,10 +88,7 @@ async def retry_tool_step(tx: Tx, tool_step_id: str) -> MissionResult:
     move(tx, TOOL_STEP_MACHINE, step, TOOL_STEP_RETRY_TARGET[T(step.failed_from)], mission, action="retry")
     record(tx, MissionEvent.TOOL_STEP_RETRIED, step, mission, toState=step.status)
     hop = await _hop_of(tx, step)
-    steps = live(await steps_of_hop(tx, hop.id))
-    if hop.status == H.FAILED and not any(s.status == T.FAILED for s in steps):
-        _resume(tx, mission, hop)
-    await enforce_coordination(tx, mission, "toolStepId")
+    await settle_mission(tx, mission, "toolStepId", hop, action="retry")
     return MissionResult(mission, hop=hop, tool_step=step)
 
 
@@ -118,18 +103,10 @@ async def retry_hop(tx: Tx, hop_id: str) -> MissionResult:
         if step.status == T.FAILED and step.failed_from == T.EXECUTING:
             move(tx, TOOL_STEP_MACHINE, step, T.EXECUTING, mission, action="retry", cause="hop")
             retried.append(step.id)
-    _resume(tx, mission, hop)
-    record(tx, MissionEvent.HOP_RETRIED, hop, mission, toState=hop.status, retriedToolStepIds=retried)
-    await enforce_coordination(tx, mission, "hopId")
-    return MissionResult(mission, hop=hop)
-
-
-def _resume(tx: Tx, mission: Mission, hop: Hop) -> None:
-    assert hop.failed_from is not None
     move(tx, HOP_MACHINE, hop, HOP_RETRY_TARGET[H(hop.failed_from)], mission, action="retry")
-    if mission.status == M.FAILED and mission.failed_from is not None:
-        target = MISSION_RETRY_TARGET[M(mission.failed_from)]
-        move(tx, MISSION_MACHINE, mission, target, mission, action="retry", hopId=hop.id)
+    await settle_mission(tx, mission, "hopId", hop, action="retry")
+    record(tx, MissionEvent.HOP_RETRIED, hop, mission, toState=hop.status, retriedToolStepIds=retried)
+    return MissionResult(mission, hop=hop)
 
 
 def _not_failed(entity: str, row_id: str, status: str, field: str) -> ServiceError:

@@ -9,18 +9,18 @@ from typing import Any
 from ..db.mission_models import Hop, Mission, Tool, ToolStep
 from ..errors import ErrorCode, Problem, ServiceError
 from ..events.mission_kinds import MissionEvent
-from ..machines.mission import HOP_MACHINE, MISSION_MACHINE, TOOL_STEP_MACHINE, HopStatus, MissionStatus
+from ..machines.mission import HOP_MACHINE, TOOL_STEP_MACHINE, HopStatus
 from ..machines.mission import ToolStepStatus as T
 from .mission_inputs import NewToolStep
 from .mission_rows import (
     MissionResult,
     check_reason,
-    enforce_coordination,
     live,
     lock_mission_of,
     move,
     record,
     require_state,
+    settle_mission,
     steps_of_hop,
 )
 from .mission_tools import check_parameters, tool_named
@@ -105,7 +105,7 @@ async def propose_hop_implementation(tx: Tx, hop_id: str, new_steps: list[NewToo
             _select(tx, mission, step, tools[i])
             if new.parameters is not None:
                 _configure(tx, mission, step, new.parameters)
-    await enforce_coordination(tx, mission, "hopId")
+    await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop, tool_steps=steps)
 
 
@@ -115,7 +115,7 @@ async def select_tool(tx: Tx, tool_step_id: str, tool_name: str) -> MissionResul
     require_state(TOOL_STEP_MACHINE, step, {T.PROPOSED}, "toolStepId", T.READY_TO_CONFIGURE, why)
     tool = await tool_named(tx, tool_name, ["toolName"])
     _select(tx, mission, step, tool)
-    await enforce_coordination(tx, mission, "toolStepId")
+    await settle_mission(tx, mission, "toolStepId")
     return MissionResult(mission, tool_step=step)
 
 
@@ -131,7 +131,7 @@ async def configure_tool_step(tx: Tx, tool_step_id: str, parameters: Any) -> Mis
     await check_parameters(tx, tool, parameters, ["parameters"], problems)
     problems.raise_if_any()
     _configure(tx, mission, step, parameters)
-    await enforce_coordination(tx, mission, "toolStepId")
+    await settle_mission(tx, mission, "toolStepId")
     return MissionResult(mission, tool_step=step)
 
 
@@ -159,8 +159,7 @@ async def approve_hop_implementation(tx: Tx, hop_id: str) -> MissionResult:
             ]
         )
     move(tx, HOP_MACHINE, hop, to, mission)
-    move(tx, MISSION_MACHINE, mission, MissionStatus.HOP_READY, mission, hopId=hop.id)
-    await enforce_coordination(tx, mission, "hopId")
+    await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop, tool_steps=steps)
 
 
@@ -176,7 +175,7 @@ async def reject_hop_implementation(tx: Tx, hop_id: str, reason: str) -> Mission
         move(tx, TOOL_STEP_MACHINE, step, T.CANCELLED, mission, reason, cause="implementation_rejected")
     move(tx, HOP_MACHINE, hop, to, mission, reason, action="implementation_rejected")
     record(tx, MissionEvent.HOP_IMPLEMENTATION_REJECTED, hop, mission, reason=reason)
-    await enforce_coordination(tx, mission, "hopId")
+    await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop, tool_steps=steps)
 
 
@@ -188,5 +187,5 @@ async def fail_hop_implementation(tx: Tx, hop_id: str, reason: str) -> MissionRe
     require_state(HOP_MACHINE, hop, {H.READY_FOR_IMPLEMENTATION}, "hopId", H.FAILED, why)
     move(tx, HOP_MACHINE, hop, H.FAILED, mission, reason)
     record(tx, MissionEvent.HOP_FAILED, hop, mission, reason=reason)
-    await enforce_coordination(tx, mission, "hopId")
+    await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop)

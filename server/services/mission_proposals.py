@@ -21,7 +21,6 @@ from .mission_inputs import NewHop, NewMission
 from .mission_rows import (
     MissionResult,
     check_reason,
-    enforce_coordination,
     hops_of,
     live,
     lock_mission,
@@ -29,6 +28,7 @@ from .mission_rows import (
     move,
     record,
     require_state,
+    settle_mission,
     steps_of_hop,
 )
 from .runtime import Tx
@@ -70,7 +70,7 @@ async def approve_mission(tx: Tx, mission_id: str) -> MissionResult:
     why = "only a proposed mission can be approved"
     require_state(MISSION_MACHINE, mission, {M.PROPOSED}, "missionId", M.APPROVED, why)
     move(tx, MISSION_MACHINE, mission, M.APPROVED, mission)
-    await enforce_coordination(tx, mission, "missionId")
+    await settle_mission(tx, mission, "missionId")
     return MissionResult(mission)
 
 
@@ -82,7 +82,7 @@ async def reject_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
     require_state(MISSION_MACHINE, mission, {M.PROPOSED}, "missionId", M.CANCELLED, why)
     move(tx, MISSION_MACHINE, mission, M.CANCELLED, mission, reason, action="rejected")
     record(tx, MissionEvent.MISSION_REJECTED, mission, mission, reason=reason)
-    await enforce_coordination(tx, mission, "missionId")
+    await settle_mission(tx, mission, "missionId")
     return MissionResult(mission)
 
 
@@ -110,7 +110,7 @@ async def cancel_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
         cancelledHopIds=cancelled_hops,
         cancelledToolStepIds=cancelled_steps,
     )
-    await enforce_coordination(tx, mission, "missionId")
+    await settle_mission(tx, mission, "missionId")
     return MissionResult(mission)
 
 
@@ -123,13 +123,11 @@ async def cancel_hop(tx: Tx, hop_id: str, reason: str) -> MissionResult:
     why = "a finished hop cannot be cancelled"
     require_state(HOP_MACHINE, hop, not_final, "hopId", H.CANCELLED, why)
     steps = await _cancel_with_steps(tx, mission, hop, reason, action="hop_cancelled")
-    # BUILDING_HOP and EXECUTING_HOP have an edge to APPROVED; HOP_READY and FAILED have none, and the
-    # table is walked through EXECUTING_HOP rather than widened.
-    for state in MISSION_MACHINE.route(M(mission.status), M.APPROVED, via=M.EXECUTING_HOP):
-        move(tx, MISSION_MACHINE, mission, state, mission, reason, hopId=hop.id, action="hop_cancelled")
+    # The mission returns to APPROVED: BUILDING_HOP and EXECUTING_HOP have an edge there; HOP_READY and
+    # FAILED have none, and the settle walks the table through EXECUTING_HOP rather than widen it.
+    await settle_mission(tx, mission, "hopId", hop, reason, action="hop_cancelled")
     cancelled = [s.id for s in steps]
     record(tx, MissionEvent.HOP_CANCELLED, hop, mission, reason=reason, cancelledToolStepIds=cancelled)
-    await enforce_coordination(tx, mission, "hopId")
     return MissionResult(mission, hop=hop, tool_steps=steps)
 
 
@@ -165,7 +163,7 @@ async def propose_hop(tx: Tx, new: NewHop) -> MissionResult:
         updated_at=tx.now,
     )
     tx.session.add(hop)
-    move(tx, MISSION_MACHINE, mission, M.BUILDING_HOP, mission, hopId=hop.id)
+    await settle_mission(tx, mission, "missionId", hop)  # APPROVED -> BUILDING_HOP
     tx.events.record(
         MissionEvent.HOP_PROPOSED,
         entity_type="hop",
@@ -175,7 +173,6 @@ async def propose_hop(tx: Tx, new: NewHop) -> MissionResult:
         to_state=hop.status,
         data={"name": hop.name, "sequence": hop.sequence, "isFinal": hop.is_final},
     )
-    await enforce_coordination(tx, mission, "missionId")
     return MissionResult(mission, hop=hop)
 
 
@@ -184,7 +181,7 @@ async def approve_hop_plan(tx: Tx, hop_id: str) -> MissionResult:
     to = H.READY_FOR_IMPLEMENTATION
     require_state(HOP_MACHINE, hop, {H.PLAN_PROPOSED}, "hopId", to, "only a proposed plan can be approved")
     move(tx, HOP_MACHINE, hop, to, mission)
-    await enforce_coordination(tx, mission, "hopId")
+    await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop)
 
 
@@ -195,7 +192,6 @@ async def reject_hop_plan(tx: Tx, hop_id: str, reason: str) -> MissionResult:
     why = "only a proposed plan can be rejected"
     require_state(HOP_MACHINE, hop, {H.PLAN_PROPOSED}, "hopId", H.CANCELLED, why)
     move(tx, HOP_MACHINE, hop, H.CANCELLED, mission, reason, action="plan_rejected")
-    move(tx, MISSION_MACHINE, mission, M.APPROVED, mission, reason, hopId=hop.id, action="plan_rejected")
+    await settle_mission(tx, mission, "hopId", hop, reason, action="plan_rejected")  # back to APPROVED
     record(tx, MissionEvent.HOP_PLAN_REJECTED, hop, mission, reason=reason)
-    await enforce_coordination(tx, mission, "hopId")
     return MissionResult(mission, hop=hop)

@@ -2,8 +2,10 @@
 
 The mission is the aggregate root: every mission-domain mutation locks its row first (FOR UPDATE on
 PostgreSQL; SQLite's BEGIN IMMEDIATE already holds the database), and re-reads the hop, tool step or
-asset it acts on after the lock. Before the transaction ends ``enforce_coordination`` checks seed 004's
-coordination tables on everything the mutation touched; a violation refuses the whole mutation.
+asset it acts on after the lock. Every act that touches hops, tool steps or the mission ends with the one
+``settle_mission`` step: the touched hop follows its tool steps and the mission its hops (pure
+derivations in machines/mission_coordination.py, as plans follow their steps), then seed 004's
+coordination tables are checked on the result; a violation refuses the whole mutation.
 """
 
 from __future__ import annotations
@@ -27,7 +29,12 @@ from ..machines.mission import (
     MissionStatus,
     ToolStepStatus,
 )
-from ..machines.mission_coordination import HopView, coordination_problems
+from ..machines.mission_coordination import (
+    HopView,
+    coordination_problems,
+    derive_hop_status,
+    derive_mission_status,
+)
 from .aggregates import ASSET, HOP, MISSION, TOOL_STEP, lock_child, lock_root
 from .runtime import Tx
 from .transitions import change_state
@@ -132,15 +139,47 @@ def record(tx: Tx, kind: str, row: Any, mission: Mission, **data: Any) -> None:
     )
 
 
-async def enforce_coordination(tx: Tx, mission: Mission, field: str) -> None:
-    """Refuse the mutation (nothing is written) if it leaves seed 004's coordination tables broken."""
+async def settle_mission(
+    tx: Tx,
+    mission: Mission,
+    field: str,
+    hop: Hop | None = None,
+    reason: str | None = None,
+    hop_data: dict[str, Any] | None = None,
+    **data: Any,
+) -> None:
+    """The one settle step of every mission-domain act: parents follow their children.
+
+    An act moves what it acts on (and cascades down, as cancelling does); then ``hop``, the hop it
+    touched, follows its live tool steps (``derive_hop_status``) and the mission follows its hops
+    (``derive_mission_status``), through the table (never widened). ``reason`` and ``data`` say why, on
+    every transition this records; ``hop_data`` only on the hop's. Last, seed 004's coordination tables
+    are checked on the result: a violation refuses the whole act (nothing is written).
+    """
     hops = await hops_of(tx, mission.id)
     steps = await tx.session.scalars(select(ToolStep).where(ToolStep.mission_id == mission.id))
     by_hop: dict[str, list[ToolStepStatus]] = {h.id: [] for h in hops}
     for step in steps:
         by_hop[step.hop_id].append(ToolStepStatus(step.status))
-    views = [HopView(h.id, HopStatus(h.status), h.is_final, tuple(by_hop[h.id])) for h in hops]
-    problems = coordination_problems(mission.id, MissionStatus(mission.status), views)
+
+    def view(h: Hop) -> HopView:
+        failed_from = HopStatus(h.failed_from) if h.failed_from else None
+        return HopView(h.id, HopStatus(h.status), h.is_final, tuple(by_hop[h.id]), failed_from)
+
+    if hop is not None:
+        derived_hop = derive_hop_status(view(hop))
+        if derived_hop != hop.status:
+            move(tx, HOP_MACHINE, hop, derived_hop, mission, reason, **(hop_data or {}), **data)
+    current = MissionStatus(mission.status)
+    derived = derive_mission_status(current, [view(h) for h in hops])
+    if derived is not current:
+        if hop is not None:
+            data["hopId"] = hop.id
+            if hop.status == HopStatus.COMPLETED:
+                data["finalHop"] = hop.is_final
+        for state in MISSION_MACHINE.route(current, derived, via=MissionStatus.EXECUTING_HOP):
+            move(tx, MISSION_MACHINE, mission, state, mission, reason, **data)
+    problems = coordination_problems(mission.id, MissionStatus(mission.status), [view(h) for h in hops])
     if problems:
         raise ServiceError(
             [

@@ -18,6 +18,7 @@ from .db.migrate import upgrade
 from .db.models import OperationLog
 from .errors import ServiceError
 from .hosts import is_loopback
+from .logs import logging_config
 
 app = typer.Typer(help="Flightdeck: a live state engine for AI-agent work.", no_args_is_help=True)
 keys_app = typer.Typer(help="Manage API keys (each maps to a tenant and a role).", no_args_is_help=True)
@@ -82,7 +83,8 @@ def serve(
         create_app(settings, migrate=False),
         host=settings.host,
         port=settings.port,
-        log_level="info",
+        log_level=settings.log_level,
+        log_config=logging_config(settings.log_format, settings.log_level),
         ws="websockets-sansio",
         # Compression state costs ~50 KB per WebSocket; our messages are small JSON.
         ws_per_message_deflate=False,

@@ -135,6 +135,14 @@ class Settings(BaseSettings):
         default=5.0, ge=0, description="How long a key lookup is cached (a revoked key works this long)."
     )
     graphiql: bool = Field(default=True, description="Serve GraphiQL at GET /graphql.")
+    log_format: Literal["console", "json"] = Field(
+        default="console",
+        description="How `flightdeck serve` writes its log (and uvicorn's): console lines, or one JSON "
+        "object a line.",
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        default="info", description="The least severe log records written."
+    )
     operation_log: bool = Field(default=True, description="Record every GraphQL operation.")
     operation_log_max_age_days: float = Field(
         default=30, gt=0, le=3650, description="Operation log records older than this are deleted."

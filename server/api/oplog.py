@@ -10,6 +10,7 @@ from typing import Any
 from strawberry.extensions import SchemaExtension
 
 from ..limits import SHORT_TEXT
+from ..logs import log_operation_record
 from ..metrics import record_operation, record_user_errors
 from ..oplog import OperationRecord
 
@@ -35,6 +36,9 @@ def log_operation(context: Any, name: str | None, op_type: str, started: float, 
     """
     seconds = time.perf_counter() - started
     record_operation(name, op_type, None if op_type == "subscription" else seconds, outcome)
+    principal = getattr(context, "principal", None)
+    tenant = principal.tenant_id if principal is not None else ""
+    log_operation_record(tenant, _loggable_name(name), op_type, seconds, outcome)
     writer = getattr(getattr(context, "runtime", None), "operation_log", None)
     if writer is None:
         return

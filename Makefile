@@ -65,7 +65,7 @@ codegen: .stamp-frontend
 # more than on the CPU, and this halves its time on two cores. TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
 pytest: install frontend
-	$(BIN)/pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile) $(PYTEST_ARGS)
+	$(BIN)/pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile) --durations=15 $(PYTEST_ARGS)
 
 test: lint typecheck jstest pytest
 

@@ -32,6 +32,7 @@ from .loops.asset_expiry import expire_assets
 from .loops.runner import Loop
 from .loops.stalls import scan_stalls
 from .loops.workflow_timers import run_workflow_timers
+from .mcp.http import McpHttp
 from .metrics import REGISTRY as METRICS
 from .metrics import StateCollector
 from .oplog import OperationLogWriter
@@ -45,6 +46,16 @@ logger = logging.getLogger(__name__)
 
 # Open WebSockets are re-checked against their keys every auth_cache_seconds, but not more often.
 MIN_KEY_WATCH_INTERVAL = 0.1
+
+
+class McpEndpoint:
+    """Streamable HTTP for MCP clients (server/mcp/http.py), made in the lifespan like GraphQL's view."""
+
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app.state.mcp(scope, receive, send)
 
 
 class GraphQLEndpoint:
@@ -134,10 +145,13 @@ def create_app(
         app.state.dev_mode = dev_mode
         authenticator = Authenticator(db, ttl=settings.auth_cache_seconds, dev_mode=dev_mode)
         app.state.graphql = FlightdeckGraphQL(runtime, authenticator, key_watch)
+        app.state.mcp = McpHttp(runtime, authenticator)
         app.state.process_metrics = CollectorRegistry(auto_describe=True)
         app.state.process_metrics.register(StateCollector(lambda: process_state(runtime)))
         try:
-            yield
+            # The MCP SDK's session manager runs inside this lifespan: its tasks end before ours stop.
+            async with app.state.mcp.run():
+                yield
         finally:
             # uvicorn has already let in-flight requests finish; now stop the timers, publish what is
             # pending, end the subscribers' tails and write the last operation log records.
@@ -192,6 +206,7 @@ def create_app(
     endpoint = GraphQLEndpoint(app)
     app.router.routes.insert(0, Route("/graphql", endpoint, methods=["GET", "POST"]))
     app.router.routes.insert(1, WebSocketRoute("/graphql", endpoint))
+    app.router.routes.insert(2, Route("/mcp", McpEndpoint(app)))
     return app
 
 

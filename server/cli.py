@@ -1,4 +1,4 @@
-"""The ``flightdeck`` command: serve, migrate, backup, export-schema, export-machines, keys."""
+"""The ``flightdeck`` command: serve, mcp, migrate, backup, export-schema, export-machines, keys."""
 
 from __future__ import annotations
 
@@ -103,6 +103,30 @@ async def _check_dev_mode(settings: Settings) -> None:
     decide_dev_mode(
         settings.dev_mode, active, is_loopback(settings.host), settings.allow_non_loopback_dev_mode
     )
+
+
+@app.command()
+def mcp(
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key",
+            envvar="FLIGHTDECK_API_KEY",
+            help="The API key the agent acts with (its tenant and role). Without one: the dev admin, "
+            "only while no key is active.",
+        ),
+    ] = None,
+) -> None:
+    """Serve the MCP tools over stdio on the configured database (for `claude mcp add`, Claude Desktop)."""
+    from .mcp.stdio import StdioRefused, serve_stdio
+
+    settings = _settings()
+    upgrade(settings.database_url)
+    try:
+        asyncio.run(serve_stdio(settings, key))
+    except (StdioRefused, DevModeRefused) as exc:
+        typer.echo(f"flightdeck mcp: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 @app.command()

@@ -69,13 +69,13 @@ def test_the_check_names_what_changed_in_pyproject(tmp_path: Path) -> None:
     pyproject = tmp_path / "pyproject.toml"
     text = (ROOT / "pyproject.toml").read_text()
     assert '    "pyyaml>=6.0,<7",\n' in text
-    edited = text.replace('    "pyyaml>=6.0,<7",\n', '    "pyyaml>=6.0,<8",\n    "google-re2>=1.1,<2",\n')
+    edited = text.replace('    "pyyaml>=6.0,<7",\n', '    "pyyaml>=6.0,<8",\n    "tomli-w>=1.0,<2",\n')
     edited = re.sub(r'requires-python = "[^"]*"', 'requires-python = ">=3.12"', edited)
     pyproject.write_text(edited)
     lock = ROOT / "requirements.lock"
     assert lockfile.differences(pyproject, lock) == [
-        "dependencies: added 'google-re2>=1.1,<2'",
         "dependencies: added 'pyyaml>=6.0,<8'",
+        "dependencies: added 'tomli-w>=1.0,<2'",
         "dependencies: removed 'pyyaml>=6.0,<7'",
         f"requires-python: {lockfile.inputs()['requires-python']!r} -> '>=3.12'",
     ]

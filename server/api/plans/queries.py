@@ -10,7 +10,7 @@ from strawberry.types import Info
 
 from ...machines.plan import PlanStatus, StepStatus
 from ...machines.stall import stall_threshold_problem
-from ...services import plan_queries
+from ...services import plan_queries, plan_reads
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST
@@ -126,25 +126,26 @@ class PlanQueries:
         ] = None,
     ) -> PlanStatusReport | None:
         ctx = info.context
-        tenant = ctx.principal.tenant_id
 
         async def read(session: Any) -> PlanStatusReport:
-            plan = await plan_queries.get_plan(session, tenant, str(plan_id), "planId")
-            steps = (await plan_queries.steps_by_plan(session, [plan.id]))[0]
-            threshold = plan_queries.stall_threshold(
-                plan, ctx.runtime.settings.stall_threshold_seconds, stall_threshold_seconds
+            report = await plan_reads.plan_status(
+                session,
+                ctx.principal.tenant_id,
+                str(plan_id),
+                ctx.runtime.clock.now(),
+                ctx.runtime.settings.stall_threshold_seconds,
+                stall_threshold_seconds,
             )
-            report = plan_queries.plan_progress(plan, steps, ctx.runtime.clock.now(), threshold)
             return PlanStatusReport(
-                plan=ResearchPlanType.from_row(plan),
-                status=PlanStatus(plan.status),
+                plan=ResearchPlanType.from_row(report.plan),
+                status=PlanStatus(report.plan.status),
                 derived_status=report.derived_status,
                 progress_percent=report.progress_percent,
                 stalled=report.stalled,
                 stalled_step_ids=[strawberry.ID(s) for s in report.stalled_step_ids],
-                stall_threshold_seconds=threshold.total_seconds(),
-                total_steps=len(steps),
-                counts=StepCounts.of([StepStatus(s.status) for s in steps]),
+                stall_threshold_seconds=report.threshold.total_seconds(),
+                total_steps=len(report.steps),
+                counts=StepCounts.of([StepStatus(s.status) for s in report.steps]),
             )
 
         if stall_threshold_seconds is not None and (why := stall_threshold_problem(stall_threshold_seconds)):
@@ -164,12 +165,11 @@ class PlanQueries:
         tenant = info.context.principal.tenant_id
 
         async def read(session: Any) -> ResearchContext:
-            plan = await plan_queries.get_plan(session, tenant, str(plan_id), "planId")
-            steps = (await plan_queries.steps_by_plan(session, [plan.id]))[0]
+            found = await plan_reads.research_context(session, tenant, str(plan_id))
             return ResearchContext(
-                plan=ResearchPlanType.from_row(plan),
-                steps=[PlanStepType.from_row(s) for s in steps],
-                prior_results=[PlanStepType.from_row(s) for s in steps if s.status == StepStatus.COMPLETED],
+                plan=ResearchPlanType.from_row(found.plan),
+                steps=[PlanStepType.from_row(s) for s in found.steps],
+                prior_results=[PlanStepType.from_row(s) for s in found.prior_results],
             )
 
         return await run_query(info, read)
@@ -184,17 +184,11 @@ class PlanQueries:
         tenant = info.context.principal.tenant_id
 
         async def read(session: Any) -> StepContext:
-            step = await plan_queries.get_step(session, tenant, str(step_id))
-            plan = await plan_queries.get_plan(session, tenant, step.plan_id, "stepId")
-            steps = (await plan_queries.steps_by_plan(session, [plan.id]))[0]
+            found = await plan_reads.step_context(session, tenant, str(step_id))
             return StepContext(
-                plan=ResearchPlanType.from_row(plan),
-                step=PlanStepType.from_row(step),
-                prior_steps=[
-                    PlanStepType.from_row(s)
-                    for s in steps
-                    if s.step_order < step.step_order and s.status == StepStatus.COMPLETED
-                ],
+                plan=ResearchPlanType.from_row(found.plan),
+                step=PlanStepType.from_row(found.step),
+                prior_steps=[PlanStepType.from_row(s) for s in found.prior_steps],
             )
 
         return await run_query(info, read)

@@ -1,0 +1,87 @@
+"""The MCP server: the tools of seed 003 on the SDK's low-level server, for any transport.
+
+Who calls is decided by the transport: over HTTP the request carries the principal the endpoint
+authenticated (server/mcp/http.py), over stdio the process has one (server/mcp/stdio.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+
+from ..auth import Principal
+from ..services.runtime import Runtime
+from .plan_tools import plan_tools
+from .tools import Tool, run_tool
+
+logger = logging.getLogger("server.mcp")
+
+PRINCIPAL_SCOPE_KEY = "flightdeck.principal"
+
+INSTRUCTIONS = (
+    "Flightdeck keeps the state of research plans (seed 003). Create a plan with create_research_plan, "
+    "then loop: get_next_step -> do the step -> submit_step_result, until get_next_step answers "
+    "plan_complete; then store_research_output. Every refusal is a tool error whose text starts with a "
+    "stable code (INVALID_TRANSITION, NOT_FOUND, VALIDATION_FAILED, CONFLICT, FORBIDDEN)."
+)
+
+PrincipalOf = Callable[[ServerRequestContext[Any, Any]], Principal | None]
+
+
+def principal_from_request(ctx: ServerRequestContext[Any, Any]) -> Principal | None:
+    """The principal the HTTP endpoint put on the request's scope."""
+    request = ctx.request
+    scope = getattr(request, "scope", None)
+    if not isinstance(scope, dict):
+        return None
+    principal = scope.get(PRINCIPAL_SCOPE_KEY)
+    return principal if isinstance(principal, Principal) else None
+
+
+def build_server(runtime: Runtime, principal_of: PrincipalOf, version: str = "") -> Server[Any]:
+    tools = {t.name: t for t in all_tools(runtime)}
+
+    def caller(ctx: ServerRequestContext[Any, Any]) -> Principal:
+        principal = principal_of(ctx)
+        if principal is None:  # the endpoint authenticates first; this is a wiring bug
+            raise MCPError(code=types.INTERNAL_ERROR, message="no authenticated caller")
+        return principal
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        principal = caller(ctx)
+        return types.ListToolsResult(
+            tools=[t.describe() for t in tools.values() if t.access.allows(principal)]
+        )
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        principal = caller(ctx)
+        tool = tools.get(params.name)
+        if tool is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {params.name[:100]!r}")
+        result = await run_tool(tool, runtime, principal, dict(params.arguments or {}))
+        if result.is_error:
+            logger.info("refused tool %s for %s: %s", tool.name, principal.name, result.content[0].text[:200])  # type: ignore[union-attr]
+        return result
+
+    return Server(
+        "flightdeck",
+        version=version,
+        title="Flightdeck",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def all_tools(runtime: Runtime) -> list[Tool]:
+    return plan_tools(runtime.settings)

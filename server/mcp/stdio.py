@@ -1,0 +1,66 @@
+"""``flightdeck mcp``: the same tools over stdio, for clients that launch a process.
+
+The process works on the configured database directly (the embedded SQLite file by default). Who it
+acts as is decided once, at start-up, as the HTTP server decides dev mode: with ``--key`` (or
+FLIGHTDECK_API_KEY) it is that key's tenant and role; without one it is the dev admin, but only while
+no API key is active and dev_mode allows it. Commits are announced on the broadcast URL, so a
+``flightdeck serve`` on the same database shows them live.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.stdio import stdio_server
+
+from ..auth import DEV_PRINCIPAL, Principal, bearer_key, count_active_keys, decide_dev_mode, principal_for_key
+from ..clock import SystemClock
+from ..config import Settings
+from ..db.engine import Database
+from ..pubsub import Notice, NoticeBus
+from ..services.runtime import Runtime
+from .server import build_server
+
+
+class StdioRefused(Exception):
+    """The process cannot decide who it acts as (a bad key, or keys exist and none was given)."""
+
+
+async def stdio_principal(db: Database, settings: Settings, key: str | None) -> Principal:
+    if key:
+        principal = await principal_for_key(db, bearer_key(key) or key)
+        if principal is None:
+            raise StdioRefused("the API key is not valid or has been revoked")
+        return principal
+    active = await count_active_keys(db)
+    # stdio reaches no network: it counts as loopback.
+    if decide_dev_mode(settings.dev_mode, active, True, settings.allow_non_loopback_dev_mode):
+        return DEV_PRINCIPAL
+    raise StdioRefused(
+        "this database has active API keys (or dev_mode is 'off'): pass --key or set FLIGHTDECK_API_KEY "
+        "to the key the agent acts with"
+    )
+
+
+async def serve_stdio(settings: Settings, key: str | None) -> None:
+    db = Database(settings.database_url)
+    try:
+        principal = await stdio_principal(db, settings, key)
+        runtime = Runtime(db=db, clock=SystemClock(), settings=settings)
+        bus = NoticeBus(
+            settings.broadcast_url, settings.broadcast_channel, on_notice=_ignore, on_resync=lambda: None
+        )
+        runtime.commit_listeners.append(lambda tenant, seqs: bus.publish_nowait(Notice(tenant, max(seqs))))
+        await bus.start()
+        try:
+            server = build_server(runtime, lambda ctx: principal)
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+        finally:
+            await bus.stop()
+    finally:
+        await db.dispose()
+
+
+def _ignore(notice: Any) -> None:
+    """This process serves no subscribers: notices from others are of no use to it."""

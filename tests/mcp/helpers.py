@@ -1,0 +1,45 @@
+"""An MCP client for tests: the SDK's own, over streamable HTTP to a real server, with an API key."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+
+@asynccontextmanager
+async def mcp_client(base_url: str, token: str | None = None, *, mode: str = "auto") -> AsyncIterator[Client]:
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        Client(streamable_http_client(f"{base_url}/mcp", http_client=http), mode=mode, cache=None) as client,
+    ):
+        yield client
+
+
+async def ok(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The structured result of a call that must succeed."""
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    data = result.structured_content
+    assert isinstance(data, dict)
+    return data
+
+
+async def refused(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The first error of a call that must be refused as a tool error (isError), with its text."""
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, result.structured_content
+    errors = result.structured_content["errors"]
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert text.startswith(f"{errors[0]['code']}: {errors[0]['message']}"), text
+    first: dict[str, Any] = errors[0]
+    return first
+
+
+def steps(n: int, **extra: Any) -> list[dict[str, Any]]:
+    return [{"stepType": "search", "instructions": f"do step {i + 1}", **extra} for i in range(n)]

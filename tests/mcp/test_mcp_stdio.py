@@ -1,0 +1,66 @@
+"""`flightdeck mcp`: the same tools over stdio, spawned by the SDK's own stdio client."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from server.db.engine import Database
+from server.services import plan_queries
+from tests.mcp.helpers import ok, steps
+
+
+def _params(db: Path, *args: str) -> StdioServerParameters:
+    env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{db}", "FLIGHTDECK_API_KEY": ""}
+    return StdioServerParameters(command=sys.executable, args=["-m", "server", "mcp", *args], env=env)
+
+
+async def test_a_plan_driven_over_stdio_completes_in_the_configured_database(tmp_path: Path) -> None:
+    db_file = tmp_path / "stdio.db"
+    async with Client(_params(db_file), cache=None) as client:
+        created = await ok(client, "create_research_plan", {"researchQuestion": "q", "steps": steps(2)})
+        plan_id = created["planId"]
+        for _ in range(2):
+            step = (await ok(client, "get_next_step", {"planId": plan_id}))["step"]
+            await ok(client, "submit_step_result", {"stepId": step["stepId"], "resultSummary": "done"})
+        assert (await ok(client, "get_next_step", {"planId": plan_id}))["status"] == "plan_complete"
+    db = Database(f"sqlite+aiosqlite:///{db_file}")
+    try:
+        async with db.reader() as session:
+            plan = await plan_queries.get_plan(session, "default", plan_id)
+        assert plan.status == "completed"
+    finally:
+        await db.dispose()
+
+
+def _cli(db: Path, *args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{db}", "FLIGHTDECK_API_KEY": key or ""}
+    return subprocess.run(
+        [sys.executable, "-m", "server", *args], env=env, input="", capture_output=True, text=True, timeout=60
+    )
+
+
+def test_with_keys_stdio_acts_as_the_given_key_and_refuses_to_start_without_one(tmp_path: Path) -> None:
+    db_file = tmp_path / "keys.db"
+    made = _cli(db_file, "keys", "create", "--tenant", "tenant-v", "--role", "viewer")
+    assert made.returncode == 0, made.stderr
+    viewer = made.stdout.strip()
+
+    async def listed() -> set[str]:
+        async with Client(_params(db_file, "--key", viewer), cache=None) as client:
+            return {t.name for t in (await client.list_tools()).tools}
+
+    assert asyncio.run(listed()) == {"get_plan_status", "get_research_context", "get_step_context"}
+
+    refused = _cli(db_file, "mcp")
+    assert refused.returncode == 2
+    assert "pass --key or set FLIGHTDECK_API_KEY" in refused.stderr
+    bad = _cli(db_file, "mcp", key="fdk_nope")
+    assert bad.returncode == 2
+    assert "not valid or has been revoked" in bad.stderr

@@ -11,29 +11,27 @@ from __future__ import annotations
 from typing import Any
 
 from ..db.mission_models import Hop, ToolStep
-from ..errors import ServiceError, refused
 from ..events.mission_kinds import MissionEvent
 from ..machines.mission import (
     HOP_MACHINE,
-    HOP_RETRY_TARGET,
     TOOL_STEP_MACHINE,
-    TOOL_STEP_RETRY_TARGET,
     HopStatus,
     MissionStatus,
 )
 from ..machines.mission import ToolStepStatus as T
 from .mission_rows import (
     MissionResult,
+    act,
     check_reason,
     live,
     lock_mission_of,
     move,
     record,
-    require_state,
     settle_mission,
     steps_of_hop,
 )
 from .runtime import Tx
+from .transitions import require
 from .validation import check_json_size
 
 H, M = HopStatus, MissionStatus
@@ -42,12 +40,10 @@ H, M = HopStatus, MissionStatus
 async def start_hop(tx: Tx, hop_id: str) -> MissionResult:
     """The person starts the hop: hop and every tool step EXECUTING, the mission EXECUTING_HOP."""
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
-    why = "only a hop READY_FOR_EXECUTION can start"
-    require_state(HOP_MACHINE, hop, {H.READY_FOR_EXECUTION}, "hopId", H.EXECUTING, why)
-    move(tx, HOP_MACHINE, hop, H.EXECUTING, mission)
+    act(tx, HOP_MACHINE, hop, "start", mission, "hopId")
     steps = live(await steps_of_hop(tx, hop.id))
     for step in steps:
-        move(tx, TOOL_STEP_MACHINE, step, T.EXECUTING, mission)
+        act(tx, TOOL_STEP_MACHINE, step, "start", mission, "hopId")
     await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop, tool_steps=steps)
 
@@ -55,9 +51,7 @@ async def start_hop(tx: Tx, hop_id: str) -> MissionResult:
 async def complete_tool_step(tx: Tx, tool_step_id: str, result: Any = None) -> MissionResult:
     check_json_size(result, ["result"], tx.settings.max_result_bytes)
     mission, step = await lock_mission_of(tx, ToolStep, tool_step_id, "toolStepId")
-    why = "only an EXECUTING tool step can complete"
-    require_state(TOOL_STEP_MACHINE, step, {T.EXECUTING}, "toolStepId", T.COMPLETED, why)
-    move(tx, TOOL_STEP_MACHINE, step, T.COMPLETED, mission)
+    act(tx, TOOL_STEP_MACHINE, step, "complete", mission, "toolStepId")
     step.result = result
     record(tx, MissionEvent.TOOL_STEP_COMPLETED, step, mission, hasResult=result is not None)
     hop = await _hop_of(tx, step)
@@ -70,9 +64,7 @@ async def fail_tool_step(tx: Tx, tool_step_id: str, reason: str) -> MissionResul
     implementation waits for a retry of the step or a rejection)."""
     check_reason(tx, reason)
     mission, step = await lock_mission_of(tx, ToolStep, tool_step_id, "toolStepId")
-    why = "only an EXECUTING or READY_TO_CONFIGURE tool step can fail"
-    require_state(TOOL_STEP_MACHINE, step, {T.EXECUTING, T.READY_TO_CONFIGURE}, "toolStepId", T.FAILED, why)
-    move(tx, TOOL_STEP_MACHINE, step, T.FAILED, mission, reason)
+    act(tx, TOOL_STEP_MACHINE, step, "fail", mission, "toolStepId", reason)
     record(tx, MissionEvent.TOOL_STEP_FAILED, step, mission, reason=reason)
     hop = await _hop_of(tx, step)
     cause = f"tool step {step.name} failed: {reason}"
@@ -83,9 +75,7 @@ async def fail_tool_step(tx: Tx, tool_step_id: str, reason: str) -> MissionResul
 async def retry_tool_step(tx: Tx, tool_step_id: str) -> MissionResult:
     """Back to the state it failed from; the last failed step of a failed hop resumes hop and mission."""
     mission, step = await lock_mission_of(tx, ToolStep, tool_step_id, "toolStepId")
-    if step.status != T.FAILED or step.failed_from is None:
-        raise _not_failed("tool_step", step.id, step.status, "toolStepId")
-    move(tx, TOOL_STEP_MACHINE, step, TOOL_STEP_RETRY_TARGET[T(step.failed_from)], mission, action="retry")
+    act(tx, TOOL_STEP_MACHINE, step, "retry", mission, "toolStepId", action="retry")
     record(tx, MissionEvent.TOOL_STEP_RETRIED, step, mission, toState=step.status)
     hop = await _hop_of(tx, step)
     await settle_mission(tx, mission, "toolStepId", hop, action="retry")
@@ -96,21 +86,16 @@ async def retry_hop(tx: Tx, hop_id: str) -> MissionResult:
     """A hop failed in execution runs again (its failed steps with it); one whose implementation
     failed is READY_FOR_IMPLEMENTATION again."""
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
-    if hop.status != H.FAILED or hop.failed_from is None:
-        raise _not_failed("hop", hop.id, hop.status, "hopId")
+    require(HOP_MACHINE, hop, "retry", "hopId")
     retried = []
     for step in live(await steps_of_hop(tx, hop.id)):
         if step.status == T.FAILED and step.failed_from == T.EXECUTING:
             move(tx, TOOL_STEP_MACHINE, step, T.EXECUTING, mission, action="retry", cause="hop")
             retried.append(step.id)
-    move(tx, HOP_MACHINE, hop, HOP_RETRY_TARGET[H(hop.failed_from)], mission, action="retry")
+    act(tx, HOP_MACHINE, hop, "retry", mission, "hopId", action="retry")
     await settle_mission(tx, mission, "hopId", hop, action="retry")
     record(tx, MissionEvent.HOP_RETRIED, hop, mission, toState=hop.status, retriedToolStepIds=retried)
     return MissionResult(mission, hop=hop)
-
-
-def _not_failed(entity: str, row_id: str, status: str, field: str) -> ServiceError:
-    return refused(entity, row_id, status, "only a FAILED one can be retried", field)
 
 
 async def _hop_of(tx: Tx, step: ToolStep) -> Hop:

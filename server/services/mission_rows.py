@@ -17,14 +17,11 @@ from typing import Any, TypeVar
 from sqlalchemy import select
 
 from ..db.mission_models import Asset, Hop, Mission, ToolStep
-from ..errors import ErrorCode, Problem, ServiceError, refused
+from ..errors import ErrorCode, Problem, ServiceError
 from ..machines.machine import Machine
 from ..machines.mission import (
-    ASSET_MACHINE,
     HOP_MACHINE,
     MISSION_MACHINE,
-    TOOL_STEP_MACHINE,
-    AssetStatus,
     HopStatus,
     MissionStatus,
     ToolStepStatus,
@@ -37,21 +34,12 @@ from ..machines.mission_coordination import (
 )
 from .aggregates import ASSET, HOP, MISSION, TOOL_STEP, lock_child, lock_root
 from .runtime import Tx
-from .transitions import change_state
+from .transitions import apply, enter
 from .validation import check_text
 
 ROOT = "mission"
 Child = TypeVar("Child", Hop, ToolStep, Asset)
 S = TypeVar("S", bound=StrEnum)
-
-_FAILURE = {
-    MISSION_MACHINE.entity: MissionStatus.FAILED,
-    HOP_MACHINE.entity: HopStatus.FAILED,
-    TOOL_STEP_MACHINE.entity: ToolStepStatus.FAILED,
-    ASSET_MACHINE.entity: AssetStatus.ERROR,
-}
-_STARTED = {HopStatus.EXECUTING, ToolStepStatus.EXECUTING}
-_DONE = {MissionStatus.COMPLETED, HopStatus.COMPLETED, ToolStepStatus.COMPLETED}
 
 
 @dataclass
@@ -94,13 +82,6 @@ def live(steps: list[ToolStep]) -> list[ToolStep]:
     return [s for s in steps if s.status != ToolStepStatus.CANCELLED]
 
 
-def require_state(machine: Machine[S], row: Any, allowed: set[S], field: str, to: S, why: str) -> None:
-    """INVALID_TRANSITION unless ``row`` is in one of ``allowed`` and the table has the edge to ``to``."""
-    current = type(to)(row.status)
-    if current not in allowed or not machine.can(current, to):
-        raise refused(machine.entity, row.id, row.status, why, field, to.value)
-
-
 def check_reason(tx: Tx, reason: str, field: str = "reason") -> None:
     check_text(reason, [field], tx.settings.max_text_bytes, required=True)
 
@@ -108,27 +89,22 @@ def check_reason(tx: Tx, reason: str, field: str = "reason") -> None:
 def move(
     tx: Tx, machine: Machine[S], row: Any, to: S, mission: Mission, reason: str | None = None, **data: Any
 ) -> None:
-    """One transition of a mission-domain row, with the bookkeeping of the state it enters.
+    """One transition of a mission-domain row to ``to``, stamped as its machine says (``enter``)."""
+    enter(tx, machine, row, to, root_type=ROOT, root_id=mission.id, reason=reason, data=data)
 
-    ``failed_from`` remembers the state a FAILED (ERROR) row came from: a retry returns there.
-    """
-    from_state = row.status
-    if reason is not None:
-        data["reason"] = reason
-    change_state(tx, machine, row, to, root_type=ROOT, root_id=mission.id, data=data or None)
-    # The reason explains the state the row is in now: a rejection, cancellation or failure sets it,
-    # any other move (a retry, the next proposal) clears it. The event log keeps every one.
-    row.status_reason = reason
-    if to is _FAILURE[machine.entity]:
-        row.failed_from = from_state
-    elif from_state == _FAILURE[machine.entity]:
-        row.failed_from = None
-    if to in _STARTED:
-        row.started_at = tx.now
-    if to in _DONE:
-        row.completed_at = tx.now
-    if to is AssetStatus.READY:
-        row.ready_at = tx.now
+
+def act(
+    tx: Tx,
+    machine: Machine[S],
+    row: Any,
+    name: str,
+    mission: Mission,
+    field: str,
+    reason: str | None = None,
+    **data: Any,
+) -> None:
+    """The machine's action ``name`` on a mission-domain row (``apply``): checked, walked, stamped."""
+    apply(tx, machine, row, name, root_type=ROOT, root_id=mission.id, field=field, reason=reason, data=data)
 
 
 def record(tx: Tx, kind: str, row: Any, mission: Mission, **data: Any) -> None:

@@ -19,7 +19,7 @@ from ..machines.plan import (
 )
 from .aggregates import PLAN, PLAN_STEP, lock_child, lock_root
 from .runtime import Tx
-from .transitions import change_state
+from .transitions import apply, enter
 
 TERMINAL_PLAN = frozenset({PlanStatus.COMPLETED, PlanStatus.FAILED})
 
@@ -70,12 +70,24 @@ def require_not_terminal(plan: ResearchPlan, field: str) -> None:
 
 
 def move_step(tx: Tx, plan: ResearchPlan, step: PlanStep, to: StepStatus, **data: object) -> None:
-    change_state(tx, STEP_MACHINE, step, to, root_type="plan", root_id=plan.id, data=dict(data) or None)
-    if to is StepStatus.IN_PROGRESS:
-        # Restarted by a modify decision too: time spent waiting for a person is not running time.
-        step.started_at = tx.now
-    if to in (StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.FAILED):
-        step.completed_at = tx.now
+    """One step transition, stamped as STEP_MACHINE says (``enter``)."""
+    enter(tx, STEP_MACHINE, step, to, root_type="plan", root_id=plan.id, data=dict(data) or None)
+
+
+def step_act(
+    tx: Tx, plan: ResearchPlan, step: PlanStep, action: str, field: str = "stepId", **data: object
+) -> None:
+    """STEP_MACHINE's action ``action`` on the step (``apply``): checked, walked, stamped, recorded."""
+    apply(
+        tx,
+        STEP_MACHINE,
+        step,
+        action,
+        root_type="plan",
+        root_id=plan.id,
+        field=field,
+        data=dict(data) or None,
+    )
 
 
 def note_step_failed(tx: Tx, plan: ResearchPlan, step: PlanStep, reason: str, via: str) -> None:
@@ -133,13 +145,8 @@ def move_plan(tx: Tx, plan: ResearchPlan, to: PlanStatus, **data: object) -> Non
 
     The table is never widened: ``planning -> executing -> completed`` is two recorded transitions.
     """
-    path = PLAN_MACHINE.route(PlanStatus(plan.status), to, via=PlanStatus.EXECUTING)
-    for state in path:
-        change_state(
-            tx, PLAN_MACHINE, plan, state, root_type="plan", root_id=plan.id, data=dict(data) or None
-        )
-    if path and to is PlanStatus.COMPLETED:
-        plan.completed_at = tx.now
+    for state in PLAN_MACHINE.route(PlanStatus(plan.status), to, via=PlanStatus.EXECUTING):
+        enter(tx, PLAN_MACHINE, plan, state, root_type="plan", root_id=plan.id, data=dict(data) or None)
 
 
 def settle_plan(tx: Tx, plan: ResearchPlan, statuses: Iterable[StepStatus], **data: object) -> None:

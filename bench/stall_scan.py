@@ -13,7 +13,8 @@ from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
 from server.db.models import PlanStep, ResearchPlan
-from server.loops.stalls import candidate_plans, scan_stalls
+from server.loops.stalls import scan_stalls
+from server.services.plan_stalls import stall_candidates
 from server.services.runtime import Runtime
 
 PLANS = 10_000
@@ -67,7 +68,8 @@ async def scan(database_url: str, stalled: int) -> dict[str, Any]:
     runtime = Runtime(Database(database_url), clock, Settings(database_url=database_url))
     try:
         await populate(runtime.db, clock.now(), stalled)
-        await candidate_plans(runtime, clock.now())  # warm the statement cache and the page cache
+        async with runtime.db.reader() as session:  # warm the statement cache and the page cache
+            await stall_candidates(session, clock.now(), runtime.settings.stall_threshold_seconds)
         started = time.perf_counter()
         found = await scan_stalls(runtime)
         elapsed_ms = (time.perf_counter() - started) * 1000

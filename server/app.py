@@ -233,7 +233,7 @@ def process_state(runtime: Runtime) -> dict[str, Any]:
         pools[name] = {
             "in_use": int(pool.checkedout()),
             "idle": int(pool.checkedin()),
-            "capacity": int(pool.size()) + max(0, int(getattr(pool, "_max_overflow", 0))),
+            "capacity": db.capacity[name],
         }
     log = runtime.operation_log
     return {

@@ -72,6 +72,12 @@ LOOP_ITEMS = Counter(
     ["loop"],
     registry=REGISTRY,
 )
+LOOP_ITEM_FAILURES = Counter(
+    "flightdeck_loop_item_failures",
+    "Items whose transaction failed in a background loop's pass (logged; the pass went on).",
+    ["loop"],
+    registry=REGISTRY,
+)
 LOOP_SECONDS = Histogram(
     "flightdeck_loop_duration_seconds",
     "Duration of one background loop pass.",
@@ -119,6 +125,10 @@ def record_loop_pass(loop: str, started: float, ok: bool, items: int) -> None:
     LOOP_SECONDS.labels(loop).observe(time.perf_counter() - started)
     if items:
         LOOP_ITEMS.labels(loop).inc(items)
+
+
+def record_item_failure(loop: str) -> None:
+    LOOP_ITEM_FAILURES.labels(loop).inc()
 
 
 def items_of(result: Any) -> int:

@@ -15,6 +15,9 @@ What the stock package gets wrong here, and what this module does instead:
   payloads of 8000 bytes or more: we publish on a second connection under a lock and bound the payload.
 - Its subscriber queues are unbounded: we keep no queue at all. A notice only moves a per-tenant
   counter; subscribers pull events from the log.
+
+So of ``broadcaster`` we use its public API only: the ``BroadcastBackend`` interface our three backends
+implement and its ``Event``. Its in-memory backend is not public, so ``memory://`` has one of its own.
 """
 
 from __future__ import annotations
@@ -27,9 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
-from broadcaster._backends.base import BroadcastBackend
-from broadcaster._backends.memory import MemoryBackend
-from broadcaster._base import Event as BroadcastEvent
+from broadcaster import BroadcastBackend
+from broadcaster import Event as BroadcastEvent
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +53,35 @@ class Notice:
         if not sep or not tenant or not (seq.isascii() and seq.isdigit()):
             return None
         return Notice(tenant, int(seq))
+
+
+class MemoryNoticeBackend(BroadcastBackend):
+    """One process on its own (``memory://``): what it publishes comes back to it, and to nobody else."""
+
+    def __init__(self) -> None:
+        self._subscribed: set[str] = set()
+        self._published: asyncio.Queue[BroadcastEvent] = asyncio.Queue()
+
+    async def connect(self) -> None:
+        self._published = asyncio.Queue()
+
+    async def disconnect(self) -> None:
+        pass
+
+    async def subscribe(self, channel: str) -> None:
+        self._subscribed.add(channel)
+
+    async def unsubscribe(self, channel: str) -> None:
+        self._subscribed.discard(channel)
+
+    async def publish(self, channel: str, message: Any) -> None:
+        self._published.put_nowait(BroadcastEvent(channel, message))
+
+    async def next_published(self) -> BroadcastEvent:
+        while True:
+            event = await self._published.get()
+            if event.channel in self._subscribed:
+                return event
 
 
 class RedisNoticeBackend(BroadcastBackend):
@@ -152,7 +183,7 @@ def make_backend(url: str) -> BroadcastBackend:
     if scheme in ("postgres", "postgresql", "postgresql+asyncpg"):
         return PostgresNoticeBackend(url)
     if scheme == "memory":
-        return MemoryBackend(url)
+        return MemoryNoticeBackend()
     raise ValueError(f"unsupported BROADCAST_URL scheme {scheme!r}: use memory://, redis:// or postgres://")
 
 

@@ -51,6 +51,7 @@ from .events.streams import FeedStream
 from .fanout_group import Group, Member, run_member
 from .oplog import log_operation
 from .revocation import ClosesOnRevocation
+from .strawberry_internals import graphql_core_schema, websocket_send_text
 
 SHARED_FIELDS = frozenset({"events", "stallAlerts"})
 
@@ -109,7 +110,7 @@ class Fanout:
             document = parse(query, max_tokens=self.settings.max_tokens)
         except GraphQLError:
             return None
-        if validate(self.schema._schema, document, self._rules):
+        if validate(graphql_core_schema(self.schema), document, self._rules):
             return None
         return document
 
@@ -136,7 +137,7 @@ class Fanout:
         if document is None or operation is None:
             return None
         executor = Executor.build(
-            self.schema._schema,
+            graphql_core_schema(self.schema),
             document,
             context_value=context,
             raw_variable_values=variables,
@@ -165,7 +166,7 @@ class Fanout:
             key,
             name,
             stream,
-            self.schema._schema,
+            graphql_core_schema(self.schema),
             document,
             operation_name,
             variables,
@@ -320,7 +321,7 @@ class FanoutTransportWSHandler(ClosesOnRevocation, BaseGraphQLTransportWSHandler
         def is_active() -> bool:
             return not operation.completed and self.operations.get(operation.id) is operation
 
-        send_text = self.websocket.ws.send_text  # type: ignore[attr-defined]
+        send_text = websocket_send_text(self)
         member = Member(operation.id, send_text, prepared.stream.start, is_active)
         started = time.perf_counter()
         failed = False

@@ -9,6 +9,7 @@ code and field, as ``run_query`` does. Lengths stay with the services, which kno
 
 from __future__ import annotations
 
+import inspect
 import math
 from enum import Enum
 from typing import Any
@@ -19,10 +20,9 @@ from strawberry.extensions import FieldExtension
 from strawberry.extensions.field_extension import AsyncExtensionResolver, SyncExtensionResolver
 from strawberry.scalars import JSON
 from strawberry.schema.name_converter import NameConverter
-from strawberry.types import Info
-from strawberry.types.base import StrawberryList, StrawberryOptional, get_object_definition
+from strawberry.types import Info, get_object_definition
+from strawberry.types.base import StrawberryList, StrawberryOptional
 from strawberry.types.field import StrawberryField
-from strawberry.utils.await_maybe import await_maybe
 
 from ..errors import ErrorCode, Problem
 from ..limits import json_problem, text_problem
@@ -46,7 +46,8 @@ class InputCheck(FieldExtension):
         if problems:
             return self._refuse(problems)
         # A subscription's resolver returns an async generator, which is not awaited.
-        return await await_maybe(next_(source, info, **kwargs))
+        result = next_(source, info, **kwargs)
+        return await result if inspect.isawaitable(result) else result
 
     def _refuse(self, problems: list[Problem]) -> Any:
         payload = self.field.type

@@ -13,8 +13,6 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from graphql import GraphQLError
-from strawberry.scalars import JSON
-from strawberry.schema.types.scalar import DEFAULT_SCALAR_REGISTRY
 from strawberry.types.scalar import ScalarDefinition, scalar
 
 from ..limits import MAX_REQUEST_DEPTH, deeper_than
@@ -88,11 +86,12 @@ def _serialize_json(value: Any) -> Any:
     return value
 
 
-_DEFAULT_JSON = DEFAULT_SCALAR_REGISTRY[JSON]
+ECMA_404 = "https://ecma-international.org/wp-content/uploads/ECMA-404_2nd_edition_december_2017.pdf"
 JSON_SCALAR: ScalarDefinition = scalar(
     name="JSON",
-    description=_DEFAULT_JSON.description,
-    specified_by_url=_DEFAULT_JSON.specified_by_url,
+    # Strawberry's own wording for its JSON scalar, which this one replaces.
+    description=f"The `JSON` scalar type represents JSON values as specified by [ECMA-404]({ECMA_404}).",
+    specified_by_url=ECMA_404,
     serialize=_serialize_json,
     parse_value=lambda value: value,
 )

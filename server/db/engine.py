@@ -34,6 +34,8 @@ class Database:
                 self.url, pool_size=1, max_overflow=0, async_creator=inline_creator(self.url.database)
             )
             self.read_engine = create_async_engine(self.url, pool_size=pool_size, max_overflow=0)
+            # Connections each pool may open at most, as configured here (the metrics report it).
+            self.capacity = {"writer": 1, "reader": pool_size}
             _configure_sqlite(self.write_engine, begin="BEGIN IMMEDIATE")
             _configure_sqlite(self.read_engine, begin="BEGIN")
         else:
@@ -41,6 +43,7 @@ class Database:
                 self.url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True
             )
             self.read_engine = self.write_engine
+            self.capacity = {"writer": 2 * pool_size}
         self._writer_lock = asyncio.Lock() if self.is_sqlite else None
         self._write_sessions = async_sessionmaker(self.write_engine, expire_on_commit=False)
         self._read_sessions = async_sessionmaker(self.read_engine, expire_on_commit=False)

@@ -9,6 +9,11 @@ class; SQLAlchemy's adapter still sees the aiosqlite interface it expects (``asy
 What is given up: a statement blocks the event loop while it runs. On the write path that is the point
 (there is one writer, and its statements are short); readers keep aiosqlite's thread, so a long query
 never stalls the loop.
+
+This is the one place that depends on library internals on the database side: SQLAlchemy's aiosqlite
+adapter reads aiosqlite's private attributes (``_conn``, ``_connection``, ``_tx``) and ``stop``, so
+``InlineConnection`` provides them. ``tests/test_library_pins.py`` fails when the installed SQLAlchemy
+is not ``VERIFIED_WITH`` or its adapter reads an attribute this class lacks.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import asyncio
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
+
+VERIFIED_WITH = "2.1.9"  # SQLAlchemy, whose sqlalchemy/dialects/sqlite/aiosqlite.py this class serves
 
 
 class _InlineCursor:

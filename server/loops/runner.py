@@ -1,4 +1,9 @@
-"""Background loops: each runs ``run_once`` every interval, logs failures and keeps going."""
+"""Background loops: each runs ``run_once`` every interval, logs failures and keeps going.
+
+A timer's ``run_once`` reads what is due through a service, then hands each item to ``each_item``:
+one transaction per item, as the timer's admin principal, with its own error handling, so one bad
+item costs one log line and one ``flightdeck_loop_item_failures`` count, never the rest of the pass.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,50 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
-from ..metrics import items_of, record_loop_pass
+from ..auth import Principal, Role
+from ..metrics import items_of, record_item_failure, record_loop_pass
+from ..services.runtime import Runtime, Tx, unit_of_work
 
 logger = logging.getLogger(__name__)
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Done(Generic[R]):
+    """One item a pass handled: its tenant, its key and what the service returned."""
+
+    tenant_id: str
+    key: str
+    result: R
+
+
+async def each_item(
+    runtime: Runtime,
+    loop: str,
+    actor: str,
+    items: Iterable[tuple[str, str]],
+    action: Callable[[Tx, str], Awaitable[R]],
+) -> tuple[list[Done[R]], list[tuple[str, str]]]:
+    """Run ``action`` on each (tenant, key) in a transaction of its own, as ``actor`` (an admin of the
+    item's tenant). An item whose transaction raises is rolled back, logged once and skipped; the others
+    go on. Returns what was done and the (tenant, key) pairs that failed."""
+    done: list[Done[R]] = []
+    failed: list[tuple[str, str]] = []
+    for tenant_id, key in items:
+        try:
+            async with unit_of_work(runtime, Principal(tenant_id, Role.ADMIN, actor)) as tx:
+                result = await action(tx, key)
+        except Exception:
+            failed.append((tenant_id, key))
+            record_item_failure(loop)
+            logger.exception("loop %s: item %s of tenant %s failed; the pass goes on", loop, key, tenant_id)
+            continue
+        done.append(Done(tenant_id, key, result))
+    return done, failed
 
 
 class Loop:

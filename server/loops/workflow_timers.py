@@ -1,28 +1,21 @@
 """The workflow timer (seed 002 §3): timeouts, retries whose back-off is over, queued workflows.
 
-One pass, in this order: workflow timeouts (they override step timeouts, seed §3.4), step timeouts,
-retries due, then queued workflows move to executing where their tenant has a free slot. Indexed
-queries find candidates; each is then handled in a transaction of its own that locks the workflow and
-re-checks, so two instances never fire the same timer twice.
+``run_workflow_timers`` is its ``run_once``. One pass, in this order: workflow timeouts (they override
+step timeouts, seed §3.4), step timeouts, retries due, then queued workflows move to executing where
+their tenant has a free slot. ``services/workflow_timeouts.py`` finds the candidates and acts on each,
+one transaction per workflow (per tenant for promotion).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
 
-from sqlalchemy import Select, select
+from ..services import workflow_timeouts as timers
+from ..services.runtime import Runtime
+from .runner import each_item
 
-from ..auth import Principal, Role
-from ..db.workflow_models import Workflow, WorkflowStep
-from ..machines.workflow import WorkflowStatus, WorkflowStepStatus
-from ..services.runtime import Runtime, Tx, unit_of_work
-from ..services.workflow_slots import lock_tenant_slots, promote_queued
-from ..services.workflow_timeouts import mark_retries_due, time_out_steps, time_out_workflow
-
+LOOP = "workflow-timers"
 TIMER = "workflow-timer"
-R = TypeVar("R")
 
 
 @dataclass
@@ -33,48 +26,24 @@ class TimerPass:
     promoted: list[str] = field(default_factory=list)
 
 
-async def _each(
-    runtime: Runtime, query: Select[str, str], action: Callable[[Tx, str], Awaitable[R]]
-) -> list[tuple[str, R]]:
-    async with runtime.db.reader() as session:
-        rows = list((await session.execute(query)).all())
-    results = []
-    for tenant_id, key in sorted(set(rows)):
-        async with unit_of_work(runtime, Principal(tenant_id, Role.ADMIN, TIMER)) as tx:
-            results.append((key, await action(tx, key)))
-    return results
-
-
 async def run_workflow_timers(runtime: Runtime) -> TimerPass:
     now = runtime.clock.now()
     done = TimerPass()
-    overdue_workflows = select(Workflow.tenant_id, Workflow.id).where(
-        Workflow.status.in_([WorkflowStatus.EXECUTING.value, WorkflowStatus.BLOCKED.value]),
-        Workflow.timeout_at <= now,
-    )
-    for workflow_id, fired in await _each(runtime, overdue_workflows, time_out_workflow):
-        if fired:
-            done.workflows_timed_out.append(workflow_id)
-    overdue_steps = select(WorkflowStep.tenant_id, WorkflowStep.workflow_id).where(
-        WorkflowStep.status == WorkflowStepStatus.RUNNING.value, WorkflowStep.timeout_at <= now
-    )
-    for _, step_ids in await _each(runtime, overdue_steps, time_out_steps):
-        done.steps_timed_out += step_ids
-    retries = select(WorkflowStep.tenant_id, WorkflowStep.workflow_id).where(
-        WorkflowStep.status == WorkflowStepStatus.PENDING.value, WorkflowStep.next_attempt_at <= now
-    )
-    for _, step_ids in await _each(runtime, retries, mark_retries_due):
-        done.retries_due += step_ids
-    queued = (
-        select(Workflow.tenant_id, Workflow.tenant_id.label("key"))
-        .where(Workflow.status == WorkflowStatus.QUEUED.value)
-        .distinct()
-    )
-    for _, promoted in await _each(runtime, queued, _promote):
-        done.promoted += promoted
+    async with runtime.db.reader() as session:
+        overdue = await timers.workflows_past_deadline(session, now)
+    for d in (await each_item(runtime, LOOP, TIMER, overdue, timers.time_out_workflow))[0]:
+        if d.result:
+            done.workflows_timed_out.append(d.key)
+    async with runtime.db.reader() as session:
+        overdue_steps = await timers.workflows_with_steps_past_deadline(session, now)
+    for timed_out in (await each_item(runtime, LOOP, TIMER, overdue_steps, timers.time_out_steps))[0]:
+        done.steps_timed_out += timed_out.result
+    async with runtime.db.reader() as session:
+        retries = await timers.workflows_with_retries_due(session, now)
+    for due in (await each_item(runtime, LOOP, TIMER, retries, timers.mark_retries_due))[0]:
+        done.retries_due += due.result
+    async with runtime.db.reader() as session:
+        queued = await timers.tenants_with_queued_workflows(session)
+    for promoted in (await each_item(runtime, LOOP, TIMER, queued, timers.promote_tenant))[0]:
+        done.promoted += promoted.result
     return done
-
-
-async def _promote(tx: Tx, _tenant_id: str) -> list[str]:
-    await lock_tenant_slots(tx)
-    return [w.id for w in await promote_queued(tx)]

@@ -1,14 +1,15 @@
-"""A state machine as data: states, one initial state, final states and a transition table.
+"""A state machine as data: states, one initial state, final states, a transition table, and the
+named actions that walk it, with what entering a state stamps on the row.
 
 Each machine is checked when it is defined (python-statemachine style): every state has a row, the
-initial state exists, final states have no exits, every non-final state has an exit, and every state
-is reachable from the initial state.
+initial state exists, final states have no exits, every non-final state has an exit, every state is
+reachable from the initial state, and every action's path from each of its start states is in the table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Generic, TypeVar
 
@@ -18,15 +19,63 @@ S = TypeVar("S", bound=StrEnum)
 
 
 @dataclass(frozen=True)
+class Action(Generic[S]):
+    """A named act on one entity: the states it may start from, where it ends, and what the refusal
+    says when the entity is elsewhere.
+
+    ``target`` None is a retry: back to the state the row failed from (the machine's ``retry_targets``).
+    ``via``: the table has no direct edge from some start state, so the action walks through ``via``
+    (``pending -> in_progress -> failed``); the table is walked, never widened.
+    """
+
+    name: str
+    sources: frozenset[S]
+    refusal: str
+    target: S | None = None
+    via: S | None = None
+
+
+@dataclass(frozen=True)
 class Machine(Generic[S]):
     entity: str
     initial: S
     transitions: Mapping[S, frozenset[S]]
     final: frozenset[S]
     description: str = ""
+    actions: tuple[Action[S], ...] = ()
+    # Entering a state sets these timestamp columns to the transaction's time.
+    stamps: Mapping[S, tuple[str, ...]] = field(default_factory=dict)
+    # The failure state: entering it keeps the state it came from in ``failed_from``, leaving clears it.
+    failure: S | None = None
+    # A retry from ``failure``: failed_from -> the state the row returns to.
+    retry_targets: Mapping[S, S] = field(default_factory=dict)
+    # The column that keeps the reason for the row's current state (set on every move), if any.
+    reason_column: str | None = None
 
     def __post_init__(self) -> None:
         _check_machine(self)
+
+    def action(self, name: str) -> Action[S]:
+        for action in self.actions:
+            if action.name == name:
+                return action
+        raise KeyError(f"{self.entity} has no action {name!r}")
+
+    def path(
+        self, name: str, from_state: S, failed_from: S | None = None, entity_id: str | None = None
+    ) -> list[S]:
+        """The states action ``name`` walks from ``from_state``; ``InvalidTransition`` (carrying the
+        entity, the action and the from-state) when it may not start there."""
+        action = self.action(name)
+        target = action.target
+        if target is None and from_state in action.sources and failed_from is not None:
+            target = self.retry_targets.get(failed_from)
+        if from_state not in action.sources or target is None:
+            to = action.target.value if action.target is not None else None
+            raise InvalidTransition(
+                self.entity, str(from_state), to, entity_id, action=name, why=action.refusal
+            )
+        return self.route(from_state, target, action.via) if action.via is not None else [target]
 
     @property
     def states(self) -> tuple[S, ...]:
@@ -79,3 +128,21 @@ def _check_machine(machine: Machine[S]) -> None:
     unreachable = states - reached
     if unreachable:
         raise InvalidMachine(f"{name}: unreachable states {sorted(unreachable)}")
+    _check_actions(machine)
+
+
+def _check_actions(machine: Machine[S]) -> None:
+    name = machine.entity
+    names = [a.name for a in machine.actions]
+    if len(set(names)) != len(names):
+        raise InvalidMachine(f"{name}: an action is declared twice")
+    for action in machine.actions:
+        targets = [action.target] if action.target is not None else list(machine.retry_targets.values())
+        for source in action.sources:
+            for target in targets:
+                path = machine.route(source, target, action.via) if action.via is not None else [target]
+                steps = zip([source, *path], path, strict=False)
+                if not all(machine.can(a, b) for a, b in steps):
+                    raise InvalidMachine(
+                        f"{name}: {action.name} from {source} to {target} is not in the table"
+                    )

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import TypeVar
 
-from .machine import Machine
+from .machine import Action, Machine
 
 
 class MissionStatus(StrEnum):
@@ -156,11 +156,130 @@ VALID_ASSET_TRANSITIONS = _table(
     A, SEED_ASSET_EDGES + ASSET_REJECTION_EDGES + ASSET_RETRY_EDGES, ASSET_FINAL, A.EXPIRED
 )
 
+# Retry returns FAILED (ERROR) to the state it failed from (DESIGN.md), keyed by that state.
+MISSION_RETRY_TARGET = {M.EXECUTING_HOP: M.EXECUTING_HOP}
+HOP_RETRY_TARGET = {H.EXECUTING: H.EXECUTING, H.READY_FOR_IMPLEMENTATION: H.READY_FOR_IMPLEMENTATION}
+TOOL_STEP_RETRY_TARGET = {T.EXECUTING: T.EXECUTING, T.READY_TO_CONFIGURE: T.READY_TO_CONFIGURE}
+ASSET_RETRY_TARGET = {A.PROPOSED: A.PROPOSED, A.IN_PROGRESS: A.IN_PROGRESS, A.READY: A.IN_PROGRESS}
+
+# --- actions: who may do what from which state (the services apply them by name) ---------------------
+
+REASON = "status_reason"  # every mission-domain row keeps the reason for its current state
+
+
+def _not_final(states: type[E], final: frozenset[E]) -> frozenset[E]:
+    return frozenset(states) - final
+
+
+MISSION_ACTIONS = (
+    Action("approve", frozenset({M.PROPOSED}), "only a proposed mission can be approved", M.APPROVED),
+    Action(
+        "reject",
+        frozenset({M.PROPOSED}),
+        "only a proposed mission can be rejected (cancel it instead)",
+        M.CANCELLED,
+    ),
+    Action("cancel", _not_final(M, MISSION_FINAL), "a finished mission cannot be cancelled", M.CANCELLED),
+    Action(
+        "build_hop",
+        frozenset({M.APPROVED}),
+        "a hop is proposed only for an APPROVED mission (one hop at a time)",
+        M.BUILDING_HOP,
+    ),
+)
+HOP_ACTIONS = (
+    Action(
+        "approve_plan",
+        frozenset({H.PLAN_PROPOSED}),
+        "only a proposed plan can be approved",
+        H.READY_FOR_IMPLEMENTATION,
+    ),
+    Action("reject_plan", frozenset({H.PLAN_PROPOSED}), "only a proposed plan can be rejected", H.CANCELLED),
+    Action("cancel", _not_final(H, HOP_FINAL), "a finished hop cannot be cancelled", H.CANCELLED),
+    Action(
+        "propose_implementation",
+        frozenset({H.READY_FOR_IMPLEMENTATION}),
+        "an implementation is proposed for a hop READY_FOR_IMPLEMENTATION",
+        H.IMPLEMENTATION_PROPOSED,
+    ),
+    Action(
+        "approve_implementation",
+        frozenset({H.IMPLEMENTATION_PROPOSED}),
+        "only a proposed implementation can be approved",
+        H.READY_FOR_EXECUTION,
+    ),
+    Action(
+        "reject_implementation",
+        frozenset({H.IMPLEMENTATION_PROPOSED}),
+        "only a proposed implementation can be rejected",
+        H.READY_FOR_IMPLEMENTATION,
+    ),
+    Action(
+        "fail_implementation",
+        frozenset({H.READY_FOR_IMPLEMENTATION}),
+        "only a hop READY_FOR_IMPLEMENTATION can fail its implementation",
+        H.FAILED,
+    ),
+    Action(
+        "start", frozenset({H.READY_FOR_EXECUTION}), "only a hop READY_FOR_EXECUTION can start", H.EXECUTING
+    ),
+    Action("retry", frozenset({H.FAILED}), "only a FAILED one can be retried"),
+)
+TOOL_STEP_ACTIONS = (
+    Action(
+        "select_tool",
+        frozenset({T.PROPOSED}),
+        "a tool is selected for a PROPOSED tool step",
+        T.READY_TO_CONFIGURE,
+    ),
+    Action(
+        "configure",
+        frozenset({T.READY_TO_CONFIGURE}),
+        "parameters are configured for a tool step READY_TO_CONFIGURE",
+        T.READY_TO_EXECUTE,
+    ),
+    Action(
+        "start", frozenset({T.READY_TO_EXECUTE}), "only a tool step READY_TO_EXECUTE can start", T.EXECUTING
+    ),
+    Action("complete", frozenset({T.EXECUTING}), "only an EXECUTING tool step can complete", T.COMPLETED),
+    Action(
+        "fail",
+        frozenset({T.EXECUTING, T.READY_TO_CONFIGURE}),
+        "only an EXECUTING or READY_TO_CONFIGURE tool step can fail",
+        T.FAILED,
+    ),
+    Action("cancel", _not_final(T, TOOL_STEP_FINAL), "a finished tool step cannot be cancelled", T.CANCELLED),
+    Action("retry", frozenset({T.FAILED}), "only a FAILED one can be retried"),
+)
+ASSET_ACTIONS = (
+    Action("accept", frozenset({A.PROPOSED}), "only a proposed asset can be accepted", A.PENDING),
+    Action(
+        "start_processing", frozenset({A.PENDING}), "only a pending asset can be processed", A.IN_PROGRESS
+    ),
+    Action(
+        "complete_processing",
+        frozenset({A.IN_PROGRESS}),
+        "only an asset in progress can become ready",
+        A.READY,
+    ),
+    Action("reject", frozenset({A.PROPOSED}), "only a proposed asset can be rejected", A.ERROR),
+    Action(
+        "fail", frozenset({A.IN_PROGRESS, A.READY}), "only an asset in progress or ready can fail", A.ERROR
+    ),
+    Action("retry", frozenset({A.ERROR}), "only an asset in ERROR can be retried"),
+    Action("expire", _not_final(A, ASSET_FINAL), "an expired asset cannot expire again", A.EXPIRED),
+)
+
 MISSION_MACHINE = Machine(
     entity="mission",
     initial=M.PROPOSED,
     transitions=VALID_MISSION_TRANSITIONS,
     final=MISSION_FINAL,
+    actions=MISSION_ACTIONS,
+    stamps={M.COMPLETED: ("completed_at",)},
+    failure=M.FAILED,
+    retry_targets=MISSION_RETRY_TARGET,
+    reason_column=REASON,
     description="Mission lifecycle (seed 004). FAILED is not final: retrying the failed hop returns the "
     "mission to EXECUTING_HOP; BUILDING_HOP -> APPROVED is a rejected hop plan; any state that is not "
     "final can be CANCELLED.",
@@ -171,6 +290,11 @@ HOP_MACHINE = Machine(
     initial=H.PLAN_PROPOSED,
     transitions=VALID_HOP_TRANSITIONS,
     final=HOP_FINAL,
+    actions=HOP_ACTIONS,
+    stamps={H.EXECUTING: ("started_at",), H.COMPLETED: ("completed_at",)},
+    failure=H.FAILED,
+    retry_targets=HOP_RETRY_TARGET,
+    reason_column=REASON,
     description="Hop lifecycle (seed 004). IMPLEMENTATION_PROPOSED -> READY_FOR_IMPLEMENTATION is a "
     "rejected implementation; FAILED returns by retry to the state it failed from; a rejected plan "
     "is CANCELLED.",
@@ -181,6 +305,11 @@ TOOL_STEP_MACHINE = Machine(
     initial=T.PROPOSED,
     transitions=VALID_TOOL_STEP_TRANSITIONS,
     final=TOOL_STEP_FINAL,
+    actions=TOOL_STEP_ACTIONS,
+    stamps={T.EXECUTING: ("started_at",), T.COMPLETED: ("completed_at",)},
+    failure=T.FAILED,
+    retry_targets=TOOL_STEP_RETRY_TARGET,
+    reason_column=REASON,
     description="Tool step lifecycle (seed 004). FAILED returns by retry to the state it failed from "
     "(READY_TO_CONFIGURE or EXECUTING).",
 )
@@ -190,13 +319,12 @@ ASSET_MACHINE = Machine(
     initial=A.PROPOSED,
     transitions=VALID_ASSET_TRANSITIONS,
     final=ASSET_FINAL,
+    actions=ASSET_ACTIONS,
+    stamps={A.READY: ("ready_at",)},
+    failure=A.ERROR,
+    retry_targets=ASSET_RETRY_TARGET,
+    reason_column=REASON,
     description="Asset lifecycle (seed 004). PROPOSED -> ERROR is a rejected proposal; ERROR returns by "
     "retry to PROPOSED (rejected) or IN_PROGRESS (failed or corrupted); the expiry timer moves every "
     "other state to EXPIRED once `expires_at` passes.",
 )
-
-# Retry returns FAILED (ERROR) to the state it failed from (DESIGN.md), keyed by that state.
-MISSION_RETRY_TARGET = {M.EXECUTING_HOP: M.EXECUTING_HOP}
-HOP_RETRY_TARGET = {H.EXECUTING: H.EXECUTING, H.READY_FOR_IMPLEMENTATION: H.READY_FOR_IMPLEMENTATION}
-TOOL_STEP_RETRY_TARGET = {T.EXECUTING: T.EXECUTING, T.READY_TO_CONFIGURE: T.READY_TO_CONFIGURE}
-ASSET_RETRY_TARGET = {A.PROPOSED: A.PROPOSED, A.IN_PROGRESS: A.IN_PROGRESS, A.READY: A.IN_PROGRESS}

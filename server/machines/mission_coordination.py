@@ -72,6 +72,58 @@ class HopView:
     status: HopStatus
     is_final: bool = False
     steps: Sequence[ToolStepStatus] = field(default_factory=tuple)
+    failed_from: HopStatus | None = None  # the state a FAILED hop failed from
+
+
+# The mission state its hop in progress implies: the mission <-> hop table read the other way. A hop
+# FAILED in execution fails the mission; one whose implementation failed leaves it BUILDING_HOP.
+MISSION_OF_HOP: Mapping[HopStatus, MissionStatus] = {
+    H.PLAN_PROPOSED: M.BUILDING_HOP,
+    H.READY_FOR_IMPLEMENTATION: M.BUILDING_HOP,
+    H.IMPLEMENTATION_PROPOSED: M.BUILDING_HOP,
+    H.READY_FOR_EXECUTION: M.HOP_READY,
+    H.EXECUTING: M.EXECUTING_HOP,
+    H.FAILED: M.FAILED,
+}
+# Missions whose state their own acts decide, whatever their hops: not yet approved, or finished.
+MISSIONS_NOT_DERIVED = frozenset({M.PROPOSED, M.COMPLETED, M.CANCELLED})
+
+
+def derive_hop_status(hop: HopView) -> HopStatus:
+    """The hop state its live tool steps imply, for a hop in execution (any other keeps its own).
+
+    A hop EXECUTING completes when every live step has, and fails when one fails; a hop that failed
+    in execution runs again once none of its live steps is FAILED (its failed ones were retried).
+    """
+    live = live_steps(hop.steps)
+    if hop.status is H.EXECUTING and live:
+        if T.FAILED in live:
+            return H.FAILED
+        if all(s is T.COMPLETED for s in live):
+            return H.COMPLETED
+    if hop.status is H.FAILED and hop.failed_from is H.EXECUTING and live and T.FAILED not in live:
+        return H.EXECUTING
+    return hop.status
+
+
+def derive_mission_status(mission: MissionStatus, hops: Sequence[HopView]) -> MissionStatus:
+    """The mission state its hops imply (seed 004's mission <-> hop table, read from the hop side).
+
+    A completed final hop completes the mission; otherwise the hop in progress decides
+    (``MISSION_OF_HOP``); with none in progress an approved mission waits for its next hop (APPROVED).
+    PROPOSED and the final states are left to the mission's own acts.
+    """
+    if mission in MISSIONS_NOT_DERIVED:
+        return mission
+    if any(h.is_final and h.status is H.COMPLETED for h in hops):
+        return M.COMPLETED
+    active = [h for h in hops if h.status not in INACTIVE_HOP]
+    if not active:
+        return M.APPROVED
+    hop = active[-1]
+    if hop.status is H.FAILED and hop.failed_from is not H.EXECUTING:
+        return M.BUILDING_HOP
+    return MISSION_OF_HOP[hop.status]
 
 
 def live_steps(steps: Sequence[ToolStepStatus]) -> list[ToolStepStatus]:

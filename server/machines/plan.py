@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from enum import StrEnum
 
-from .machine import Machine
+from .machine import Action, Machine
 
 
 class PlanStatus(StrEnum):
@@ -47,12 +47,52 @@ VALID_STEP_TRANSITIONS: dict[StepStatus, frozenset[StepStatus]] = {
     S.FAILED: frozenset({S.PENDING}),  # retry
 }
 
+# What agents and reviewers do, from which states (the services apply them by name).
+PLAN_ACTIONS = (
+    Action(
+        "pause_for_review",
+        frozenset({P.EXECUTING}),
+        "only an executing plan can pause for review",
+        P.AWAITING_REVIEW,
+    ),
+)
+_DECIDE = "decisions are taken only on a step awaiting input"
+STEP_ACTIONS = (
+    # Seed 003's timing edge case: a result for a pending step walks both edges rather than add one.
+    Action(
+        "submit_result",
+        frozenset({S.PENDING, S.IN_PROGRESS}),
+        "a result is accepted only for a pending or in_progress step",
+        S.COMPLETED,
+        via=S.IN_PROGRESS,
+    ),
+    Action(
+        "request_review",
+        frozenset({S.IN_PROGRESS}),
+        "only an in_progress step can ask for review",
+        S.AWAITING_INPUT,
+    ),
+    Action("approve", frozenset({S.AWAITING_INPUT}), _DECIDE, S.COMPLETED),
+    Action("reject", frozenset({S.AWAITING_INPUT}), _DECIDE, S.FAILED),
+    Action("modify", frozenset({S.AWAITING_INPUT}), _DECIDE, S.IN_PROGRESS),
+    Action("skip", frozenset({S.AWAITING_INPUT}), _DECIDE, S.SKIPPED),
+    Action(
+        "fail",
+        frozenset({S.PENDING, S.IN_PROGRESS}),
+        "fail_step needs a pending or in_progress step",
+        S.FAILED,
+        via=S.IN_PROGRESS,
+    ),
+)
+
 PLAN_MACHINE = Machine(
     entity="plan",
     initial=P.PLANNING,
     transitions=VALID_PLAN_TRANSITIONS,
     final=frozenset({P.COMPLETED, P.FAILED}),
     description="Research plan lifecycle (seed 000).",
+    actions=PLAN_ACTIONS,
+    stamps={P.COMPLETED: ("completed_at",)},
 )
 
 STEP_MACHINE = Machine(
@@ -61,6 +101,14 @@ STEP_MACHINE = Machine(
     transitions=VALID_STEP_TRANSITIONS,
     final=frozenset({S.COMPLETED, S.SKIPPED}),
     description="Research plan step lifecycle (seed 000); failed -> pending is the retry path.",
+    actions=STEP_ACTIONS,
+    # Restarted by a modify decision too: time spent waiting for a person is not running time.
+    stamps={
+        S.IN_PROGRESS: ("started_at",),
+        S.COMPLETED: ("completed_at",),
+        S.SKIPPED: ("completed_at",),
+        S.FAILED: ("completed_at",),
+    },
 )
 
 TERMINAL_STEP_STATUSES = frozenset({S.COMPLETED, S.SKIPPED, S.FAILED})

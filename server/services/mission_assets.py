@@ -1,5 +1,6 @@
 """The asset lifecycle of seed 004: proposed by an agent, accepted or rejected by a person, processed,
-ready, failed or corrupted, retried, and expired by time (``expires_at``; see loops/asset_expiry.py).
+ready, failed or corrupted, retried, and expired by time (``expires_at``; the timer is
+loops/asset_expiry.py).
 
 Assets belong to a mission (its row is the lock) but their states are independent of the mission's:
 an asset may still be accepted or finished after its mission completed. Only proposing one needs a
@@ -10,28 +11,54 @@ moves it to EXPIRED.
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from collections.abc import Collection
+from datetime import datetime, timedelta
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..db.mission_models import Asset, Mission
 from ..errors import refused
 from ..events.mission_kinds import MissionEvent
 from ..limits import SHORT_TEXT
-from ..machines.mission import ASSET_MACHINE, ASSET_RETRY_TARGET, MISSION_MACHINE, AssetStatus, MissionStatus
+from ..machines.mission import ASSET_MACHINE, MISSION_MACHINE, AssetStatus, MissionStatus
 from .mission_inputs import NewAsset
 from .mission_rows import (
     MissionResult,
+    act,
     check_reason,
     lock_mission,
     lock_mission_of,
     move,
     record,
-    require_state,
 )
 from .runtime import Tx
 from .validation import Problems, check_text
 
 A = AssetStatus
 MAX_TTL_SECONDS = 10 * 365 * 24 * 3600.0
+EXPIRY_BATCH = 500
+EXPIRABLE = sorted(s.value for s in AssetStatus if s not in ASSET_MACHINE.final)
+
+
+def due_query(now: datetime, skip: Collection[str] = ()) -> Select[str, str]:
+    """Assets past their TTL that have not expired yet (but those in ``skip``): the (status,
+    expires_at) index.
+
+    Unordered: a pass takes batches until none is due, so order does not decide what expires, and an
+    order over several statuses would sort every due asset before the first batch.
+    """
+    query = select(Asset.tenant_id, Asset.id).where(Asset.status.in_(EXPIRABLE), Asset.expires_at <= now)
+    if skip:
+        query = query.where(Asset.id.not_in(list(skip)))
+    return query.limit(EXPIRY_BATCH)
+
+
+async def due_assets(
+    session: AsyncSession, now: datetime, skip: Collection[str] = ()
+) -> list[tuple[str, str]]:
+    """(tenant, asset) of up to EXPIRY_BATCH assets the expiry timer should expire."""
+    return [(tenant, asset_id) for tenant, asset_id in (await session.execute(due_query(now, skip))).all()]
 
 
 async def propose_asset(tx: Tx, new: NewAsset) -> MissionResult:
@@ -81,19 +108,18 @@ async def _lock_live_asset(tx: Tx, asset_id: str) -> tuple[Mission, Asset]:
     return mission, asset
 
 
-async def _step(tx: Tx, asset_id: str, source: A, to: A, why: str) -> MissionResult:
+async def _step(tx: Tx, asset_id: str, action: str) -> MissionResult:
     mission, asset = await _lock_live_asset(tx, asset_id)
-    require_state(ASSET_MACHINE, asset, {source}, "assetId", to, why)
-    move(tx, ASSET_MACHINE, asset, to, mission)
+    act(tx, ASSET_MACHINE, asset, action, mission, "assetId")
     return MissionResult(mission, asset=asset)
 
 
 async def accept_asset(tx: Tx, asset_id: str) -> MissionResult:
-    return await _step(tx, asset_id, A.PROPOSED, A.PENDING, "only a proposed asset can be accepted")
+    return await _step(tx, asset_id, "accept")
 
 
 async def start_asset_processing(tx: Tx, asset_id: str) -> MissionResult:
-    return await _step(tx, asset_id, A.PENDING, A.IN_PROGRESS, "only a pending asset can be processed")
+    return await _step(tx, asset_id, "start_processing")
 
 
 async def complete_asset_processing(
@@ -103,7 +129,7 @@ async def complete_asset_processing(
     problems.check(check_text, content, ["content"], tx.settings.max_result_bytes)
     problems.check(check_text, media_type, ["mediaType"], SHORT_TEXT)
     problems.raise_if_any()
-    done = await _step(tx, asset_id, A.IN_PROGRESS, A.READY, "only an asset in progress can become ready")
+    done = await _step(tx, asset_id, "complete_processing")
     assert done.asset is not None
     done.asset.content = content
     if media_type is not None:
@@ -115,10 +141,7 @@ async def reject_asset(tx: Tx, asset_id: str, reason: str) -> MissionResult:
     """A person rejects a proposed asset: ERROR with the reason (DESIGN.md: no REJECTED state)."""
     check_reason(tx, reason)
     mission, asset = await _lock_live_asset(tx, asset_id)
-    require_state(
-        ASSET_MACHINE, asset, {A.PROPOSED}, "assetId", A.ERROR, "only a proposed asset can be rejected"
-    )
-    move(tx, ASSET_MACHINE, asset, A.ERROR, mission, reason, action="rejected")
+    act(tx, ASSET_MACHINE, asset, "reject", mission, "assetId", reason, action="rejected")
     record(tx, MissionEvent.ASSET_REJECTED, asset, mission, reason=reason)
     return MissionResult(mission, asset=asset)
 
@@ -127,21 +150,16 @@ async def fail_asset(tx: Tx, asset_id: str, reason: str) -> MissionResult:
     """Processing failed (IN_PROGRESS) or the ready asset is corrupted (READY): ERROR with the reason."""
     check_reason(tx, reason)
     mission, asset = await _lock_live_asset(tx, asset_id)
-    why = "only an asset in progress or ready can fail"
-    require_state(ASSET_MACHINE, asset, {A.IN_PROGRESS, A.READY}, "assetId", A.ERROR, why)
     failed_from = asset.status
-    move(tx, ASSET_MACHINE, asset, A.ERROR, mission, reason)
+    act(tx, ASSET_MACHINE, asset, "fail", mission, "assetId", reason)
     record(tx, MissionEvent.ASSET_FAILED, asset, mission, reason=reason, failedFrom=failed_from)
     return MissionResult(mission, asset=asset)
 
 
 async def retry_asset(tx: Tx, asset_id: str) -> MissionResult:
     mission, asset = await _lock_live_asset(tx, asset_id)
-    if asset.status != A.ERROR or asset.failed_from is None:
-        raise refused("asset", asset.id, asset.status, "only an asset in ERROR can be retried", "assetId")
-    target = ASSET_RETRY_TARGET[A(asset.failed_from)]
-    move(tx, ASSET_MACHINE, asset, target, mission, action="retry")
-    record(tx, MissionEvent.ASSET_RETRIED, asset, mission, toState=target.value)
+    act(tx, ASSET_MACHINE, asset, "retry", mission, "assetId", action="retry")
+    record(tx, MissionEvent.ASSET_RETRIED, asset, mission, toState=asset.status)
     return MissionResult(mission, asset=asset)
 
 

@@ -1,41 +1,37 @@
-"""Running a hop: start it, tool steps complete or fail, retries; with the roll-ups to hop and mission.
+"""Running a hop: start it, tool steps complete or fail, retries.
 
-Roll-ups happen in the same transaction as the act that causes them (DESIGN.md): the last tool step
-completing completes the hop and moves the mission to APPROVED or, for the final hop, COMPLETED; a tool
-step failing in execution fails the hop and the mission; retrying the last failed step of a failed hop
-(or the hop itself) returns hop and mission to executing.
+Each act moves what it acts on; hop and mission follow in the same transaction (DESIGN.md) through
+``settle_mission``: the last tool step completing completes the hop and moves the mission to APPROVED
+or, for the final hop, COMPLETED; a tool step failing in execution fails the hop and the mission;
+retrying the last failed step of a failed hop (or the hop itself) returns hop and mission to executing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..db.mission_models import Hop, Mission, ToolStep
-from ..errors import ServiceError, refused
+from ..db.mission_models import Hop, ToolStep
 from ..events.mission_kinds import MissionEvent
 from ..machines.mission import (
     HOP_MACHINE,
-    HOP_RETRY_TARGET,
-    MISSION_MACHINE,
-    MISSION_RETRY_TARGET,
     TOOL_STEP_MACHINE,
-    TOOL_STEP_RETRY_TARGET,
     HopStatus,
     MissionStatus,
 )
 from ..machines.mission import ToolStepStatus as T
 from .mission_rows import (
     MissionResult,
+    act,
     check_reason,
-    enforce_coordination,
     live,
     lock_mission_of,
     move,
     record,
-    require_state,
+    settle_mission,
     steps_of_hop,
 )
 from .runtime import Tx
+from .transitions import require
 from .validation import check_json_size
 
 H, M = HopStatus, MissionStatus
@@ -44,32 +40,22 @@ H, M = HopStatus, MissionStatus
 async def start_hop(tx: Tx, hop_id: str) -> MissionResult:
     """The person starts the hop: hop and every tool step EXECUTING, the mission EXECUTING_HOP."""
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
-    why = "only a hop READY_FOR_EXECUTION can start"
-    require_state(HOP_MACHINE, hop, {H.READY_FOR_EXECUTION}, "hopId", H.EXECUTING, why)
-    move(tx, MISSION_MACHINE, mission, M.EXECUTING_HOP, mission, hopId=hop.id)
-    move(tx, HOP_MACHINE, hop, H.EXECUTING, mission)
+    act(tx, HOP_MACHINE, hop, "start", mission, "hopId")
     steps = live(await steps_of_hop(tx, hop.id))
     for step in steps:
-        move(tx, TOOL_STEP_MACHINE, step, T.EXECUTING, mission)
-    await enforce_coordination(tx, mission, "hopId")
+        act(tx, TOOL_STEP_MACHINE, step, "start", mission, "hopId")
+    await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop, tool_steps=steps)
 
 
 async def complete_tool_step(tx: Tx, tool_step_id: str, result: Any = None) -> MissionResult:
     check_json_size(result, ["result"], tx.settings.max_result_bytes)
     mission, step = await lock_mission_of(tx, ToolStep, tool_step_id, "toolStepId")
-    why = "only an EXECUTING tool step can complete"
-    require_state(TOOL_STEP_MACHINE, step, {T.EXECUTING}, "toolStepId", T.COMPLETED, why)
-    move(tx, TOOL_STEP_MACHINE, step, T.COMPLETED, mission)
+    act(tx, TOOL_STEP_MACHINE, step, "complete", mission, "toolStepId")
     step.result = result
     record(tx, MissionEvent.TOOL_STEP_COMPLETED, step, mission, hasResult=result is not None)
     hop = await _hop_of(tx, step)
-    steps = live(await steps_of_hop(tx, hop.id))
-    if hop.status == H.EXECUTING and all(s.status == T.COMPLETED for s in steps):
-        move(tx, HOP_MACHINE, hop, H.COMPLETED, mission)
-        done = M.COMPLETED if hop.is_final else M.APPROVED
-        move(tx, MISSION_MACHINE, mission, done, mission, hopId=hop.id, finalHop=hop.is_final)
-    await enforce_coordination(tx, mission, "toolStepId")
+    await settle_mission(tx, mission, "toolStepId", hop)
     return MissionResult(mission, hop=hop, tool_step=step)
 
 
@@ -78,32 +64,21 @@ async def fail_tool_step(tx: Tx, tool_step_id: str, reason: str) -> MissionResul
     implementation waits for a retry of the step or a rejection)."""
     check_reason(tx, reason)
     mission, step = await lock_mission_of(tx, ToolStep, tool_step_id, "toolStepId")
-    why = "only an EXECUTING or READY_TO_CONFIGURE tool step can fail"
-    require_state(TOOL_STEP_MACHINE, step, {T.EXECUTING, T.READY_TO_CONFIGURE}, "toolStepId", T.FAILED, why)
-    in_execution = step.status == T.EXECUTING
-    move(tx, TOOL_STEP_MACHINE, step, T.FAILED, mission, reason)
+    act(tx, TOOL_STEP_MACHINE, step, "fail", mission, "toolStepId", reason)
     record(tx, MissionEvent.TOOL_STEP_FAILED, step, mission, reason=reason)
     hop = await _hop_of(tx, step)
-    if in_execution and hop.status == H.EXECUTING:
-        cause = f"tool step {step.name} failed: {reason}"
-        move(tx, HOP_MACHINE, hop, H.FAILED, mission, cause, toolStepId=step.id)
-        move(tx, MISSION_MACHINE, mission, M.FAILED, mission, cause, hopId=hop.id)
-    await enforce_coordination(tx, mission, "toolStepId")
+    cause = f"tool step {step.name} failed: {reason}"
+    await settle_mission(tx, mission, "toolStepId", hop, cause, hop_data={"toolStepId": step.id})
     return MissionResult(mission, hop=hop, tool_step=step)
 
 
 async def retry_tool_step(tx: Tx, tool_step_id: str) -> MissionResult:
     """Back to the state it failed from; the last failed step of a failed hop resumes hop and mission."""
     mission, step = await lock_mission_of(tx, ToolStep, tool_step_id, "toolStepId")
-    if step.status != T.FAILED or step.failed_from is None:
-        raise _not_failed("tool_step", step.id, step.status, "toolStepId")
-    move(tx, TOOL_STEP_MACHINE, step, TOOL_STEP_RETRY_TARGET[T(step.failed_from)], mission, action="retry")
+    act(tx, TOOL_STEP_MACHINE, step, "retry", mission, "toolStepId", action="retry")
     record(tx, MissionEvent.TOOL_STEP_RETRIED, step, mission, toState=step.status)
     hop = await _hop_of(tx, step)
-    steps = live(await steps_of_hop(tx, hop.id))
-    if hop.status == H.FAILED and not any(s.status == T.FAILED for s in steps):
-        _resume(tx, mission, hop)
-    await enforce_coordination(tx, mission, "toolStepId")
+    await settle_mission(tx, mission, "toolStepId", hop, action="retry")
     return MissionResult(mission, hop=hop, tool_step=step)
 
 
@@ -111,29 +86,16 @@ async def retry_hop(tx: Tx, hop_id: str) -> MissionResult:
     """A hop failed in execution runs again (its failed steps with it); one whose implementation
     failed is READY_FOR_IMPLEMENTATION again."""
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
-    if hop.status != H.FAILED or hop.failed_from is None:
-        raise _not_failed("hop", hop.id, hop.status, "hopId")
+    require(HOP_MACHINE, hop, "retry", "hopId")
     retried = []
     for step in live(await steps_of_hop(tx, hop.id)):
         if step.status == T.FAILED and step.failed_from == T.EXECUTING:
             move(tx, TOOL_STEP_MACHINE, step, T.EXECUTING, mission, action="retry", cause="hop")
             retried.append(step.id)
-    _resume(tx, mission, hop)
+    act(tx, HOP_MACHINE, hop, "retry", mission, "hopId", action="retry")
+    await settle_mission(tx, mission, "hopId", hop, action="retry")
     record(tx, MissionEvent.HOP_RETRIED, hop, mission, toState=hop.status, retriedToolStepIds=retried)
-    await enforce_coordination(tx, mission, "hopId")
     return MissionResult(mission, hop=hop)
-
-
-def _resume(tx: Tx, mission: Mission, hop: Hop) -> None:
-    assert hop.failed_from is not None
-    move(tx, HOP_MACHINE, hop, HOP_RETRY_TARGET[H(hop.failed_from)], mission, action="retry")
-    if mission.status == M.FAILED and mission.failed_from is not None:
-        target = MISSION_RETRY_TARGET[M(mission.failed_from)]
-        move(tx, MISSION_MACHINE, mission, target, mission, action="retry", hopId=hop.id)
-
-
-def _not_failed(entity: str, row_id: str, status: str, field: str) -> ServiceError:
-    return refused(entity, row_id, status, "only a FAILED one can be retried", field)
 
 
 async def _hop_of(tx: Tx, step: ToolStep) -> Hop:

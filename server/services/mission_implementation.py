@@ -9,22 +9,22 @@ from typing import Any
 from ..db.mission_models import Hop, Mission, Tool, ToolStep
 from ..errors import ErrorCode, Problem, ServiceError
 from ..events.mission_kinds import MissionEvent
-from ..machines.mission import HOP_MACHINE, MISSION_MACHINE, TOOL_STEP_MACHINE, HopStatus, MissionStatus
+from ..machines.mission import HOP_MACHINE, TOOL_STEP_MACHINE, HopStatus
 from ..machines.mission import ToolStepStatus as T
 from .mission_inputs import NewToolStep
 from .mission_rows import (
     MissionResult,
+    act,
     check_reason,
-    enforce_coordination,
     live,
     lock_mission_of,
-    move,
     record,
-    require_state,
+    settle_mission,
     steps_of_hop,
 )
 from .mission_tools import check_parameters, tool_named
 from .runtime import Tx
+from .transitions import require
 from .validation import Problems, check_json_size, check_text
 
 H = HopStatus
@@ -45,15 +45,15 @@ def _check_new_steps(tx: Tx, steps: list[NewToolStep], problems: Problems) -> No
             problems.add("parameters are configured for a selected tool: name toolName", [*path, "toolName"])
 
 
-def _select(tx: Tx, mission: Mission, step: ToolStep, tool: Tool) -> None:
-    move(tx, TOOL_STEP_MACHINE, step, T.READY_TO_CONFIGURE, mission, toolName=tool.name)
+def _select(tx: Tx, mission: Mission, step: ToolStep, tool: Tool, field: str) -> None:
+    act(tx, TOOL_STEP_MACHINE, step, "select_tool", mission, field, toolName=tool.name)
     step.tool_id = tool.id
     step.tool_name = tool.name
     record(tx, MissionEvent.TOOL_SELECTED, step, mission, toolId=tool.id, toolName=tool.name)
 
 
-def _configure(tx: Tx, mission: Mission, step: ToolStep, parameters: dict[str, Any]) -> None:
-    move(tx, TOOL_STEP_MACHINE, step, T.READY_TO_EXECUTE, mission)
+def _configure(tx: Tx, mission: Mission, step: ToolStep, parameters: dict[str, Any], field: str) -> None:
+    act(tx, TOOL_STEP_MACHINE, step, "configure", mission, field)
     step.parameters = parameters
     record(tx, MissionEvent.TOOL_STEP_CONFIGURED, step, mission, parameters=parameters)
 
@@ -76,13 +76,9 @@ async def propose_hop_implementation(tx: Tx, hop_id: str, new_steps: list[NewToo
         if new.parameters is not None:
             await check_parameters(tx, tools[i], new.parameters, [*path, "parameters"], problems)
     problems.raise_if_any()
-    to = H.IMPLEMENTATION_PROPOSED
-    why = "an implementation is proposed for a hop READY_FOR_IMPLEMENTATION"
-    require_state(HOP_MACHINE, hop, {H.READY_FOR_IMPLEMENTATION}, "hopId", to, why)
-
     earlier = await steps_of_hop(tx, hop.id)  # a rejected implementation's steps stay, cancelled
     first = max((s.position for s in earlier), default=0) + 1
-    move(tx, HOP_MACHINE, hop, to, mission)
+    act(tx, HOP_MACHINE, hop, "propose_implementation", mission, "hopId")
     steps = [
         ToolStep(
             id=str(uuid.uuid4()),
@@ -102,20 +98,19 @@ async def propose_hop_implementation(tx: Tx, hop_id: str, new_steps: list[NewToo
     record(tx, MissionEvent.HOP_IMPLEMENTATION_PROPOSED, hop, mission, toolStepIds=[s.id for s in steps])
     for i, (step, new) in enumerate(zip(steps, new_steps, strict=True)):
         if i in tools:
-            _select(tx, mission, step, tools[i])
+            _select(tx, mission, step, tools[i], "hopId")
             if new.parameters is not None:
-                _configure(tx, mission, step, new.parameters)
-    await enforce_coordination(tx, mission, "hopId")
+                _configure(tx, mission, step, new.parameters, "hopId")
+    await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop, tool_steps=steps)
 
 
 async def select_tool(tx: Tx, tool_step_id: str, tool_name: str) -> MissionResult:
     mission, step = await lock_mission_of(tx, ToolStep, tool_step_id, "toolStepId")
-    why = "a tool is selected for a PROPOSED tool step"
-    require_state(TOOL_STEP_MACHINE, step, {T.PROPOSED}, "toolStepId", T.READY_TO_CONFIGURE, why)
+    require(TOOL_STEP_MACHINE, step, "select_tool", "toolStepId")
     tool = await tool_named(tx, tool_name, ["toolName"])
-    _select(tx, mission, step, tool)
-    await enforce_coordination(tx, mission, "toolStepId")
+    _select(tx, mission, step, tool, "toolStepId")
+    await settle_mission(tx, mission, "toolStepId")
     return MissionResult(mission, tool_step=step)
 
 
@@ -123,23 +118,20 @@ async def configure_tool_step(tx: Tx, tool_step_id: str, parameters: Any) -> Mis
     """READY_TO_EXECUTE only with parameters that satisfy the tool's schema; otherwise nothing changes."""
     check_json_size(parameters, ["parameters"], tx.settings.max_result_bytes)
     mission, step = await lock_mission_of(tx, ToolStep, tool_step_id, "toolStepId")
-    why = "parameters are configured for a tool step READY_TO_CONFIGURE"
-    require_state(TOOL_STEP_MACHINE, step, {T.READY_TO_CONFIGURE}, "toolStepId", T.READY_TO_EXECUTE, why)
+    require(TOOL_STEP_MACHINE, step, "configure", "toolStepId")
     tool = await tx.session.get(Tool, step.tool_id)
     assert tool is not None  # READY_TO_CONFIGURE is entered only by selecting a tool
     problems = Problems()
     await check_parameters(tx, tool, parameters, ["parameters"], problems)
     problems.raise_if_any()
-    _configure(tx, mission, step, parameters)
-    await enforce_coordination(tx, mission, "toolStepId")
+    _configure(tx, mission, step, parameters, "toolStepId")
+    await settle_mission(tx, mission, "toolStepId")
     return MissionResult(mission, tool_step=step)
 
 
 async def approve_hop_implementation(tx: Tx, hop_id: str) -> MissionResult:
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
-    to = H.READY_FOR_EXECUTION
-    why = "only a proposed implementation can be approved"
-    require_state(HOP_MACHINE, hop, {H.IMPLEMENTATION_PROPOSED}, "hopId", to, why)
+    require(HOP_MACHINE, hop, "approve_implementation", "hopId")
     steps = live(await steps_of_hop(tx, hop.id))
     unready = [s for s in steps if s.status != T.READY_TO_EXECUTE]
     if unready:
@@ -158,9 +150,8 @@ async def approve_hop_implementation(tx: Tx, hop_id: str) -> MissionResult:
                 for s in unready
             ]
         )
-    move(tx, HOP_MACHINE, hop, to, mission)
-    move(tx, MISSION_MACHINE, mission, MissionStatus.HOP_READY, mission, hopId=hop.id)
-    await enforce_coordination(tx, mission, "hopId")
+    act(tx, HOP_MACHINE, hop, "approve_implementation", mission, "hopId")
+    await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop, tool_steps=steps)
 
 
@@ -168,15 +159,14 @@ async def reject_hop_implementation(tx: Tx, hop_id: str, reason: str) -> Mission
     """Back to READY_FOR_IMPLEMENTATION, its tool steps cancelled (DESIGN.md)."""
     check_reason(tx, reason)
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
-    to = H.READY_FOR_IMPLEMENTATION
-    why = "only a proposed implementation can be rejected"
-    require_state(HOP_MACHINE, hop, {H.IMPLEMENTATION_PROPOSED}, "hopId", to, why)
+    require(HOP_MACHINE, hop, "reject_implementation", "hopId")
+    why = "implementation_rejected"
     steps = live(await steps_of_hop(tx, hop.id))
     for step in steps:
-        move(tx, TOOL_STEP_MACHINE, step, T.CANCELLED, mission, reason, cause="implementation_rejected")
-    move(tx, HOP_MACHINE, hop, to, mission, reason, action="implementation_rejected")
+        act(tx, TOOL_STEP_MACHINE, step, "cancel", mission, "hopId", reason, cause=why)
+    act(tx, HOP_MACHINE, hop, "reject_implementation", mission, "hopId", reason, action=why)
     record(tx, MissionEvent.HOP_IMPLEMENTATION_REJECTED, hop, mission, reason=reason)
-    await enforce_coordination(tx, mission, "hopId")
+    await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop, tool_steps=steps)
 
 
@@ -184,9 +174,7 @@ async def fail_hop_implementation(tx: Tx, hop_id: str, reason: str) -> MissionRe
     """The seed's READY_FOR_IMPLEMENTATION -> FAILED: the agent cannot implement the hop."""
     check_reason(tx, reason)
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
-    why = "only a hop READY_FOR_IMPLEMENTATION can fail its implementation"
-    require_state(HOP_MACHINE, hop, {H.READY_FOR_IMPLEMENTATION}, "hopId", H.FAILED, why)
-    move(tx, HOP_MACHINE, hop, H.FAILED, mission, reason)
+    act(tx, HOP_MACHINE, hop, "fail_implementation", mission, "hopId", reason)
     record(tx, MissionEvent.HOP_FAILED, hop, mission, reason=reason)
-    await enforce_coordination(tx, mission, "hopId")
+    await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop)

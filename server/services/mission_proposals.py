@@ -20,18 +20,18 @@ from ..machines.mission_coordination import INACTIVE_HOP
 from .mission_inputs import NewHop, NewMission
 from .mission_rows import (
     MissionResult,
+    act,
     check_reason,
-    enforce_coordination,
     hops_of,
     live,
     lock_mission,
     lock_mission_of,
-    move,
     record,
-    require_state,
+    settle_mission,
     steps_of_hop,
 )
 from .runtime import Tx
+from .transitions import require
 from .validation import Problems, check_text
 
 M, H = MissionStatus, HopStatus
@@ -67,10 +67,8 @@ async def propose_mission(tx: Tx, new: NewMission) -> MissionResult:
 
 async def approve_mission(tx: Tx, mission_id: str) -> MissionResult:
     mission = await lock_mission(tx, mission_id)
-    why = "only a proposed mission can be approved"
-    require_state(MISSION_MACHINE, mission, {M.PROPOSED}, "missionId", M.APPROVED, why)
-    move(tx, MISSION_MACHINE, mission, M.APPROVED, mission)
-    await enforce_coordination(tx, mission, "missionId")
+    act(tx, MISSION_MACHINE, mission, "approve", mission, "missionId")
+    await settle_mission(tx, mission, "missionId")
     return MissionResult(mission)
 
 
@@ -78,11 +76,9 @@ async def reject_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
     """A rejected proposal is CANCELLED with the reason (DESIGN.md: no REJECTED state)."""
     check_reason(tx, reason)
     mission = await lock_mission(tx, mission_id)
-    why = "only a proposed mission can be rejected (cancel it instead)"
-    require_state(MISSION_MACHINE, mission, {M.PROPOSED}, "missionId", M.CANCELLED, why)
-    move(tx, MISSION_MACHINE, mission, M.CANCELLED, mission, reason, action="rejected")
+    act(tx, MISSION_MACHINE, mission, "reject", mission, "missionId", reason, action="rejected")
     record(tx, MissionEvent.MISSION_REJECTED, mission, mission, reason=reason)
-    await enforce_coordination(tx, mission, "missionId")
+    await settle_mission(tx, mission, "missionId")
     return MissionResult(mission)
 
 
@@ -90,9 +86,7 @@ async def cancel_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
     """CANCELLED, with its hop in progress and that hop's unfinished tool steps, in one transaction."""
     check_reason(tx, reason)
     mission = await lock_mission(tx, mission_id)
-    not_final = set(M) - MISSION_MACHINE.final
-    why = "a finished mission cannot be cancelled"
-    require_state(MISSION_MACHINE, mission, not_final, "missionId", M.CANCELLED, why)
+    require(MISSION_MACHINE, mission, "cancel", "missionId")
     cancelled_hops, cancelled_steps = [], []
     for hop in await hops_of(tx, mission.id):
         if HopStatus(hop.status) in INACTIVE_HOP:
@@ -100,7 +94,7 @@ async def cancel_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
         steps = await _cancel_with_steps(tx, mission, hop, reason, cause="mission")
         cancelled_steps += [s.id for s in steps]
         cancelled_hops.append(hop.id)
-    move(tx, MISSION_MACHINE, mission, M.CANCELLED, mission, reason)
+    act(tx, MISSION_MACHINE, mission, "cancel", mission, "missionId", reason)
     record(
         tx,
         MissionEvent.MISSION_CANCELLED,
@@ -110,7 +104,7 @@ async def cancel_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
         cancelledHopIds=cancelled_hops,
         cancelledToolStepIds=cancelled_steps,
     )
-    await enforce_coordination(tx, mission, "missionId")
+    await settle_mission(tx, mission, "missionId")
     return MissionResult(mission)
 
 
@@ -119,17 +113,13 @@ async def cancel_hop(tx: Tx, hop_id: str, reason: str) -> MissionResult:
     APPROVED again for another hop, as after a rejected hop plan (docs/decisions.md)."""
     check_reason(tx, reason)
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
-    not_final = set(H) - HOP_MACHINE.final
-    why = "a finished hop cannot be cancelled"
-    require_state(HOP_MACHINE, hop, not_final, "hopId", H.CANCELLED, why)
+    require(HOP_MACHINE, hop, "cancel", "hopId")
     steps = await _cancel_with_steps(tx, mission, hop, reason, action="hop_cancelled")
-    # BUILDING_HOP and EXECUTING_HOP have an edge to APPROVED; HOP_READY and FAILED have none, and the
-    # table is walked through EXECUTING_HOP rather than widened.
-    for state in MISSION_MACHINE.route(M(mission.status), M.APPROVED, via=M.EXECUTING_HOP):
-        move(tx, MISSION_MACHINE, mission, state, mission, reason, hopId=hop.id, action="hop_cancelled")
+    # The mission returns to APPROVED: BUILDING_HOP and EXECUTING_HOP have an edge there; HOP_READY and
+    # FAILED have none, and the settle walks the table through EXECUTING_HOP rather than widen it.
+    await settle_mission(tx, mission, "hopId", hop, reason, action="hop_cancelled")
     cancelled = [s.id for s in steps]
     record(tx, MissionEvent.HOP_CANCELLED, hop, mission, reason=reason, cancelledToolStepIds=cancelled)
-    await enforce_coordination(tx, mission, "hopId")
     return MissionResult(mission, hop=hop, tool_steps=steps)
 
 
@@ -137,8 +127,8 @@ async def _cancel_with_steps(tx: Tx, mission: Mission, hop: Hop, reason: str, **
     """The hop CANCELLED with its live tool steps that have not completed; completed ones are kept."""
     cancelled = [s for s in live(await steps_of_hop(tx, hop.id)) if s.status != ToolStepStatus.COMPLETED]
     for step in cancelled:
-        move(tx, TOOL_STEP_MACHINE, step, ToolStepStatus.CANCELLED, mission, reason, **data)
-    move(tx, HOP_MACHINE, hop, H.CANCELLED, mission, reason, **data)
+        act(tx, TOOL_STEP_MACHINE, step, "cancel", mission, "hopId", reason, **data)
+    act(tx, HOP_MACHINE, hop, "cancel", mission, "hopId", reason, **data)
     return cancelled
 
 
@@ -149,8 +139,7 @@ async def propose_hop(tx: Tx, new: NewHop) -> MissionResult:
     problems.check(check_text, new.plan, ["plan"], limit, required=True)
     problems.raise_if_any()
     mission = await lock_mission(tx, new.mission_id)
-    why = "a hop is proposed only for an APPROVED mission (one hop at a time)"
-    require_state(MISSION_MACHINE, mission, {M.APPROVED}, "missionId", M.BUILDING_HOP, why)
+    require(MISSION_MACHINE, mission, "build_hop", "missionId")
     count = await tx.session.scalar(select(func.count()).select_from(Hop).where(Hop.mission_id == mission.id))
     hop = Hop(
         id=str(uuid.uuid4()),
@@ -165,7 +154,7 @@ async def propose_hop(tx: Tx, new: NewHop) -> MissionResult:
         updated_at=tx.now,
     )
     tx.session.add(hop)
-    move(tx, MISSION_MACHINE, mission, M.BUILDING_HOP, mission, hopId=hop.id)
+    await settle_mission(tx, mission, "missionId", hop)  # APPROVED -> BUILDING_HOP
     tx.events.record(
         MissionEvent.HOP_PROPOSED,
         entity_type="hop",
@@ -175,16 +164,13 @@ async def propose_hop(tx: Tx, new: NewHop) -> MissionResult:
         to_state=hop.status,
         data={"name": hop.name, "sequence": hop.sequence, "isFinal": hop.is_final},
     )
-    await enforce_coordination(tx, mission, "missionId")
     return MissionResult(mission, hop=hop)
 
 
 async def approve_hop_plan(tx: Tx, hop_id: str) -> MissionResult:
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
-    to = H.READY_FOR_IMPLEMENTATION
-    require_state(HOP_MACHINE, hop, {H.PLAN_PROPOSED}, "hopId", to, "only a proposed plan can be approved")
-    move(tx, HOP_MACHINE, hop, to, mission)
-    await enforce_coordination(tx, mission, "hopId")
+    act(tx, HOP_MACHINE, hop, "approve_plan", mission, "hopId")
+    await settle_mission(tx, mission, "hopId", hop)
     return MissionResult(mission, hop=hop)
 
 
@@ -192,10 +178,7 @@ async def reject_hop_plan(tx: Tx, hop_id: str, reason: str) -> MissionResult:
     """The hop is CANCELLED and the mission returns to APPROVED, ready for another hop (DESIGN.md)."""
     check_reason(tx, reason)
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
-    why = "only a proposed plan can be rejected"
-    require_state(HOP_MACHINE, hop, {H.PLAN_PROPOSED}, "hopId", H.CANCELLED, why)
-    move(tx, HOP_MACHINE, hop, H.CANCELLED, mission, reason, action="plan_rejected")
-    move(tx, MISSION_MACHINE, mission, M.APPROVED, mission, reason, hopId=hop.id, action="plan_rejected")
+    act(tx, HOP_MACHINE, hop, "reject_plan", mission, "hopId", reason, action="plan_rejected")
+    await settle_mission(tx, mission, "hopId", hop, reason, action="plan_rejected")  # back to APPROVED
     record(tx, MissionEvent.HOP_PLAN_REJECTED, hop, mission, reason=reason)
-    await enforce_coordination(tx, mission, "hopId")
     return MissionResult(mission, hop=hop)

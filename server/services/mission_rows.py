@@ -2,8 +2,10 @@
 
 The mission is the aggregate root: every mission-domain mutation locks its row first (FOR UPDATE on
 PostgreSQL; SQLite's BEGIN IMMEDIATE already holds the database), and re-reads the hop, tool step or
-asset it acts on after the lock. Before the transaction ends ``enforce_coordination`` checks seed 004's
-coordination tables on everything the mutation touched; a violation refuses the whole mutation.
+asset it acts on after the lock. Every act that touches hops, tool steps or the mission ends with the one
+``settle_mission`` step: the touched hop follows its tool steps and the mission its hops (pure
+derivations in machines/mission_coordination.py, as plans follow their steps), then seed 004's
+coordination tables are checked on the result; a violation refuses the whole mutation.
 """
 
 from __future__ import annotations
@@ -15,35 +17,29 @@ from typing import Any, TypeVar
 from sqlalchemy import select
 
 from ..db.mission_models import Asset, Hop, Mission, ToolStep
-from ..errors import ErrorCode, Problem, ServiceError, not_found, refused
+from ..errors import ErrorCode, Problem, ServiceError
 from ..machines.machine import Machine
 from ..machines.mission import (
-    ASSET_MACHINE,
     HOP_MACHINE,
     MISSION_MACHINE,
-    TOOL_STEP_MACHINE,
-    AssetStatus,
     HopStatus,
     MissionStatus,
     ToolStepStatus,
 )
-from ..machines.mission_coordination import HopView, coordination_problems
+from ..machines.mission_coordination import (
+    HopView,
+    coordination_problems,
+    derive_hop_status,
+    derive_mission_status,
+)
+from .aggregates import ASSET, HOP, MISSION, TOOL_STEP, lock_child, lock_root
 from .runtime import Tx
-from .transitions import change_state
-from .validation import check_text, parse_id
+from .transitions import apply, enter
+from .validation import check_text
 
 ROOT = "mission"
 Child = TypeVar("Child", Hop, ToolStep, Asset)
 S = TypeVar("S", bound=StrEnum)
-
-_FAILURE = {
-    MISSION_MACHINE.entity: MissionStatus.FAILED,
-    HOP_MACHINE.entity: HopStatus.FAILED,
-    TOOL_STEP_MACHINE.entity: ToolStepStatus.FAILED,
-    ASSET_MACHINE.entity: AssetStatus.ERROR,
-}
-_STARTED = {HopStatus.EXECUTING, ToolStepStatus.EXECUTING}
-_DONE = {MissionStatus.COMPLETED, HopStatus.COMPLETED, ToolStepStatus.COMPLETED}
 
 
 @dataclass
@@ -58,29 +54,15 @@ class MissionResult:
 
 
 async def lock_mission(tx: Tx, mission_id: str, field: str = "missionId") -> Mission:
-    mid = parse_id(mission_id, field)
-    mission = await tx.session.scalar(
-        select(Mission).where(Mission.id == mid, Mission.tenant_id == tx.tenant_id).with_for_update()
-    )
-    if mission is None:
-        raise not_found("mission", mission_id, [field])
-    return mission
+    """The mission row, locked for this transaction (``aggregates.lock_root``)."""
+    return await lock_root(tx, MISSION, mission_id, field)
 
 
 async def lock_mission_of(tx: Tx, model: type[Child], row_id: str, field: str) -> tuple[Mission, Child]:
     """The mission of a hop, tool step or asset (locked), then that row as it is under the lock."""
-    what = model.__tablename__.rstrip("s").replace("_", " ")
-    rid = parse_id(row_id, field)
-    mission_id = await tx.session.scalar(
-        select(model.mission_id).where(model.id == rid, model.tenant_id == tx.tenant_id)
-    )
-    if mission_id is None:
-        raise not_found(what, row_id, [field])
-    mission = await lock_mission(tx, mission_id, field)
-    row = await tx.session.get(model, rid, populate_existing=True)
-    if row is None:  # cannot happen: rows are never deleted while their mission exists
-        raise not_found(what, row_id, [field])
-    return mission, row
+    child: Any = {Hop: HOP, ToolStep: TOOL_STEP, Asset: ASSET}[model]
+    found: tuple[Mission, Child] = await lock_child(tx, child, row_id, field)
+    return found
 
 
 async def hops_of(tx: Tx, mission_id: str) -> list[Hop]:
@@ -100,13 +82,6 @@ def live(steps: list[ToolStep]) -> list[ToolStep]:
     return [s for s in steps if s.status != ToolStepStatus.CANCELLED]
 
 
-def require_state(machine: Machine[S], row: Any, allowed: set[S], field: str, to: S, why: str) -> None:
-    """INVALID_TRANSITION unless ``row`` is in one of ``allowed`` and the table has the edge to ``to``."""
-    current = type(to)(row.status)
-    if current not in allowed or not machine.can(current, to):
-        raise refused(machine.entity, row.id, row.status, why, field, to.value)
-
-
 def check_reason(tx: Tx, reason: str, field: str = "reason") -> None:
     check_text(reason, [field], tx.settings.max_text_bytes, required=True)
 
@@ -114,27 +89,22 @@ def check_reason(tx: Tx, reason: str, field: str = "reason") -> None:
 def move(
     tx: Tx, machine: Machine[S], row: Any, to: S, mission: Mission, reason: str | None = None, **data: Any
 ) -> None:
-    """One transition of a mission-domain row, with the bookkeeping of the state it enters.
+    """One transition of a mission-domain row to ``to``, stamped as its machine says (``enter``)."""
+    enter(tx, machine, row, to, root_type=ROOT, root_id=mission.id, reason=reason, data=data)
 
-    ``failed_from`` remembers the state a FAILED (ERROR) row came from: a retry returns there.
-    """
-    from_state = row.status
-    if reason is not None:
-        data["reason"] = reason
-    change_state(tx, machine, row, to, root_type=ROOT, root_id=mission.id, data=data or None)
-    # The reason explains the state the row is in now: a rejection, cancellation or failure sets it,
-    # any other move (a retry, the next proposal) clears it. The event log keeps every one.
-    row.status_reason = reason
-    if to is _FAILURE[machine.entity]:
-        row.failed_from = from_state
-    elif from_state == _FAILURE[machine.entity]:
-        row.failed_from = None
-    if to in _STARTED:
-        row.started_at = tx.now
-    if to in _DONE:
-        row.completed_at = tx.now
-    if to is AssetStatus.READY:
-        row.ready_at = tx.now
+
+def act(
+    tx: Tx,
+    machine: Machine[S],
+    row: Any,
+    name: str,
+    mission: Mission,
+    field: str,
+    reason: str | None = None,
+    **data: Any,
+) -> None:
+    """The machine's action ``name`` on a mission-domain row (``apply``): checked, walked, stamped."""
+    apply(tx, machine, row, name, root_type=ROOT, root_id=mission.id, field=field, reason=reason, data=data)
 
 
 def record(tx: Tx, kind: str, row: Any, mission: Mission, **data: Any) -> None:
@@ -145,15 +115,47 @@ def record(tx: Tx, kind: str, row: Any, mission: Mission, **data: Any) -> None:
     )
 
 
-async def enforce_coordination(tx: Tx, mission: Mission, field: str) -> None:
-    """Refuse the mutation (nothing is written) if it leaves seed 004's coordination tables broken."""
+async def settle_mission(
+    tx: Tx,
+    mission: Mission,
+    field: str,
+    hop: Hop | None = None,
+    reason: str | None = None,
+    hop_data: dict[str, Any] | None = None,
+    **data: Any,
+) -> None:
+    """The one settle step of every mission-domain act: parents follow their children.
+
+    An act moves what it acts on (and cascades down, as cancelling does); then ``hop``, the hop it
+    touched, follows its live tool steps (``derive_hop_status``) and the mission follows its hops
+    (``derive_mission_status``), through the table (never widened). ``reason`` and ``data`` say why, on
+    every transition this records; ``hop_data`` only on the hop's. Last, seed 004's coordination tables
+    are checked on the result: a violation refuses the whole act (nothing is written).
+    """
     hops = await hops_of(tx, mission.id)
     steps = await tx.session.scalars(select(ToolStep).where(ToolStep.mission_id == mission.id))
     by_hop: dict[str, list[ToolStepStatus]] = {h.id: [] for h in hops}
     for step in steps:
         by_hop[step.hop_id].append(ToolStepStatus(step.status))
-    views = [HopView(h.id, HopStatus(h.status), h.is_final, tuple(by_hop[h.id])) for h in hops]
-    problems = coordination_problems(mission.id, MissionStatus(mission.status), views)
+
+    def view(h: Hop) -> HopView:
+        failed_from = HopStatus(h.failed_from) if h.failed_from else None
+        return HopView(h.id, HopStatus(h.status), h.is_final, tuple(by_hop[h.id]), failed_from)
+
+    if hop is not None:
+        derived_hop = derive_hop_status(view(hop))
+        if derived_hop != hop.status:
+            move(tx, HOP_MACHINE, hop, derived_hop, mission, reason, **(hop_data or {}), **data)
+    current = MissionStatus(mission.status)
+    derived = derive_mission_status(current, [view(h) for h in hops])
+    if derived is not current:
+        if hop is not None:
+            data["hopId"] = hop.id
+            if hop.status == HopStatus.COMPLETED:
+                data["finalHop"] = hop.is_final
+        for state in MISSION_MACHINE.route(current, derived, via=MissionStatus.EXECUTING_HOP):
+            move(tx, MISSION_MACHINE, mission, state, mission, reason, **data)
+    problems = coordination_problems(mission.id, MissionStatus(mission.status), [view(h) for h in hops])
     if problems:
         raise ServiceError(
             [

@@ -8,11 +8,10 @@ from enum import StrEnum
 from sqlalchemy import bindparam, select
 
 from ..db.models import BranchingConditionRow, PlanStep, ResearchPlan, SkillExecution
-from ..errors import refused
 from ..events.kinds import AuditEvent, EngineEvent
 from ..limits import SHORT_TEXT
 from ..machines.branching import BranchAction, BranchingCondition, BranchOp, StepOutcome, condition_matches
-from ..machines.plan import PlanStatus, StepStatus
+from ..machines.plan import STEP_MACHINE, PlanStatus, StepStatus
 from .plan_inputs import StepResult
 from .plan_rows import (
     TERMINAL_PLAN,
@@ -29,6 +28,7 @@ from .plan_rows import (
     step_statuses,
 )
 from .runtime import Tx
+from .transitions import require
 from .validation import Problems, check_confidence, check_json_size, check_text
 
 
@@ -58,15 +58,15 @@ def check_session_id(session_id: str | None) -> None:
         check_text(session_id, ["sessionId"], SHORT_TEXT)
 
 
-def note_session(tx: Tx, plan: ResearchPlan, session_id: str | None) -> None:
+def note_session(tx: Tx, plan: ResearchPlan, session_id: str | None) -> bool:
     """Record ``session_resumed`` when a session other than the plan's last one picks it up.
 
     A finished plan is not resumed by anyone, so it is left as it is. The id is checked whatever the
-    plan's state, so an over-long one is refused alike for every plan.
+    plan's state, so an over-long one is refused alike for every plan. True when the event was recorded.
     """
     check_session_id(session_id)
     if not session_id or session_id == plan.session_id or plan.status in TERMINAL_PLAN:
-        return
+        return False
     previous = plan.session_id
     plan.session_id = session_id
     plan.updated_at = tx.now
@@ -79,6 +79,21 @@ def note_session(tx: Tx, plan: ResearchPlan, session_id: str | None) -> None:
             root_id=plan.id,
             data={"sessionId": session_id, "previousSessionId": previous, "planStatus": plan.status},
         )
+    return previous is not None
+
+
+@dataclass
+class Resumed:
+    plan: ResearchPlan
+    recorded: bool  # session_resumed was recorded by this call
+
+
+async def resume_session(tx: Tx, plan_id: str, session_id: str) -> Resumed:
+    """A new session announces itself on a plan (seed 003's cross-session resume), before it reads the
+    plan's context: the ``resumeSession`` mutation. ``startNextStep`` with a session id does the same."""
+    check_text(session_id, ["sessionId"], SHORT_TEXT, required=True)
+    plan = await lock_plan(tx, plan_id)
+    return Resumed(plan, note_session(tx, plan, session_id))
 
 
 async def start_next_step(tx: Tx, plan_id: str, session_id: str | None = None) -> NextStep:
@@ -176,13 +191,10 @@ async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
 
     plan, step = await lock_plan_of_step(tx, result.step_id)
     require_not_terminal(plan, "stepId")
-    if step.status not in (StepStatus.PENDING, StepStatus.IN_PROGRESS):
-        why = "a result is accepted only for a pending or in_progress step"
-        raise refused("step", step.id, step.status, why, "stepId", StepStatus.COMPLETED.value)
-    if step.status == StepStatus.PENDING:
-        # Seed 003's timing edge case: walk both edges rather than add one.
-        move_step(tx, plan, step, StepStatus.IN_PROGRESS, reason="result submitted for a pending step")
-    move_step(tx, plan, step, StepStatus.COMPLETED)
+    for state in require(STEP_MACHINE, step, "submit_result", "stepId"):
+        # Seed 003's timing edge case: a pending step walks through in_progress, which says why.
+        early = {"reason": "result submitted for a pending step"} if state is StepStatus.IN_PROGRESS else {}
+        move_step(tx, plan, step, state, **early)
     step.result_summary = result.result_summary
     step.result_data = result.result_data
     step.confidence = result.confidence

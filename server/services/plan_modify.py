@@ -10,7 +10,7 @@ from ..db.models import BranchingConditionRow, PlanStep, ResearchPlan
 from ..echo import shown
 from ..errors import ServiceError, invalid, not_found, refused
 from ..events.kinds import AuditEvent, EngineEvent
-from ..machines.plan import PlanStatus, StepStatus
+from ..machines.plan import STEP_MACHINE, PlanStatus, StepStatus
 from .plan_create import new_step_row, validate_new_steps
 from .plan_inputs import ModifyAction, PlanModification
 from .plan_rows import (
@@ -25,6 +25,7 @@ from .plan_rows import (
     statuses_of,
 )
 from .runtime import Tx
+from .transitions import require
 from .validation import Problems, check_text, parse_id
 
 MODIFIABLE = frozenset({PlanStatus.PLANNING, PlanStatus.EXECUTING})
@@ -164,9 +165,7 @@ async def _update_instructions(
 async def _fail_step(tx: Tx, plan: ResearchPlan, steps: list[PlanStep], mod: PlanModification) -> list[str]:
     check_text(mod.reason, ["reason"], tx.settings.max_text_bytes, required=True)
     step = _find_step(steps, mod.step_id)
-    if step.status not in (StepStatus.PENDING, StepStatus.IN_PROGRESS):
-        why = "fail_step needs a pending or in_progress step"
-        raise refused("step", step.id, step.status, why, "stepId", StepStatus.FAILED.value)
+    require(STEP_MACHINE, step, "fail", "stepId")
     fail_step(tx, plan, step, mod.reason or "", "modify_plan", reason=mod.reason)
     return [step.id]
 

@@ -1,7 +1,9 @@
 """The three reads of seed 003 (get_plan_status, get_research_context, get_step_context).
 
-GraphQL's queries and the MCP tools both call these, so what a read returns, and the one write a read
-may make (a new session picking up a plan), is decided once.
+GraphQL's queries and the MCP tools both call these, so what a read returns is decided once. GraphQL's
+queries never write (a new session announces itself with ``resumeSession``); the MCP tool
+``get_research_context`` mirrors seed 003's tool and records a new session first
+(``note_resuming_session``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..db.models import PlanStep, ResearchPlan
-from ..errors import refused
 from ..events.kinds import AuditEvent
 from ..machines.plan import PLAN_MACHINE, STEP_MACHINE, PlanStatus, StepStatus
 from .plan_inputs import Decision
@@ -13,13 +12,14 @@ from .plan_rows import (
     end_plan_failed,
     lock_plan_of_step,
     move_plan,
-    move_step,
     note_step_failed,
     require_not_terminal,
     settle_plan,
+    step_act,
     step_statuses,
 )
 from .runtime import Tx
+from .transitions import apply, require
 from .validation import Problems, check_text
 
 FEEDBACK_SEPARATOR = "\n\n---\n\nUser feedback: "
@@ -41,27 +41,11 @@ async def request_user_review(tx: Tx, step_id: str, summary: str, questions: lis
 
     plan, step = await lock_plan_of_step(tx, step_id)
     require_not_terminal(plan, "stepId")
-    # Check both edges before changing either, as the seed's handler does.
-    if not STEP_MACHINE.can(StepStatus(step.status), StepStatus.AWAITING_INPUT):
-        raise refused(
-            "step",
-            step.id,
-            step.status,
-            "only an in_progress step can ask for review",
-            "stepId",
-            "awaiting_input",
-        )
-    if not PLAN_MACHINE.can(PlanStatus(plan.status), PlanStatus.AWAITING_REVIEW):
-        raise refused(
-            "plan",
-            plan.id,
-            plan.status,
-            "only an executing plan can pause for review",
-            "stepId",
-            "awaiting_review",
-        )
-    move_step(tx, plan, step, StepStatus.AWAITING_INPUT)
-    move_plan(tx, plan, PlanStatus.AWAITING_REVIEW)
+    # Check both actions before either moves, as the seed's handler does.
+    require(STEP_MACHINE, step, "request_review", "stepId")
+    require(PLAN_MACHINE, plan, "pause_for_review", "stepId")
+    step_act(tx, plan, step, "request_review")
+    apply(tx, PLAN_MACHINE, plan, "pause_for_review", root_type="plan", root_id=plan.id, field="stepId")
     step.review_summary = summary
     step.review_questions = list(questions)
     tx.events.record(
@@ -75,33 +59,21 @@ async def request_user_review(tx: Tx, step_id: str, summary: str, questions: lis
     return Reviewed(plan, step)
 
 
-_STEP_EFFECT = {
-    Decision.APPROVE: StepStatus.COMPLETED,
-    Decision.REJECT: StepStatus.FAILED,
-    Decision.MODIFY: StepStatus.IN_PROGRESS,
-    Decision.SKIP: StepStatus.SKIPPED,
-}
+# Each decision is the step action of the same name (STEP_MACHINE).
+_ACTION = {d: d.value for d in Decision}
 
 
 async def submit_user_decision(tx: Tx, step_id: str, decision: Decision, feedback: str | None) -> Reviewed:
     check_text(feedback, ["feedback"], tx.settings.max_text_bytes, required=decision is Decision.MODIFY)
     plan, step = await lock_plan_of_step(tx, step_id)
     require_not_terminal(plan, "stepId")
-    if step.status != StepStatus.AWAITING_INPUT:
-        raise refused(
-            "step",
-            step.id,
-            step.status,
-            "decisions are taken only on a step awaiting input",
-            "stepId",
-            _STEP_EFFECT[decision].value,
-        )
+    require(STEP_MACHINE, step, _ACTION[decision], "stepId")
     if decision is Decision.MODIFY:
         assert feedback is not None
         updated = step.instructions + FEEDBACK_SEPARATOR + feedback
         check_text(updated, ["feedback"], tx.settings.max_text_bytes)
         step.instructions = updated
-    move_step(tx, plan, step, _STEP_EFFECT[decision], decision=decision.value)
+    step_act(tx, plan, step, _ACTION[decision], decision=decision.value)
     tx.events.record(
         AuditEvent.USER_REVIEWED,
         entity_type="step",

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from sqlalchemy import bindparam, select
 
 from ..db.models import PlanStep, ResearchPlan
-from ..errors import not_found, refused
+from ..errors import refused
 from ..events.kinds import AuditEvent, EngineEvent
 from ..machines.plan import (
     PLAN_MACHINE,
@@ -17,25 +17,15 @@ from ..machines.plan import (
     StepStatus,
     derive_plan_status,
 )
+from .aggregates import PLAN, PLAN_STEP, lock_child, lock_root
 from .runtime import Tx
-from .transitions import change_state
-from .validation import parse_id
+from .transitions import apply, enter
 
 TERMINAL_PLAN = frozenset({PlanStatus.COMPLETED, PlanStatus.FAILED})
 
 
 # The hot path's statements are built once (bound parameters): building a select costs more than
 # SQLite takes to run it.
-_LOCK_PLAN = (
-    select(ResearchPlan)
-    .where(ResearchPlan.id == bindparam("id"), ResearchPlan.tenant_id == bindparam("tenant"))
-    .with_for_update()
-)
-_STEP_WITH_PLAN = (
-    select(PlanStep, ResearchPlan)
-    .join(ResearchPlan, ResearchPlan.id == PlanStep.plan_id)
-    .where(PlanStep.id == bindparam("id"), PlanStep.tenant_id == bindparam("tenant"))
-)
 _STEPS = select(PlanStep).where(PlanStep.plan_id == bindparam("plan")).order_by(PlanStep.step_order)
 _FIRST_PENDING = (
     select(PlanStep)
@@ -47,34 +37,13 @@ _STATUSES = select(PlanStep.status).where(PlanStep.plan_id == bindparam("plan"))
 
 
 async def lock_plan(tx: Tx, plan_id: str, field: str = "planId") -> ResearchPlan:
-    """The plan row, locked for this transaction (FOR UPDATE; SQLite's writer lock already holds)."""
-    pid = parse_id(plan_id, field)
-    plan = await tx.session.scalar(_LOCK_PLAN, {"id": pid, "tenant": tx.tenant_id})
-    if plan is None:
-        raise not_found("plan", plan_id, [field])
-    return plan
+    """The plan row, locked for this transaction (``aggregates.lock_root``)."""
+    return await lock_root(tx, PLAN, plan_id, field)
 
 
 async def lock_plan_of_step(tx: Tx, step_id: str, field: str = "stepId") -> tuple[ResearchPlan, PlanStep]:
-    sid = parse_id(step_id, field)
-    if tx.runtime.db.is_sqlite:
-        # BEGIN IMMEDIATE already holds the whole database, so one joined read is current.
-        row = (await tx.session.execute(_STEP_WITH_PLAN, {"id": sid, "tenant": tx.tenant_id})).first()
-        if row is None:
-            raise not_found("step", step_id, [field])
-        return row[1], row[0]
-    # PostgreSQL: lock the plan first (every writer does, so no deadlock), then read the step as it is
-    # now; a step read before the lock could be stale.
-    plan_id = await tx.session.scalar(
-        select(PlanStep.plan_id).where(PlanStep.id == sid, PlanStep.tenant_id == tx.tenant_id)
-    )
-    if plan_id is None:
-        raise not_found("step", step_id, [field])
-    plan = await lock_plan(tx, plan_id)
-    step = await tx.session.get(PlanStep, sid, populate_existing=True)
-    if step is None:  # removed between the two reads, before we held the lock
-        raise not_found("step", step_id, [field])
-    return plan, step
+    """The step's plan, locked, and the step as it is under the lock (``aggregates.lock_child``)."""
+    return await lock_child(tx, PLAN_STEP, step_id, field)
 
 
 async def plan_steps(tx: Tx, plan_id: str) -> list[PlanStep]:
@@ -101,12 +70,24 @@ def require_not_terminal(plan: ResearchPlan, field: str) -> None:
 
 
 def move_step(tx: Tx, plan: ResearchPlan, step: PlanStep, to: StepStatus, **data: object) -> None:
-    change_state(tx, STEP_MACHINE, step, to, root_type="plan", root_id=plan.id, data=dict(data) or None)
-    if to is StepStatus.IN_PROGRESS:
-        # Restarted by a modify decision too: time spent waiting for a person is not running time.
-        step.started_at = tx.now
-    if to in (StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.FAILED):
-        step.completed_at = tx.now
+    """One step transition, stamped as STEP_MACHINE says (``enter``)."""
+    enter(tx, STEP_MACHINE, step, to, root_type="plan", root_id=plan.id, data=dict(data) or None)
+
+
+def step_act(
+    tx: Tx, plan: ResearchPlan, step: PlanStep, action: str, field: str = "stepId", **data: object
+) -> None:
+    """STEP_MACHINE's action ``action`` on the step (``apply``): checked, walked, stamped, recorded."""
+    apply(
+        tx,
+        STEP_MACHINE,
+        step,
+        action,
+        root_type="plan",
+        root_id=plan.id,
+        field=field,
+        data=dict(data) or None,
+    )
 
 
 def note_step_failed(tx: Tx, plan: ResearchPlan, step: PlanStep, reason: str, via: str) -> None:
@@ -164,13 +145,8 @@ def move_plan(tx: Tx, plan: ResearchPlan, to: PlanStatus, **data: object) -> Non
 
     The table is never widened: ``planning -> executing -> completed`` is two recorded transitions.
     """
-    path = PLAN_MACHINE.route(PlanStatus(plan.status), to, via=PlanStatus.EXECUTING)
-    for state in path:
-        change_state(
-            tx, PLAN_MACHINE, plan, state, root_type="plan", root_id=plan.id, data=dict(data) or None
-        )
-    if path and to is PlanStatus.COMPLETED:
-        plan.completed_at = tx.now
+    for state in PLAN_MACHINE.route(PlanStatus(plan.status), to, via=PlanStatus.EXECUTING):
+        enter(tx, PLAN_MACHINE, plan, state, root_type="plan", root_id=plan.id, data=dict(data) or None)
 
 
 def settle_plan(tx: Tx, plan: ResearchPlan, statuses: Iterable[StepStatus], **data: object) -> None:

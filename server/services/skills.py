@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import select
-
 from ..db.models import ResearchOutput, SkillExecution
-from ..errors import not_found
 from ..events.kinds import AuditEvent, EngineEvent
 from ..limits import SHORT_TEXT
 from ..machines.skill import SKILL_MACHINE, SkillStatus
+from .aggregates import SKILL_EXECUTION, lock_root
 from .plan_rows import lock_plan
 from .runtime import Tx
 from .transitions import change_state
-from .validation import Problems, check_text, parse_id
+from .validation import Problems, check_text
 
 
 async def start_skill_execution(
@@ -59,14 +57,7 @@ async def complete_skill_execution(
     tx: Tx, skill_execution_id: str, result_summary: str | None
 ) -> SkillExecution:
     check_text(result_summary, ["resultSummary"], tx.settings.max_text_bytes)
-    sid = parse_id(skill_execution_id, "skillExecutionId")
-    skill = await tx.session.scalar(
-        select(SkillExecution)
-        .where(SkillExecution.id == sid, SkillExecution.tenant_id == tx.tenant_id)
-        .with_for_update()
-    )
-    if skill is None:
-        raise not_found("skill execution", skill_execution_id, ["skillExecutionId"])
+    skill = await lock_root(tx, SKILL_EXECUTION, skill_execution_id)
     root_type, root_id = ("plan", skill.plan_id) if skill.plan_id else ("skill_execution", skill.id)
     change_state(tx, SKILL_MACHINE, skill, SkillStatus.COMPLETED, root_type=root_type, root_id=root_id)
     skill.completed_at = tx.now

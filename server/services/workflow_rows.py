@@ -8,7 +8,6 @@ from typing import Any, TypeVar
 from sqlalchemy import select
 
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
-from ..errors import not_found
 from ..events.workflow_kinds import ROOT
 from ..machines.workflow import (
     COMPENSATION_MACHINE,
@@ -23,9 +22,9 @@ from ..machines.workflow import (
     WorkflowStepStatus,
 )
 from ..machines.workflow_policy import StepState
+from .aggregates import COMPENSATION, WORKFLOW, WORKFLOW_STEP, lock_child, lock_root
 from .runtime import Tx
 from .transitions import change_state
-from .validation import parse_id
 
 W = WorkflowStatus
 S = WorkflowStepStatus
@@ -33,34 +32,15 @@ Child = TypeVar("Child", WorkflowStep, WorkflowCompensation)
 
 
 async def lock_workflow(tx: Tx, workflow_id: str, field: str = "workflowId") -> Workflow:
-    """The workflow row, locked for this transaction (FOR UPDATE; SQLite's writer lock already holds)."""
-    wid = parse_id(workflow_id, field)
-    workflow = await tx.session.scalar(
-        select(Workflow)
-        .where(Workflow.id == wid, Workflow.tenant_id == tx.tenant_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    )
-    if workflow is None:
-        raise not_found("workflow", workflow_id, [field])
-    return workflow
+    """The workflow row, locked for this transaction (``aggregates.lock_root``)."""
+    return await lock_root(tx, WORKFLOW, workflow_id, field)
 
 
 async def lock_workflow_of(tx: Tx, model: type[Child], child_id: str, field: str) -> tuple[Workflow, Child]:
-    """A step's or compensation's workflow, locked, and the child as it is once the lock is held."""
-    what = "step" if model is WorkflowStep else "compensation"
-    cid = parse_id(child_id, field)
-    workflow_id = await tx.session.scalar(
-        select(model.workflow_id).where(model.id == cid, model.tenant_id == tx.tenant_id)
-    )
-    if workflow_id is None:
-        raise not_found(what, child_id, [field])
-    # Every writer locks the workflow first, so reading the child after the lock sees it current.
-    workflow = await lock_workflow(tx, workflow_id, field)
-    child = await tx.session.get(model, cid, populate_existing=True)
-    if child is None:
-        raise not_found(what, child_id, [field])
-    return workflow, child
+    """A step's or compensation's workflow, locked, and the child as it is under the lock."""
+    child: Any = WORKFLOW_STEP if model is WorkflowStep else COMPENSATION
+    found: tuple[Workflow, Child] = await lock_child(tx, child, child_id, field)
+    return found
 
 
 async def _children(tx: Tx, model: type[Child], workflow_id: str) -> list[Child]:

@@ -1,12 +1,17 @@
-"""What the workflow timer does to one workflow (seed 002 §3.4), each in its own transaction.
+"""What the workflow timer does (seed 002 §3.4): what is due, and what it does to one workflow.
 
-Every function locks the workflow and re-checks the deadline against the row, so when two instances
-find the same deadline, only the first one acts and the other finds nothing left to do.
+The ``*_due`` reads are indexed queries for candidates, (tenant, key) pairs; every act then runs in a
+transaction of its own (loops/workflow_timers.py), locks the workflow and re-checks the deadline
+against the row, so when two instances find the same deadline, only the first one acts and the other
+finds nothing left to do.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..db.workflow_models import Workflow, WorkflowStep
 from ..events.workflow_kinds import WorkflowEvent
@@ -17,10 +22,61 @@ from ..machines.workflow_policy import failure_policy_verdict
 from .runtime import Tx
 from .workflow_progress import apply_verdict, conclude_step_failure
 from .workflow_rows import load_steps, lock_workflow, move_step, record_step_event, record_workflow_event
+from .workflow_slots import lock_tenant_slots, promote_queued
 
 W = WorkflowStatus
 S = WorkflowStepStatus
 RUNNING_WORKFLOW = (W.EXECUTING, W.BLOCKED)
+
+
+async def _pairs(session: AsyncSession, query: Select[str, str]) -> list[tuple[str, str]]:
+    return sorted({(tenant, key) for tenant, key in (await session.execute(query)).all()})
+
+
+async def workflows_past_deadline(session: AsyncSession, now: datetime) -> list[tuple[str, str]]:
+    """(tenant, workflow) of running workflows past their own deadline."""
+    return await _pairs(
+        session,
+        select(Workflow.tenant_id, Workflow.id).where(
+            Workflow.status.in_([s.value for s in RUNNING_WORKFLOW]), Workflow.timeout_at <= now
+        ),
+    )
+
+
+async def workflows_with_steps_past_deadline(session: AsyncSession, now: datetime) -> list[tuple[str, str]]:
+    """(tenant, workflow) of workflows with a running step past its timeout."""
+    return await _pairs(
+        session,
+        select(WorkflowStep.tenant_id, WorkflowStep.workflow_id).where(
+            WorkflowStep.status == S.RUNNING.value, WorkflowStep.timeout_at <= now
+        ),
+    )
+
+
+async def workflows_with_retries_due(session: AsyncSession, now: datetime) -> list[tuple[str, str]]:
+    """(tenant, workflow) of workflows with a pending step whose back-off is over."""
+    return await _pairs(
+        session,
+        select(WorkflowStep.tenant_id, WorkflowStep.workflow_id).where(
+            WorkflowStep.status == S.PENDING.value, WorkflowStep.next_attempt_at <= now
+        ),
+    )
+
+
+async def tenants_with_queued_workflows(session: AsyncSession) -> list[tuple[str, str]]:
+    """(tenant, tenant) of every tenant with a queued workflow: promotion is per tenant."""
+    return await _pairs(
+        session,
+        select(Workflow.tenant_id, Workflow.tenant_id.label("key"))
+        .where(Workflow.status == W.QUEUED.value)
+        .distinct(),
+    )
+
+
+async def promote_tenant(tx: Tx, _tenant_id: str) -> list[str]:
+    """Queued workflows of the transaction's tenant move to executing while it has free slots."""
+    await lock_tenant_slots(tx)
+    return [w.id for w in await promote_queued(tx)]
 
 
 def _seconds(value: float | None) -> str:

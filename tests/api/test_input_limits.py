@@ -31,6 +31,10 @@ from tests.conftest import GraphQLClient, LiveServer
 from tests.realtime.wsclient import EVENTS, collect, ws_session
 
 VALIDATION_FAILED = "VALIDATION_FAILED"
+RESUME = (
+    "mutation($id: ID!, $s: String!) { resumeSession(planId: $id, sessionId: $s) "
+    "{ resumed userErrors { code field message } } }"
+)
 # Every table but the operation log, which records every request, refused or not.
 TABLES = tuple(t.name for t in Base.metadata.sorted_tables if t.name != "operation_log")
 SKILL = (
@@ -190,17 +194,22 @@ async def test_nul_decoded_from_a_yaml_escape_is_refused_on_its_field(
     assert found["workflow"] is None
 
 
-async def test_a_query_argument_with_nul_is_a_coded_error_and_writes_nothing(
+async def test_a_query_argument_with_nul_is_a_coded_error(client: GraphQLClient) -> None:
+    document = "query($s: String) { researchPlans(after: $s) { totalCount } }"
+    body = await send(client, body_of(document, {"s": "a\x00b"}))
+    assert body["data"] is None
+    [error] = body["errors"]
+    assert error["extensions"] == {"code": VALIDATION_FAILED, "field": ["after"]}
+    assert "NUL" in error["message"]
+
+
+async def test_nul_in_a_resuming_session_id_is_refused_and_records_nothing(
     client: GraphQLClient, driver: Driver, tables: Tables
 ) -> None:
-    # researchContext with a new sessionId records it: refused, it records nothing.
     plan = await driver.executing()
-    document = "query($id: ID!, $s: String) { researchContext(planId: $id, sessionId: $s) { plan { id } } }"
     async with tables.unchanged():
-        body = await send(client, body_of(document, {"id": plan.id, "s": "a\x00b"}))
-    assert body["data"] == {"researchContext": None}
-    [error] = body["errors"]
-    assert error["extensions"] == {"code": VALIDATION_FAILED, "field": ["sessionId"]}
+        found = await payload(client, RESUME, {"id": plan.id, "s": "a\x00b"})
+    (error,) = assert_rejected(found, (VALIDATION_FAILED, ["sessionId"]))
     assert "NUL" in error["message"]
 
 
@@ -249,16 +258,13 @@ async def test_a_resuming_session_id_longer_than_its_column_is_refused(
     assert_rejected(found, (VALIDATION_FAILED, ["sessionId"]))
 
 
-async def test_a_session_id_longer_than_its_column_in_research_context_is_a_coded_error(
+async def test_a_session_id_longer_than_its_column_in_resume_session_is_refused(
     client: GraphQLClient, driver: Driver, tables: Tables
 ) -> None:
     plan = await driver.create(2)
-    document = "query($id: ID!, $s: String) { researchContext(planId: $id, sessionId: $s) { plan { id } } }"
     async with tables.unchanged():
-        body = await send(client, body_of(document, {"id": plan.id, "s": "s" * (SHORT_TEXT + 1)}))
-    assert body["data"] == {"researchContext": None}
-    [error] = body["errors"]
-    assert error["extensions"] == {"code": VALIDATION_FAILED, "field": ["sessionId"]}
+        found = await payload(client, RESUME, {"id": plan.id, "s": "s" * (SHORT_TEXT + 1)})
+    assert_rejected(found, (VALIDATION_FAILED, ["sessionId"]))
 
 
 # -- non-finite numbers --

@@ -116,6 +116,9 @@ async def test_only_reviewers_and_admins_decide_and_viewers_only_read(keys: Keys
     assert await _top_level_code(viewer, ops.CREATE_PLAN, {"input": ops.plan_input(1)}) == "FORBIDDEN"
     assert await _top_level_code(viewer, ops.FAIL_PLAN, {"planId": plan_id, "reason": "no"}) == "FORBIDDEN"
     assert await _top_level_code(reviewer, ops.CREATE_PLAN, {"input": ops.plan_input(1)}) == "FORBIDDEN"
+    resume = 'mutation($p: ID!) { resumeSession(planId: $p, sessionId: "s-9") { resumed } }'
+    assert await _top_level_code(viewer, resume, {"p": plan_id}) == "FORBIDDEN"
+    assert await _top_level_code(reviewer, resume, {"p": plan_id}) == "FORBIDDEN"
 
     read = await viewer.execute("query($id: ID!) { researchPlan(id: $id) { status } }", {"id": plan_id})
     assert read["researchPlan"]["status"] == "AWAITING_REVIEW"

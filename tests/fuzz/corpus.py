@@ -290,9 +290,10 @@ LONG_STRINGS: dict[str, Build] = {
         "plan",
         s=LONG,
     ),
-    "a resuming session id (researchContext)": _on_other_id(
+    "a resuming session id (resumeSession)": _on_other_id(
         "long",
-        "query($id: ID!, $s: String) { researchContext(planId: $id, sessionId: $s) { plan { id } } }",
+        "mutation($id: ID!, $s: String!) { resumeSession(planId: $id, sessionId: $s) "
+        "{ userErrors { code } } }",
         "id",
         "plan",
         s=LONG,
@@ -376,14 +377,7 @@ CASES: dict[str, Case] = {
             'mutation { startSkillExecution(sessionId: "a\\u0000b", skillName: "n") { userErrors { code } }}',
         ),
     ),
-    "NUL in a query argument": Case(
-        _on_other_id(
-            "nul",
-            'query($id: ID!) { researchContext(planId: $id, sessionId: "a\\u0000b") { plan { id } } }',
-            "id",
-            "plan",
-        )
-    ),
+    "NUL in a query argument": Case(gql("nul", 'query { researchPlans(after: "a\\u0000b") { totalCount } }')),
     "NUL in a JSON value": Case(_submit("nul", {"resultData": {"k": "a\x00b"}})),
     **{f"{what} of 201 characters": Case(build, expect=ANY) for what, build in LONG_STRINGS.items()},
     "control characters in text": Case(

@@ -27,7 +27,7 @@ class Request:
     who: str = "dev"
     body: bytes | None = None  # with GET: the raw URL query
     headers: dict[str, str] = field(default_factory=dict)  # an empty value removes a default header
-    writes: bool = False  # may write when it succeeds: a mutation, researchContext with a new sessionId
+    writes: bool = False  # may write when it succeeds: a mutation
     method: str = "POST"  # GET sends query and variables as URL parameters
 
     def encoded(self) -> bytes:

@@ -247,8 +247,7 @@ def as_request(
     variables: dict[str, Any] = {}
     if hoist:
         document, variables = _hoist(schema, document)
-    writes = label == "researchContext"  # a new sessionId records session_resumed (seed 003)
-    return Request(label, kind, graphql.print_ast(document), variables, who, writes=writes)
+    return Request(label, kind, graphql.print_ast(document), variables, who)
 
 
 _USER_ERRORS = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from datetime import UTC, datetime, timedelta
 
@@ -13,8 +14,12 @@ from server.auth import Principal
 from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
-from server.loops.asset_expiry import EXPIRY_TIMER, due_query, expire_assets
-from server.services.runtime import Runtime
+from server.db.mission_models import Asset
+from server.loops import asset_expiry
+from server.loops.asset_expiry import EXPIRY_TIMER, expire_assets
+from server.services import mission_assets
+from server.services.mission_assets import due_query
+from server.services.runtime import Runtime, Tx
 from tests.conftest import GraphQLClient, start_server, stop_server
 from tests.missions.driver import Crew
 
@@ -179,3 +184,37 @@ async def test_the_server_lifespan_runs_the_expiry_timer_every_interval(
     finally:
         await client.aclose()
         stop_server(live)
+
+
+async def test_an_asset_that_fails_to_expire_is_logged_once_and_the_pass_goes_on(
+    crew: Crew,
+    runtime: Runtime,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Batches of two: the failing asset is tried once per pass and never keeps the pass going."""
+    mission_id = await crew.approved_mission()
+    assets = sorted([(await crew.propose_asset(mission_id, ttl=10)).id for _ in range(5)])
+    bad = assets[2]
+    monkeypatch.setattr(mission_assets, "EXPIRY_BATCH", 2)
+    monkeypatch.setattr(asset_expiry, "EXPIRY_BATCH", 2)
+
+    async def expire_or_fail(tx: Tx, asset_id: str) -> Asset | None:
+        if asset_id == bad:
+            raise RuntimeError("a bad asset")
+        return await mission_assets.expire_asset(tx, asset_id)
+
+    monkeypatch.setattr(asset_expiry, "expire_asset", expire_or_fail)
+    clock.advance(timedelta(minutes=1))
+
+    with caplog.at_level(logging.ERROR, logger="server.loops.runner"):
+        expired = await expire_assets(runtime)
+
+    assert sorted(e.asset_id for e in expired) == [a for a in assets if a != bad]
+    assert (await crew.asset(bad)).status == "PROPOSED"
+    [record] = [r for r in caplog.records if r.name == "server.loops.runner"]
+    assert f"loop asset-expiry: item {bad} of tenant" in record.getMessage()
+    # The next pass tries it again, and it expires once it can.
+    monkeypatch.setattr(asset_expiry, "expire_asset", mission_assets.expire_asset)
+    assert [e.asset_id for e in await expire_assets(runtime)] == [bad]

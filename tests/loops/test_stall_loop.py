@@ -8,6 +8,7 @@ iterations of a 10 ms interval, with a deadline.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -22,7 +23,9 @@ from server.config import Settings
 from server.db.engine import Database
 from server.db.models import Event, ResearchPlan
 from server.loops.runner import Loop
-from server.loops.stalls import MONITOR, overdue_query, own_threshold_query, scan_stalls
+from server.loops.stalls import MONITOR, scan_stalls
+from server.metrics import REGISTRY
+from server.services.plan_stalls import overdue_query, own_threshold_query
 from server.services.runtime import Runtime
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server
@@ -419,3 +422,35 @@ async def test_the_server_lifespan_runs_the_stall_loop_every_interval(
     finally:
         await client.aclose()
         stop_server(live)
+
+
+async def test_a_plan_that_fails_to_stall_is_logged_and_the_pass_goes_on(
+    flight: Flight, runtime: Runtime, clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A row no API would write (a threshold past any datetime) fails its own transaction only."""
+    plans = dict([await running_plan(flight) for _ in range(3)])
+    bad, *good = sorted(plans)  # the pass takes plans in id order: the bad one comes first
+    async with runtime.db.transaction() as session:
+        await session.execute(
+            update(ResearchPlan).where(ResearchPlan.id == bad).values(stall_threshold_seconds=1e308)
+        )
+    clock.advance(timedelta(minutes=31))
+    seq_before = await flight.last_seq()
+    failures_before = item_failures("stalls")
+
+    with caplog.at_level(logging.ERROR, logger="server.loops.runner"):
+        found = await scan_stalls(runtime)
+
+    assert sorted((f.plan_id, f.step_ids) for f in found) == [(p, [plans[p]]) for p in good]
+    assert [(await flight.plan(p)).status for p in sorted(plans)] == ["executing", "stalled", "stalled"]
+    assert sorted(e.root_id for e in await flight.events(kind="plan_stalled", after=seq_before)) == good
+    [record] = [r for r in caplog.records if r.name == "server.loops.runner"]
+    assert f"item {bad} of tenant {flight.principal.tenant_id} failed" in record.getMessage()
+    assert record.exc_info is not None
+    assert record.exc_info[0] is OverflowError
+    assert item_failures("stalls") == failures_before + 1
+    await flight.assert_seq_gap_free()
+
+
+def item_failures(loop: str) -> float:
+    return REGISTRY.get_sample_value("flightdeck_loop_item_failures_total", {"loop": loop}) or 0.0

@@ -37,9 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from broadcaster import Broadcast
-from broadcaster._backends.base import BroadcastBackend
-from broadcaster._backends.memory import MemoryBackend
+from broadcaster import Broadcast, BroadcastBackend
 from redis import asyncio as aioredis
 from sqlalchemy.engine import make_url
 
@@ -50,7 +48,14 @@ from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
 from server.events.feed import LoggedEvent
-from server.pubsub import NOTIFY_PAYLOAD_LIMIT, Notice, NoticeBus, PostgresNoticeBackend, make_backend
+from server.pubsub import (
+    NOTIFY_PAYLOAD_LIMIT,
+    MemoryNoticeBackend,
+    Notice,
+    NoticeBus,
+    PostgresNoticeBackend,
+    make_backend,
+)
 from server.services.runtime import Runtime
 from tests.conftest import POSTGRES_ENV, _service_missing
 from tests.realtime.conftest import PrivateRedis
@@ -142,7 +147,7 @@ def test_garbage_is_not_a_notice(garbage: str) -> None:
 
 
 def test_make_backend_knows_the_three_schemes_and_refuses_others() -> None:
-    assert type(make_backend("memory://")).__name__ == "MemoryBackend"
+    assert type(make_backend("memory://")).__name__ == "MemoryNoticeBackend"
     assert type(make_backend("redis://127.0.0.1:1/0")).__name__ == "RedisNoticeBackend"
     for url in ("postgres://u@h/db", "postgresql://u@h/db", "postgresql+asyncpg://u@h/db"):
         assert isinstance(make_backend(url), PostgresNoticeBackend)
@@ -287,11 +292,11 @@ async def test_notices_published_while_redis_is_down_coalesce_and_go_out_after_i
             await asyncio.sleep(0.05)
 
 
-class GatedBackend(MemoryBackend):
+class GatedBackend(MemoryNoticeBackend):
     """A broker that takes as long as the test says to accept a publish."""
 
     def __init__(self, url: str) -> None:
-        super().__init__(url)
+        super().__init__()
         self.gate = asyncio.Event()
         self.published: list[str] = []
         self.waiting = asyncio.Event()
@@ -683,7 +688,7 @@ async def test_stock_postgres_listener_never_recovers_from_a_killed_connection(
             await stock.disconnect()
 
 
-class YieldingMemoryBackend(MemoryBackend):
+class YieldingMemoryBackend(MemoryNoticeBackend):
     """The memory backend with a subscribe that yields, as every network backend's does."""
 
     async def subscribe(self, channel: str) -> None:
@@ -694,7 +699,7 @@ class YieldingMemoryBackend(MemoryBackend):
 async def test_stock_concurrent_first_subscriptions_lose_a_queue_and_queues_are_unbounded(
     channel: str,
 ) -> None:
-    stock = Broadcast(backend=YieldingMemoryBackend("memory://"))
+    stock = Broadcast(backend=YieldingMemoryBackend())
     await stock.connect()
     contexts = [stock.subscribe(channel), stock.subscribe(channel)]
     try:

@@ -51,6 +51,17 @@ class StepFormattingNote:
     notes: str = strawberry.field(description="Its outputFormattingNotes.")
 
 
+@strawberry.type(description="What resumeSession did; only userErrors when it did nothing.")
+class ResumeSessionPayload:
+    plan: ResearchPlanType | None = strawberry.field(default=None, description="The plan, as it is now.")
+    resumed: bool | None = strawberry.field(
+        default=None,
+        description="True when this call recorded session_resumed: the plan was last driven by another "
+        "session and is not finished. Null only with userErrors.",
+    )
+    user_errors: list[UserError] = user_errors()
+
+
 @strawberry.type(description="What startNextStep did; `outcome` says which fields are set.")
 class StartNextStepPayload:
     outcome: NextStepOutcome | None = strawberry.field(
@@ -155,6 +166,26 @@ class PlanMutations:
             step_ids=_ids([s.id for s in created.steps]),
             first_step=PlanStepType.from_row(created.steps[0]),
         )
+
+    @strawberry.mutation(
+        permission_classes=DRIVE,
+        description="A new agent session takes over a plan (seed 003's cross-session resume; then read "
+        "researchContext): the plan's sessionId becomes this one, and session_resumed is recorded when "
+        "another session drove it before. A finished plan is left as it is. startNextStep with a "
+        "sessionId does the same. Agent or admin keys.",
+    )
+    async def resume_session(
+        self,
+        info: I,
+        plan_id: Annotated[strawberry.ID, A(description="The plan.")],
+        session_id: Annotated[str, A(description="The agent session taking the plan over.")],
+    ) -> ResumeSessionPayload:
+        resumed, errors = await run_mutation(
+            info, lambda tx: plan_execution.resume_session(tx, str(plan_id), session_id)
+        )
+        if resumed is None:
+            return ResumeSessionPayload(user_errors=errors)
+        return ResumeSessionPayload(plan=ResearchPlanType.from_row(resumed.plan), resumed=resumed.recorded)
 
     @strawberry.mutation(
         permission_classes=DRIVE,

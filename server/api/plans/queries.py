@@ -8,14 +8,13 @@ import strawberry
 from graphql import GraphQLError
 from strawberry.types import Info
 
-from ...errors import ServiceError
 from ...machines.plan import PlanStatus, StepStatus
 from ...machines.stall import stall_threshold_problem
 from ...services import plan_queries, plan_reads
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST
-from ..errors import run_query, top_level_error
+from ..errors import run_query
 from ..pagination import PageInfo, capped, selects
 from .types import (
     PlanStepType,
@@ -155,28 +154,18 @@ class PlanQueries:
 
     @strawberry.field(
         description="The whole plan with prior results, to resume it (seed 003); null when the plan does "
-        "not exist in your tenant. A new sessionId records session_resumed."
+        "not exist in your tenant. A read: a new session announces itself with resumeSession (or "
+        "startNextStep with its sessionId)."
     )
     async def research_context(
         self,
         info: I,
         plan_id: Annotated[strawberry.ID, strawberry.argument(description="The plan's id.")],
-        session_id: Annotated[
-            str | None,
-            strawberry.argument(
-                description="The agent session resuming the plan. With an agent or admin key, a session "
-                "other than the plan's last one is recorded (session_resumed) unless the plan is finished."
-            ),
-        ] = None,
     ) -> ResearchContext | None:
-        ctx = info.context
-        try:
-            await plan_reads.note_resuming_session(ctx.runtime, ctx.principal, str(plan_id), session_id)
-        except ServiceError as exc:
-            raise top_level_error(exc) from None
+        tenant = info.context.principal.tenant_id
 
         async def read(session: Any) -> ResearchContext:
-            found = await plan_reads.research_context(session, ctx.principal.tenant_id, str(plan_id))
+            found = await plan_reads.research_context(session, tenant, str(plan_id))
             return ResearchContext(
                 plan=ResearchPlanType.from_row(found.plan),
                 steps=[PlanStepType.from_row(s) for s in found.steps],

@@ -35,8 +35,13 @@ async def key(settings: Settings, clock: FakeClock, role: Role) -> str:
 
 
 def server_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    """What the server logged (not the test's HTTP client nor the database drivers)."""
-    return [r for r in caplog.records if r.name.startswith(("server", "strawberry", "uvicorn"))]
+    """What the server logged about the refusal: not the test's HTTP client nor the database drivers, nor
+    the one ``server.operations`` record every answered operation gets, refused or not."""
+    return [
+        r
+        for r in caplog.records
+        if r.name.startswith(("server", "strawberry", "uvicorn")) and r.name != "server.operations"
+    ]
 
 
 def no_traceback(caplog: pytest.LogCaptureFixture) -> None:

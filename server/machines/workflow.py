@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from .machine import Machine
+from .machine import Action, Machine
 
 
 class WorkflowStatus(StrEnum):
@@ -97,11 +97,26 @@ VALID_COMPENSATION_TRANSITIONS: dict[CompensationStatus, frozenset[CompensationS
     C.FAILED: frozenset(),
 }
 
+WORKFLOW_ACTIONS = (
+    Action(
+        "start",
+        frozenset({W.IDLE}),
+        "only an idle workflow can be started (a finished one runs again as a new workflow)",
+        W.QUEUED,
+    ),
+)
+_COMPENSATION_REPORT = "only a claimed (running) compensation takes a report"
+COMPENSATION_ACTIONS = (
+    Action("complete", frozenset({C.RUNNING}), _COMPENSATION_REPORT, C.COMPLETED),
+    Action("fail", frozenset({C.RUNNING}), _COMPENSATION_REPORT, C.FAILED),
+)
+
 WORKFLOW_MACHINE = Machine(
     entity="workflow",
     initial=W.IDLE,
     transitions=VALID_WORKFLOW_TRANSITIONS,
     final=frozenset({W.COMPLETED, W.FAILED}),
+    actions=WORKFLOW_ACTIONS,
     description="DAG workflow lifecycle (seed 002 §1); the final state keeps an outcome.",
 )
 
@@ -118,6 +133,7 @@ COMPENSATION_MACHINE = Machine(
     initial=C.PENDING,
     transitions=VALID_COMPENSATION_TRANSITIONS,
     final=frozenset({C.COMPLETED, C.FAILED}),
+    actions=COMPENSATION_ACTIONS,
     description="One compensation (seed 002 §4), claimed by its named agent, one at a time.",
 )
 

@@ -9,15 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..db.workflow_models import Workflow, WorkflowCompensation
-from ..errors import ErrorCode, fail, refused
+from ..errors import ErrorCode, fail
 from ..limits import SHORT_TEXT
-from ..machines.workflow import CompensationStatus
+from ..machines.workflow import COMPENSATION_MACHINE, CompensationStatus
 from .runtime import Tx
+from .transitions import require
 from .validation import check_text
 from .workflow_progress import settle_compensation
 from .workflow_rows import load_compensations, lock_workflow_of, move_compensation
 
 C = CompensationStatus
+_REPORT = {C.COMPLETED: "complete", C.FAILED: "fail"}  # COMPENSATION_MACHINE's actions
 
 
 @dataclass
@@ -37,11 +39,7 @@ async def _report(tx: Tx, compensation_id: str, agent: str, to: C, error: str | 
         raise fail(ErrorCode.CONFLICT, message, ["agent"])
     if compensation.status == to:
         return CompensationReport(workflow, compensation, duplicate=True)
-    if compensation.status != C.RUNNING:
-        why = "only a claimed (running) compensation takes a report"
-        raise refused(
-            "workflow_compensation", compensation.id, compensation.status, why, "compensationId", to
-        )
+    require(COMPENSATION_MACHINE, compensation, _REPORT[to], "compensationId")
     compensation.error = error
     move_compensation(tx, workflow, compensation, to, agent=agent)
     settle_compensation(tx, workflow, await load_compensations(tx, workflow.id))

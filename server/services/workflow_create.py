@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..db.workflow_models import Workflow, WorkflowStep
-from ..errors import refused
 from ..events.workflow_kinds import WorkflowEvent
-from ..machines.workflow import WorkflowStatus, WorkflowStepStatus
+from ..machines.workflow import WORKFLOW_MACHINE, WorkflowStatus, WorkflowStepStatus
 from .runtime import Tx
+from .transitions import require
 from .workflow_definition import WorkflowDefinition, retry_policy_document
 from .workflow_reader import DefinitionWarning, document_from_yaml, read_definition
 from .workflow_rows import lock_workflow, move_workflow, record_workflow_event
@@ -92,11 +92,7 @@ async def start_workflow(tx: Tx, workflow_id: str) -> Workflow:
     """idle -> queued, and on to executing at once when the tenant has a free slot."""
     await lock_tenant_slots(tx)
     workflow = await lock_workflow(tx, workflow_id)
-    if workflow.status != WorkflowStatus.IDLE:
-        why = "only an idle workflow can be started (a finished one runs again as a new workflow)"
-        raise refused(
-            "workflow", workflow.id, workflow.status, why, "workflowId", WorkflowStatus.QUEUED.value
-        )
+    require(WORKFLOW_MACHINE, workflow, "start", "workflowId")
     move_workflow(tx, workflow, WorkflowStatus.QUEUED, reason="started")
     await promote_queued(tx)
     return workflow

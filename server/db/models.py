@@ -195,7 +195,6 @@ class OperationLog(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
     __table_args__ = (
-        Index("ix_operation_log_tenant_time", "tenant_id", "created_at"),
         # The admin query pages a tenant's records newest first by id; retention deletes by age.
         Index("ix_operation_log_tenant_id", "tenant_id", "id"),
         Index("ix_operation_log_created_at", "created_at"),

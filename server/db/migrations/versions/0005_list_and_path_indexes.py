@@ -49,6 +49,8 @@ REPLACED = [
     ("missions", "ix_missions_tenant_status", ["tenant_id", "status", "created_at"]),
     ("workflows", "ix_workflows_tenant_status", ["tenant_id", "status", "created_at"]),
     ("skill_executions", "ix_skill_executions_session", ["tenant_id", "session_id", "started_at"]),
+    # The admin query pages by (tenant, id); with this one too, PostgreSQL sometimes chose it and sorted.
+    ("operation_log", "ix_operation_log_tenant_time", ["tenant_id", "created_at"]),
 ]
 
 

@@ -19,15 +19,26 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 HOST_NOT_ALLOWED = "HOST_NOT_ALLOWED"
 
 
+def _loopback_address(address: str) -> bool:
+    """127.0.0.0/8, ::1, and ::ffff:127.x.x.x (IPv4-mapped), alike on every Python.
+
+    Python 3.13 counts an IPv4-mapped loopback address as loopback and 3.11 does not; it is one.
+    """
+    ip = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped.is_loopback
+    return ip.is_loopback
+
+
 def is_loopback(host: str) -> bool:
     """Whether a bind address (a name is resolved) is loopback only."""
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return _loopback_address(host)
     except ValueError:
         try:
-            return all(ipaddress.ip_address(a[4][0]).is_loopback for a in socket.getaddrinfo(host, None))
+            return all(_loopback_address(str(a[4][0])) for a in socket.getaddrinfo(host, None))
         except OSError:
             return False
 
@@ -47,7 +58,7 @@ def is_loopback_name(name: str) -> bool:
     if name == "localhost" or name.endswith(".localhost"):
         return True
     try:
-        return ipaddress.ip_address(name).is_loopback
+        return _loopback_address(name)
     except ValueError:
         return False
 

@@ -14,7 +14,7 @@ from server.config import Settings
 from server.db.engine import Database
 from server.db.models import PlanStep, ResearchPlan
 from server.loops.stalls import scan_stalls
-from server.services.plan_stalls import stall_candidates
+from server.services.plans.stalls import stall_candidates
 from server.services.runtime import Runtime
 
 PLANS = 10_000

@@ -12,8 +12,9 @@ from server.auth import DEV_PRINCIPAL
 from server.clock import SystemClock
 from server.config import Settings
 from server.db.engine import Database
-from server.services import plan_create, plan_execution
-from server.services.plan_inputs import NewPlan, NewStep, StepResult
+from server.services.plans import create as plan_create
+from server.services.plans import execution as plan_execution
+from server.services.plans.inputs import NewPlan, NewStep, StepResult
 from server.services.runtime import Runtime, unit_of_work
 
 from .server_process import ServerProcess

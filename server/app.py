@@ -36,7 +36,7 @@ from .mcp.http import McpHttp
 from .metrics import REGISTRY as METRICS
 from .metrics import StateCollector
 from .oplog import OperationLogWriter
-from .pubsub import Notice, NoticeBus
+from .realtime import Notice, NoticeBus
 from .request_id import RequestIdMiddleware
 from .security_headers import SecurityHeaders, content_security_policy
 from .services.operation_log import prune_operation_log

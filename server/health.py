@@ -19,7 +19,7 @@ from sqlalchemy.exc import DBAPIError
 
 from .db.engine import Database
 from .loops.runner import Loop
-from .pubsub import NoticeBus
+from .realtime import NoticeBus
 
 logger = logging.getLogger(__name__)
 

@@ -10,8 +10,9 @@ from strawberry.dataloader import DataLoader
 from ..auth import Principal
 from ..db.models import BranchingConditionRow, PlanStep
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
-from ..services import plan_queries, workflow_queries
+from ..services.plans import queries as plan_queries
 from ..services.runtime import Runtime
+from ..services.workflows import queries as workflow_queries
 from .missions.loaders import MissionLoaders
 
 

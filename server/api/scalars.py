@@ -5,8 +5,8 @@ from __future__ import annotations
 from ..machines.branching import BranchAction, BranchOp
 from ..machines.plan import PlanStatus, StepStatus
 from ..machines.skill import SkillStatus
-from ..services.plan_execution import NextStepOutcome
-from ..services.plan_inputs import Decision, ModifyAction, StepType
+from ..services.plans.execution import NextStepOutcome
+from ..services.plans.inputs import Decision, ModifyAction, StepType
 from .descriptions import described_enum
 
 PlanStatusEnum = described_enum(

@@ -25,10 +25,10 @@ from strawberry.types.graphql import OperationType
 
 from ..auth import DEV_PRINCIPAL, Authenticator, Principal, bearer_key
 from ..key_watch import KeyWatch
+from ..realtime.fanout import Fanout, FanoutTransportWSHandler
 from ..services.runtime import Runtime
 from . import wire_json
 from .context import Context, make_context
-from .fanout import Fanout, FanoutTransportWSHandler
 from .revocation import LegacyWSHandler
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..services.mission_assets import EXPIRY_BATCH, due_assets, expire_asset
+from ..services.missions.assets import EXPIRY_BATCH, due_assets, expire_asset
 from ..services.runtime import Runtime
 from .runner import each_item
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..services.plan_stalls import stall_candidates, stall_plan
+from ..services.plans.stalls import stall_candidates, stall_plan
 from ..services.runtime import Runtime
 from .runner import each_item
 

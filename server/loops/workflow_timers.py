@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..services import workflow_timeouts as timers
 from ..services.runtime import Runtime
+from ..services.workflows import timeouts as timers
 from .runner import each_item
 
 LOOP = "workflow-timers"

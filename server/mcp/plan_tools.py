@@ -12,9 +12,14 @@ from ..limits import SHORT_TEXT
 from ..machines.branching import BranchAction, BranchingCondition, BranchOp
 from ..machines.plan import PlanStatus, StepStatus
 from ..machines.stall import LONGEST_STALL_THRESHOLD, stall_threshold_problem
-from ..services import plan_create, plan_execution, plan_modify, plan_reads, plan_review, skills
-from ..services.plan_execution import NextStepOutcome
-from ..services.plan_inputs import (
+from ..services import skills
+from ..services.plans import create as plan_create
+from ..services.plans import execution as plan_execution
+from ..services.plans import modify as plan_modify
+from ..services.plans import reads as plan_reads
+from ..services.plans import review as plan_review
+from ..services.plans.execution import NextStepOutcome
+from ..services.plans.inputs import (
     Decision,
     ModifyAction,
     NewPlan,

@@ -17,7 +17,7 @@ from ..auth import DEV_PRINCIPAL, Principal, bearer_key, count_active_keys, deci
 from ..clock import SystemClock
 from ..config import Settings
 from ..db.engine import Database
-from ..pubsub import Notice, NoticeBus
+from ..realtime import Notice, NoticeBus
 from ..services.runtime import Runtime
 from .server import build_server
 

@@ -14,10 +14,10 @@ from ..auth import Principal
 from ..clock import Clock
 from ..config import Settings
 from ..db.engine import Database
-from ..events.feed import EventFeed
 from ..events.log import EventBuffer, write_events
 from ..metrics import record_transitions
 from ..oplog import OperationLogWriter
+from ..realtime import EventFeed
 
 logger = logging.getLogger(__name__)
 

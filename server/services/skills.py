@@ -9,7 +9,7 @@ from ..events.kinds import AuditEvent, EngineEvent
 from ..limits import SHORT_TEXT
 from ..machines.skill import SKILL_MACHINE, SkillStatus
 from .aggregates import SKILL_EXECUTION, lock_root
-from .plan_rows import lock_plan
+from .plans.rows import lock_plan
 from .runtime import Tx
 from .transitions import change_state
 from .validation import Problems, check_text

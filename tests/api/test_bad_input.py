@@ -22,8 +22,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from server.auth import Principal
 from server.config import Settings
 from server.errors import ErrorCode, ServiceError
-from server.services import plan_create, plan_execution
-from server.services.plan_inputs import NewPlan, NewStep, StepResult
+from server.services.plans import create as plan_create
+from server.services.plans import execution as plan_execution
+from server.services.plans.inputs import NewPlan, NewStep, StepResult
 from server.services.runtime import Runtime, unit_of_work
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient

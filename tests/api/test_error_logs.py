@@ -18,8 +18,8 @@ from server.auth import Role, create_key
 from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
-from server.events.feed import EventFeed
 from server.health import Readiness
+from server.realtime.feed import EventFeed
 from tests.api import mission_operations as mops
 from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server
 

@@ -13,7 +13,8 @@ import pytest
 
 from server.config import Settings
 from server.db.migrate import upgrade_async
-from server.services import plan_execution, plan_queries
+from server.services.plans import execution as plan_execution
+from server.services.plans import queries as plan_queries
 from tests.api import operations as ops
 from tests.conftest import LiveServer
 

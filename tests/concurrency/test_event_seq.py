@@ -11,8 +11,9 @@ from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
 from server.db.models import Event
-from server.services import plan_create, plan_execution
-from server.services.plan_inputs import NewPlan, NewStep
+from server.services.plans import create as plan_create
+from server.services.plans import execution as plan_execution
+from server.services.plans.inputs import NewPlan, NewStep
 from server.services.runtime import Runtime, unit_of_work
 
 WRITERS = 8

@@ -17,11 +17,11 @@ from server.db.engine import Database
 from server.db.mission_models import Asset
 from server.loops import asset_expiry
 from server.loops.asset_expiry import EXPIRY_TIMER, expire_assets
-from server.services import mission_assets
-from server.services.mission_assets import due_query
+from server.services.missions import assets as mission_assets
+from server.services.missions.assets import due_query
 from server.services.runtime import Runtime, Tx
 from tests.conftest import GraphQLClient, start_server, stop_server
-from tests.missions.driver import Crew
+from tests.services.missions.driver import Crew
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from server.db.models import Event, ResearchPlan
 from server.loops.runner import Loop
 from server.loops.stalls import MONITOR, scan_stalls
 from server.metrics import REGISTRY
-from server.services.plan_stalls import overdue_query, own_threshold_query
+from server.services.plans.stalls import overdue_query, own_threshold_query
 from server.services.runtime import Runtime
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server

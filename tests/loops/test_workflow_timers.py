@@ -13,8 +13,8 @@ from server.config import Settings
 from server.db.engine import Database
 from server.errors import ErrorCode
 from server.loops.workflow_timers import TIMER, TimerPass, run_workflow_timers
-from server.services import workflow_reports
 from server.services.runtime import Runtime
+from server.services.workflows import reports as workflow_reports
 from tests.api import workflow_operations as ops
 from tests.conftest import GraphQLClient, LiveServer
 from tests.realtime.processes import until

@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from server.db.engine import Database
-from server.services import plan_queries
+from server.services.plans import queries as plan_queries
 from tests.mcp.helpers import ok, steps
 
 

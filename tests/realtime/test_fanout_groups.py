@@ -148,7 +148,7 @@ async def _render_synthetic(live: LiveServer, first_seq: int, count: int) -> tup
     ``count`` events, after a warm-up that brings every cache to its working size."""
     import tracemalloc
 
-    from server.events.feed import LoggedEvent
+    from server.realtime.feed import LoggedEvent
 
     fanout = live.app.state.graphql.fanout
     (group,) = fanout.groups.values()
@@ -210,10 +210,10 @@ async def test_a_plain_events_selection_renders_exactly_as_graphql_core_would(
 
     from server.api.context import make_context
     from server.api.events.types import EventType
-    from server.api.fanout import Fanout
     from server.api.schema import build_schema
     from server.auth import DEV_PRINCIPAL
-    from server.events.feed import LoggedEvent
+    from server.realtime.fanout import Fanout
+    from server.realtime.feed import LoggedEvent
 
     fanout = Fanout(build_schema(runtime.settings), runtime.settings)
     prepared = await fanout.prepare(

@@ -27,8 +27,8 @@ from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
 from server.db.models import Event, OperationLog, PlanStep, ResearchPlan, TenantCounter
-from server.events import feed as feed_module
-from server.events.feed import LoggedEvent, TenantTail
+from server.realtime import feed as feed_module
+from server.realtime.feed import LoggedEvent, TenantTail
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server
 from tests.realtime.rawws import EVENT_SEQS, RawSubscription, read_seqs

@@ -41,14 +41,13 @@ from broadcaster import Broadcast, BroadcastBackend
 from redis import asyncio as aioredis
 from sqlalchemy.engine import make_url
 
-import server.events.feed as feed_module
-import server.pubsub as pubsub
+import server.realtime.bus as pubsub
+import server.realtime.feed as feed_module
 from server.auth import Principal
 from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
-from server.events.feed import LoggedEvent
-from server.pubsub import (
+from server.realtime.bus import (
     NOTIFY_PAYLOAD_LIMIT,
     MemoryNoticeBackend,
     Notice,
@@ -56,6 +55,7 @@ from server.pubsub import (
     PostgresNoticeBackend,
     make_backend,
 )
+from server.realtime.feed import LoggedEvent
 from server.services.runtime import Runtime
 from tests.conftest import POSTGRES_ENV, _service_missing
 from tests.realtime.conftest import PrivateRedis

@@ -26,10 +26,15 @@ from server.machines.errors import InvalidTransition
 from server.machines.machine import Machine
 from server.machines.plan import PlanStatus
 from server.machines.registry import MACHINES as REGISTERED
-from server.services import plan_create, plan_execution, plan_modify, plan_review, plan_rows, skills
-from server.services.plan_create import CreatedPlan
-from server.services.plan_execution import NextStep, SubmittedResult
-from server.services.plan_inputs import (
+from server.services import skills
+from server.services.plans import create as plan_create
+from server.services.plans import execution as plan_execution
+from server.services.plans import modify as plan_modify
+from server.services.plans import review as plan_review
+from server.services.plans import rows as plan_rows
+from server.services.plans.create import CreatedPlan
+from server.services.plans.execution import NextStep, SubmittedResult
+from server.services.plans.inputs import (
     Decision,
     ModifyAction,
     NewPlan,
@@ -37,8 +42,8 @@ from server.services.plan_inputs import (
     PlanModification,
     StepResult,
 )
-from server.services.plan_modify import Modified
-from server.services.plan_review import Reviewed
+from server.services.plans.modify import Modified
+from server.services.plans.review import Reviewed
 from server.services.runtime import Runtime, Tx, unit_of_work
 
 OTHER_TENANT = Principal("tenant-b", Role.ADMIN, "other-admin")

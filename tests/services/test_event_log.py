@@ -11,8 +11,10 @@ from server.db.models import Event
 from server.errors import ErrorCode
 from server.machines.plan import PlanStatus, StepStatus
 from server.machines.skill import SkillStatus
-from server.services import plan_create, plan_execution, plan_modify
-from server.services.plan_inputs import Decision, ModifyAction, NewPlan, PlanModification
+from server.services.plans import create as plan_create
+from server.services.plans import execution as plan_execution
+from server.services.plans import modify as plan_modify
+from server.services.plans.inputs import Decision, ModifyAction, NewPlan, PlanModification
 from server.services.runtime import Tx, unit_of_work
 from tests.services.helpers import (
     OTHER_TENANT,

@@ -15,17 +15,15 @@ from server.db.models import Event
 from server.db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from server.loops.workflow_timers import TimerPass, run_workflow_timers
 from server.machines.retry import ErrorCategory
-from server.services import (
-    workflow_claims,
-    workflow_compensation,
-    workflow_create,
-    workflow_reports,
-    workflow_review,
-)
-from server.services.workflow_claims import Claim, ClaimOutcome
-from server.services.workflow_compensation import CompensationReport
-from server.services.workflow_create import CreatedWorkflow
-from server.services.workflow_reports import StepReport
+from server.services.workflows import claims as workflow_claims
+from server.services.workflows import compensation as workflow_compensation
+from server.services.workflows import create as workflow_create
+from server.services.workflows import reports as workflow_reports
+from server.services.workflows import review as workflow_review
+from server.services.workflows.claims import Claim, ClaimOutcome
+from server.services.workflows.compensation import CompensationReport
+from server.services.workflows.create import CreatedWorkflow
+from server.services.workflows.reports import StepReport
 from tests.services.helpers import STATEFUL, Flight
 
 # Seed 002 §4.3's example, verbatim: the steps and compensation of its spec.

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import strawberry
 from strawberry.types import Info
 
-from ...services import plan_queries
+from ...services.plans import queries as plan_queries
 from ..context import Context
 from ..descriptions import PAGE_FIRST
 from ..errors import run_query

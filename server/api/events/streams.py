@@ -11,7 +11,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Hashable
 from contextlib import aclosing
 from typing import Any
 
-from ...events.feed import EventFeed, LoggedEvent
+from ...realtime import EventFeed, LoggedEvent
 
 # Turns an event into the payload to deliver, or None to skip it. Pure and cheap: it runs once per
 # event per group of identical subscriptions.

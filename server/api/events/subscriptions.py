@@ -12,9 +12,9 @@ import strawberry
 from graphql import GraphQLError
 from strawberry.types import Info
 
-from ...events.feed import LoggedEvent
 from ...events.kinds import EngineEvent
-from ...services import plan_queries
+from ...realtime import LoggedEvent
+from ...services.plans import queries as plan_queries
 from ..context import Context
 from ..errors import run_query
 from ..plans.types import ResearchPlanType

@@ -9,7 +9,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from ...db.models import Event
-from ...events.feed import LoggedEvent
+from ...realtime import LoggedEvent
 from ..descriptions import EDGES, edge_node
 from ..pagination import PageInfo
 

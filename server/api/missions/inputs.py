@@ -7,7 +7,7 @@ from typing import Any, cast
 import strawberry
 from strawberry.scalars import JSON
 
-from ...services.mission_inputs import NewAsset, NewHop, NewMission, NewTool, NewToolStep
+from ...services.missions.inputs import NewAsset, NewHop, NewMission, NewTool, NewToolStep
 from ..descriptions import NAME_LIMIT, RESULT_LIMIT, TEXT_LIMIT
 
 

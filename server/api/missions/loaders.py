@@ -5,7 +5,7 @@ from __future__ import annotations
 from strawberry.dataloader import DataLoader
 
 from ...db.mission_models import Asset, Hop, ToolStep
-from ...services import mission_queries
+from ...services.missions import queries as mission_queries
 from ...services.runtime import Runtime
 
 

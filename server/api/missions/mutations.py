@@ -14,14 +14,12 @@ from strawberry.permission import BasePermission
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from ...services import (
-    mission_assets,
-    mission_execution,
-    mission_implementation,
-    mission_proposals,
-    mission_tools,
-)
-from ...services.mission_rows import MissionResult
+from ...services.missions import assets as mission_assets
+from ...services.missions import execution as mission_execution
+from ...services.missions import implementation as mission_implementation
+from ...services.missions import proposals as mission_proposals
+from ...services.missions import tools as mission_tools
+from ...services.missions.rows import MissionResult
 from ...services.runtime import Tx
 from ..context import Context
 from ..descriptions import NAME_LIMIT, RESULT_LIMIT, TEXT_LIMIT, user_errors

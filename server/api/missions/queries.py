@@ -8,7 +8,7 @@ import strawberry
 from strawberry.types import Info
 
 from ...machines.mission import MissionStatus
-from ...services import mission_queries
+from ...services.missions import queries as mission_queries
 from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST
 from ..errors import run_query

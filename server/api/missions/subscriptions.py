@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import strawberry
 from strawberry.types import Info
 
-from ...services import mission_queries
+from ...services.missions import queries as mission_queries
 from ..context import Context
 from ..events.snapshots import root_snapshots
 from .types import MissionType

@@ -15,7 +15,7 @@ from ...db.mission_models import Asset, Hop, Mission, Tool, ToolStep
 from ...errors import ServiceError
 from ...machines.mission import AssetStatus, HopStatus, MissionStatus, ToolStepStatus
 from ...machines.mission_coordination import INACTIVE_HOP
-from ...services import mission_queries
+from ...services.missions import queries as mission_queries
 from ..context import Context
 from ..descriptions import (
     CREATED_AT,

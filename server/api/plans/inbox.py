@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import strawberry
 from strawberry.types import Info
 
-from ...services import plan_inbox
+from ...services.plans import inbox as plan_inbox
 from ..context import Context
 from ..descriptions import CURSOR, EDGES, PAGE_AFTER, PAGE_FIRST, PAGE_INFO, TOTAL_COUNT, edge_node
 from ..errors import run_query

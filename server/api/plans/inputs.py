@@ -8,7 +8,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from ...machines.branching import BranchAction, BranchingCondition, BranchOp
-from ...services.plan_inputs import ModifyAction, NewPlan, NewStep, PlanModification, StepResult, StepType
+from ...services.plans.inputs import ModifyAction, NewPlan, NewStep, PlanModification, StepResult, StepType
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..descriptions import RESULT_LIMIT, TEXT_LIMIT
 

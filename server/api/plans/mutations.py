@@ -8,9 +8,13 @@ import strawberry
 from strawberry.permission import BasePermission
 from strawberry.types import Info
 
-from ...services import plan_create, plan_execution, plan_modify, plan_review, skills
-from ...services.plan_execution import NextStepOutcome
-from ...services.plan_inputs import Decision
+from ...services import skills
+from ...services.plans import create as plan_create
+from ...services.plans import execution as plan_execution
+from ...services.plans import modify as plan_modify
+from ...services.plans import review as plan_review
+from ...services.plans.execution import NextStepOutcome
+from ...services.plans.inputs import Decision
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
 from ..descriptions import NAME_LIMIT, RESULT_LIMIT, TEXT_LIMIT, user_errors

@@ -10,7 +10,8 @@ from strawberry.types import Info
 
 from ...machines.plan import PlanStatus, StepStatus
 from ...machines.stall import stall_threshold_problem
-from ...services import plan_queries, plan_reads
+from ...services.plans import queries as plan_queries
+from ...services.plans import reads as plan_reads
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST

@@ -13,8 +13,8 @@ from ...db.models import BranchingConditionRow, PlanStep, ResearchOutput, Resear
 from ...machines.branching import BranchAction, BranchOp
 from ...machines.plan import TERMINAL_STEP_STATUSES, PlanStatus, StepStatus
 from ...machines.skill import SkillStatus
-from ...services import plan_queries
-from ...services.plan_inputs import StepType
+from ...services.plans import queries as plan_queries
+from ...services.plans.inputs import StepType
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
 from ..descriptions import (

@@ -12,7 +12,7 @@ from ...machines.workflow import (
     WorkflowStatus,
     WorkflowStepStatus,
 )
-from ...services.workflow_claims import ClaimOutcome
+from ...services.workflows.claims import ClaimOutcome
 from ..descriptions import described_enum
 
 WorkflowStatusEnum = described_enum(

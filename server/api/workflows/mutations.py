@@ -10,17 +10,15 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from ...machines.retry import ErrorCategory
-from ...services import (
-    workflow_claims,
-    workflow_compensation,
-    workflow_create,
-    workflow_reports,
-    workflow_review,
-)
-from ...services.workflow_claims import ClaimOutcome
-from ...services.workflow_compensation import CompensationReport
-from ...services.workflow_create import CreatedWorkflow
-from ...services.workflow_reports import StepReport
+from ...services.workflows import claims as workflow_claims
+from ...services.workflows import compensation as workflow_compensation
+from ...services.workflows import create as workflow_create
+from ...services.workflows import reports as workflow_reports
+from ...services.workflows import review as workflow_review
+from ...services.workflows.claims import ClaimOutcome
+from ...services.workflows.compensation import CompensationReport
+from ...services.workflows.create import CreatedWorkflow
+from ...services.workflows.reports import StepReport
 from ..context import Context
 from ..descriptions import NAME_LIMIT, RESULT_LIMIT, TEXT_LIMIT, user_errors
 from ..errors import UserError, run_mutation

@@ -10,7 +10,7 @@ import strawberry
 from strawberry.types import Info
 
 from ...machines.workflow import WorkflowStatus
-from ...services import workflow_queries
+from ...services.workflows import queries as workflow_queries
 from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST
 from ..errors import run_query

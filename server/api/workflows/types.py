@@ -22,8 +22,8 @@ from ...machines.workflow import (
     WorkflowStatus,
     WorkflowStepStatus,
 )
-from ...services import workflow_queries
-from ...services.workflow_definition import retry_policy_from_document
+from ...services.workflows import queries as workflow_queries
+from ...services.workflows.definition import retry_policy_from_document
 from ..context import Context
 from ..descriptions import (
     CREATED_AT,

@@ -1,0 +1,166 @@
+"""Loading and locking plan rows, and keeping a plan's status in line with its steps."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy import bindparam, select
+
+from ...db.models import PlanStep, ResearchPlan
+from ...errors import refused
+from ...events.kinds import AuditEvent, EngineEvent
+from ...machines.plan import (
+    PLAN_MACHINE,
+    STEP_MACHINE,
+    TERMINAL_STEP_STATUSES,
+    PlanStatus,
+    StepStatus,
+    derive_plan_status,
+)
+from ..aggregates import PLAN, PLAN_STEP, lock_child, lock_root
+from ..runtime import Tx
+from ..transitions import apply, enter
+
+TERMINAL_PLAN = frozenset({PlanStatus.COMPLETED, PlanStatus.FAILED})
+
+
+# The hot path's statements are built once (bound parameters): building a select costs more than
+# SQLite takes to run it.
+_STEPS = select(PlanStep).where(PlanStep.plan_id == bindparam("plan")).order_by(PlanStep.step_order)
+_FIRST_PENDING = (
+    select(PlanStep)
+    .where(PlanStep.plan_id == bindparam("plan"), PlanStep.status == StepStatus.PENDING.value)
+    .order_by(PlanStep.step_order)
+    .limit(1)
+)
+_STATUSES = select(PlanStep.status).where(PlanStep.plan_id == bindparam("plan"))
+
+
+async def lock_plan(tx: Tx, plan_id: str, field: str = "planId") -> ResearchPlan:
+    """The plan row, locked for this transaction (``aggregates.lock_root``)."""
+    return await lock_root(tx, PLAN, plan_id, field)
+
+
+async def lock_plan_of_step(tx: Tx, step_id: str, field: str = "stepId") -> tuple[ResearchPlan, PlanStep]:
+    """The step's plan, locked, and the step as it is under the lock (``aggregates.lock_child``)."""
+    return await lock_child(tx, PLAN_STEP, step_id, field)
+
+
+async def plan_steps(tx: Tx, plan_id: str) -> list[PlanStep]:
+    return list((await tx.session.scalars(_STEPS, {"plan": plan_id})).all())
+
+
+async def first_pending_step(tx: Tx, plan_id: str) -> PlanStep | None:
+    step: PlanStep | None = await tx.session.scalar(_FIRST_PENDING, {"plan": plan_id})
+    return step
+
+
+async def step_statuses(tx: Tx, plan_id: str) -> list[StepStatus]:
+    """The status of every step of the plan (as flushed: pending changes are written first)."""
+    return [StepStatus(s) for s in (await tx.session.scalars(_STATUSES, {"plan": plan_id})).all()]
+
+
+def statuses_of(steps: Iterable[PlanStep]) -> list[StepStatus]:
+    return [StepStatus(s.status) for s in steps]
+
+
+def require_not_terminal(plan: ResearchPlan, field: str) -> None:
+    if plan.status in TERMINAL_PLAN:
+        raise refused("plan", plan.id, plan.status, "a terminal state; it cannot change any more", field)
+
+
+def move_step(tx: Tx, plan: ResearchPlan, step: PlanStep, to: StepStatus, **data: object) -> None:
+    """One step transition, stamped as STEP_MACHINE says (``enter``)."""
+    enter(tx, STEP_MACHINE, step, to, root_type="plan", root_id=plan.id, data=dict(data) or None)
+
+
+def step_act(
+    tx: Tx, plan: ResearchPlan, step: PlanStep, action: str, field: str = "stepId", **data: object
+) -> None:
+    """STEP_MACHINE's action ``action`` on the step (``apply``): checked, walked, stamped, recorded."""
+    apply(
+        tx,
+        STEP_MACHINE,
+        step,
+        action,
+        root_type="plan",
+        root_id=plan.id,
+        field=field,
+        data=dict(data) or None,
+    )
+
+
+def note_step_failed(tx: Tx, plan: ResearchPlan, step: PlanStep, reason: str, via: str) -> None:
+    """Keep the reason on the step and write the seed's ``step_failed`` audit event."""
+    step.failure_reason = reason
+    tx.events.record(
+        AuditEvent.STEP_FAILED,
+        entity_type="step",
+        entity_id=step.id,
+        root_type="plan",
+        root_id=plan.id,
+        data={"reason": reason, "via": via},
+    )
+
+
+def fail_step(tx: Tx, plan: ResearchPlan, step: PlanStep, why: str, via: str, **data: object) -> None:
+    """Walk ``step`` to ``failed`` and write ``step_failed``.
+
+    A pending step goes ``pending -> in_progress -> failed``: the table has no shorter path, and it is
+    walked, never widened.
+    """
+    path = STEP_MACHINE.route(StepStatus(step.status), StepStatus.FAILED, via=StepStatus.IN_PROGRESS)
+    for state in path:
+        move_step(tx, plan, step, state, **data)
+    note_step_failed(tx, plan, step, why, via)
+
+
+async def end_plan_failed(tx: Tx, plan: ResearchPlan, why: str, via: str, **data: object) -> None:
+    """The plan fails, and every step still open fails with it, in this transaction.
+
+    One rule for every way a plan ends failed (a branching ``fail``, a reviewer's reject, ``failPlan``
+    from any open state): a failed plan has no pending or running work left, so its steps, its status,
+    ``derive_plan_status``, progress and events agree. The steps close first (parents follow their
+    children), then the plan, then ``plan_failed``.
+    """
+    plan.failure_reason = why
+    open_steps = [
+        s for s in await plan_steps(tx, plan.id) if StepStatus(s.status) not in TERMINAL_STEP_STATUSES
+    ]
+    for step in open_steps:
+        fail_step(tx, plan, step, f"the plan failed: {why}", via, reason="the plan failed")
+    move_plan(tx, plan, PlanStatus.FAILED, **data)
+    tx.events.record(
+        EngineEvent.PLAN_FAILED,
+        entity_type="plan",
+        entity_id=plan.id,
+        root_type="plan",
+        root_id=plan.id,
+        data={"reason": why, "via": via, "failedStepIds": [s.id for s in open_steps]},
+    )
+
+
+def move_plan(tx: Tx, plan: ResearchPlan, to: PlanStatus, **data: object) -> None:
+    """Move the plan to ``to``, through ``executing`` when the table has no direct edge.
+
+    The table is never widened: ``planning -> executing -> completed`` is two recorded transitions.
+    """
+    for state in PLAN_MACHINE.route(PlanStatus(plan.status), to, via=PlanStatus.EXECUTING):
+        enter(tx, PLAN_MACHINE, plan, state, root_type="plan", root_id=plan.id, data=dict(data) or None)
+
+
+def settle_plan(tx: Tx, plan: ResearchPlan, statuses: Iterable[StepStatus], **data: object) -> None:
+    """Bring the plan's status in line with ``derive_plan_status`` after its steps changed.
+
+    Leaving ``planning`` or ``stalled`` for plain ``executing`` is the caller's explicit act (an agent
+    starting or delivering work); derivation only decides review and completion.
+    """
+    if plan.status in TERMINAL_PLAN:
+        return
+    derived = derive_plan_status(statuses)
+    current = PlanStatus(plan.status)
+    if derived is PlanStatus.EXECUTING and current in (PlanStatus.PLANNING, PlanStatus.STALLED):
+        return
+    if derived is PlanStatus.PLANNING:
+        return
+    move_plan(tx, plan, derived, **data)

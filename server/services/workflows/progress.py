@@ -1,0 +1,196 @@
+"""Moving a workflow on after its steps changed: gates, blocking, completion, failure and compensation.
+
+The decisions are ``machines.workflow_policy``'s; this applies them through the transition function.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
+from ...events.workflow_kinds import WorkflowEvent
+from ...machines.retry import ErrorCategory, FailureAction, FailureDecision
+from ...machines.workflow import (
+    BlockedOn,
+    CompensationStatus,
+    WorkflowOutcome,
+    WorkflowStatus,
+    WorkflowStepStatus,
+)
+from ...machines.workflow_policy import (
+    CompletedStep,
+    Verdict,
+    compensation_order,
+    gates_to_open,
+    workflow_verdict,
+)
+from ..runtime import Tx
+from .rows import (
+    cancel_open_steps,
+    finish_workflow,
+    move_step,
+    move_workflow,
+    record_step_event,
+    record_workflow_event,
+    step_state,
+)
+
+W = WorkflowStatus
+S = WorkflowStepStatus
+C = CompensationStatus
+
+
+def settle_workflow(tx: Tx, workflow: Workflow, steps: list[WorkflowStep]) -> None:
+    """Open the approval gates that became ready, then block, resume, complete, fail or compensate."""
+    if workflow.status not in (W.EXECUTING, W.BLOCKED):
+        return
+    by_name = {s.name: s for s in steps}
+    for gate in gates_to_open([step_state(s) for s in steps]):
+        step = by_name[gate.name]
+        move_step(tx, workflow, step, S.RUNNING, reason="approval gate opened")
+        step.blocked_on = BlockedOn.APPROVAL.value
+        step.claimed_by = None
+        record_step_event(tx, workflow, step, WorkflowEvent.APPROVAL_REQUESTED, {"stepName": step.name})
+    apply_verdict(tx, workflow, steps, workflow_verdict(step_state(s) for s in steps))
+
+
+def apply_verdict(
+    tx: Tx, workflow: Workflow, steps: list[WorkflowStep], verdict: Verdict, **data: object
+) -> None:
+    if verdict is Verdict.FAIL or verdict is Verdict.COMPENSATE:
+        failed = next((s for s in steps if s.status == S.FAILED), None)
+        reason = str(data.pop("reason", None) or _failure_reason(failed))
+        if verdict is Verdict.FAIL:
+            fail_workflow(tx, workflow, steps, reason, **data)
+        else:
+            begin_compensation(tx, workflow, steps, reason, **data)
+    elif verdict is Verdict.BLOCK:
+        move_workflow(tx, workflow, W.BLOCKED, reason="waiting for a reviewer", **data)
+    elif verdict is Verdict.COMPLETE:
+        finish_workflow(tx, workflow, W.COMPLETED, WorkflowOutcome.SUCCEEDED, **data)
+    else:
+        move_workflow(tx, workflow, W.EXECUTING, reason="reviewer answered", **data)
+
+
+def _failure_reason(step: WorkflowStep | None) -> str:
+    if step is None:
+        return "a step failed"
+    category = f" ({step.last_error_category})" if step.last_error_category else ""
+    return f'step "{step.name}" failed{category}: {step.last_error or "no message"}'
+
+
+def fail_workflow(tx: Tx, workflow: Workflow, steps: list[WorkflowStep], reason: str, **data: object) -> None:
+    workflow.failure_reason = reason
+    cancel_open_steps(tx, workflow, steps, "the workflow failed")
+    finish_workflow(tx, workflow, W.FAILED, WorkflowOutcome.FAILED, reason=reason, **data)
+
+
+def begin_compensation(
+    tx: Tx, workflow: Workflow, steps: list[WorkflowStep], reason: str, **data: object
+) -> list[WorkflowCompensation]:
+    """Undo the completed steps that have a compensation entry, last completed first (seed §4)."""
+    workflow.failure_reason = reason
+    cancel_open_steps(tx, workflow, steps, "the workflow is compensating")
+    move_workflow(tx, workflow, W.COMPENSATING, reason=reason, **data)
+    completed = [CompletedStep(s.name, s.completion_order or 0) for s in steps if s.status == S.COMPLETED]
+    order = compensation_order(completed, [s.name for s in steps if s.compensation_action])
+    by_name = {s.name: s for s in steps}
+    rows = []
+    for position, name in enumerate(order, start=1):
+        step = by_name[name]
+        assert step.compensation_action is not None
+        assert step.compensation_agent is not None
+        rows.append(
+            WorkflowCompensation(
+                id=str(uuid.uuid4()),
+                tenant_id=tx.tenant_id,
+                workflow_id=workflow.id,
+                step_id=step.id,
+                step_name=step.name,
+                position=position,
+                action=step.compensation_action,
+                agent=step.compensation_agent,
+                status=C.PENDING.value,
+                created_at=tx.now,
+                updated_at=tx.now,
+            )
+        )
+    tx.session.add_all(rows)
+    record_workflow_event(
+        tx,
+        workflow,
+        WorkflowEvent.COMPENSATION_PLANNED,
+        {"order": order, "compensationIds": [r.id for r in rows], "reason": reason},
+    )
+    settle_compensation(tx, workflow, rows)
+    return rows
+
+
+def settle_compensation(tx: Tx, workflow: Workflow, compensations: list[WorkflowCompensation]) -> None:
+    """All undone: completed (rolled back). One failed: failed (partially rolled back); nothing more runs."""
+    if workflow.status != W.COMPENSATING:
+        return
+    if any(c.status == C.FAILED for c in compensations):
+        finish_workflow(
+            tx, workflow, W.FAILED, WorkflowOutcome.PARTIALLY_ROLLED_BACK, reason="a compensation failed"
+        )
+    elif all(c.status == C.COMPLETED for c in compensations):
+        finish_workflow(
+            tx, workflow, W.COMPLETED, WorkflowOutcome.ROLLED_BACK, reason="every compensation completed"
+        )
+
+
+def conclude_step_failure(
+    tx: Tx,
+    workflow: Workflow,
+    step: WorkflowStep,
+    steps: list[WorkflowStep],
+    decision: FailureDecision,
+    category: ErrorCategory,
+    message: str,
+    **data: object,
+) -> None:
+    """Record a failed attempt of a running step and carry out what ``decide_step_failure`` said."""
+    step.last_error = message
+    step.last_error_category = category.value
+    record_step_event(
+        tx,
+        workflow,
+        step,
+        WorkflowEvent.STEP_FAILED,
+        {
+            "category": category.value,
+            "message": message,
+            "attempt": step.attempt,
+            "action": decision.action.value,
+            **data,
+        },
+    )
+    if decision.action is FailureAction.RETRY:
+        assert decision.delay is not None
+        move_step(tx, workflow, step, S.PENDING, reason="retry", category=category.value)
+        step.next_attempt_at = tx.now + decision.delay
+        record_step_event(
+            tx,
+            workflow,
+            step,
+            WorkflowEvent.RETRY_SCHEDULED,
+            {
+                "attempt": step.attempt + 1,
+                "delaySeconds": decision.delay.total_seconds(),
+                "nextAttemptAt": step.next_attempt_at.isoformat(),
+            },
+        )
+        return
+    if decision.action is FailureAction.ESCALATE:
+        step.blocked_on = BlockedOn.GOVERNANCE.value
+        record_step_event(
+            tx, workflow, step, WorkflowEvent.ESCALATED, {"stepName": step.name, "message": message}
+        )
+    elif decision.action is FailureAction.SKIP:
+        move_step(tx, workflow, step, S.SKIPPED, reason="onFailure: skip", category=category.value)
+    else:
+        move_step(
+            tx, workflow, step, S.FAILED, reason=f"onFailure: {step.on_failure}", category=category.value
+        )
+    settle_workflow(tx, workflow, steps)

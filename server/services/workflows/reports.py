@@ -1,0 +1,77 @@
+"""What a worker reports on the step it claimed: complete, fail (with a category), heartbeat."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...db.workflow_models import Workflow, WorkflowStep
+from ...errors import ErrorCode, fail, refused
+from ...limits import SHORT_TEXT
+from ...machines.retry import ErrorCategory, decide_step_failure
+from ...machines.workflow import OnFailure, WorkflowStepStatus
+from ..runtime import Tx
+from ..validation import check_json_size, check_text
+from .definition import retry_policy_from_document
+from .progress import conclude_step_failure, settle_workflow
+from .rows import complete_step, load_steps, lock_workflow_of
+
+
+@dataclass
+class StepReport:
+    workflow: Workflow
+    step: WorkflowStep
+
+
+async def claimed_step(
+    tx: Tx, step_id: str, agent: str, attempt: int | None, to_state: WorkflowStepStatus
+) -> tuple[Workflow, WorkflowStep]:
+    """The running step ``agent`` holds, locked with its workflow; CONFLICT when someone else holds it."""
+    check_text(agent, ["agent"], SHORT_TEXT, required=True)
+    workflow, step = await lock_workflow_of(tx, WorkflowStep, step_id, "stepId")
+    if step.status != WorkflowStepStatus.RUNNING:
+        why = "only a running step takes a worker's report"
+        raise refused("workflow_step", step.id, step.status, why, "stepId", to_state.value)
+    if step.blocked_on is not None:
+        why = f"it waits for a reviewer ({step.blocked_on}), not for its agent"
+        raise refused("workflow_step", step.id, step.status, why, "stepId", to_state.value)
+    if step.claimed_by != agent:
+        holder = f"{step.claimed_by} (attempt {step.attempt})"
+        raise fail(ErrorCode.CONFLICT, f"step {step.id} is held by {holder}, not by {agent}", ["agent"])
+    if attempt is not None and attempt != step.attempt:
+        raise fail(
+            ErrorCode.CONFLICT, f"step {step.id} is on attempt {step.attempt}, not {attempt}", ["attempt"]
+        )
+    return workflow, step
+
+
+async def complete_workflow_step(
+    tx: Tx, step_id: str, agent: str, output: Any = None, attempt: int | None = None
+) -> StepReport:
+    check_json_size(output, ["output"], tx.settings.max_result_bytes)
+    workflow, step = await claimed_step(tx, step_id, agent, attempt, WorkflowStepStatus.COMPLETED)
+    steps = await load_steps(tx, workflow.id)
+    step.output = output
+    complete_step(tx, workflow, step, steps, agent=agent, attempt=step.attempt)
+    settle_workflow(tx, workflow, steps)
+    return StepReport(workflow, step)
+
+
+async def fail_workflow_step(
+    tx: Tx, step_id: str, agent: str, category: ErrorCategory, message: str, attempt: int | None = None
+) -> StepReport:
+    """Retry with back-off, escalate (governance), skip or fail, as seed §3.1 and the step's policy say."""
+    check_text(message, ["message"], tx.settings.max_text_bytes, required=True)
+    workflow, step = await claimed_step(tx, step_id, agent, attempt, WorkflowStepStatus.FAILED)
+    steps = await load_steps(tx, workflow.id)
+    policy = retry_policy_from_document(step.retry_policy)
+    decision = decide_step_failure(category, policy, step.attempt, OnFailure(step.on_failure))
+    conclude_step_failure(tx, workflow, step, steps, decision, category, message, agent=agent)
+    return StepReport(workflow, step)
+
+
+async def heartbeat_workflow_step(tx: Tx, step_id: str, agent: str, attempt: int | None = None) -> StepReport:
+    """Proof of life; tells a worker whether the step is still its own. It does not move the timeout."""
+    workflow, step = await claimed_step(tx, step_id, agent, attempt, WorkflowStepStatus.RUNNING)
+    step.heartbeat_at = tx.now
+    return StepReport(workflow, step)

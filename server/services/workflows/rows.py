@@ -1,0 +1,177 @@
+"""Loading and locking workflow rows, and moving workflows, steps and compensations through their tables."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from sqlalchemy import select
+
+from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
+from ...events.workflow_kinds import ROOT
+from ...machines.workflow import (
+    COMPENSATION_MACHINE,
+    TERMINAL_WORKFLOW,
+    WORKFLOW_MACHINE,
+    WORKFLOW_STEP_MACHINE,
+    BlockedOn,
+    CompensationStatus,
+    OnFailure,
+    WorkflowOutcome,
+    WorkflowStatus,
+    WorkflowStepStatus,
+)
+from ...machines.workflow_policy import StepState
+from ..aggregates import COMPENSATION, WORKFLOW, WORKFLOW_STEP, lock_child, lock_root
+from ..runtime import Tx
+from ..transitions import change_state
+
+W = WorkflowStatus
+S = WorkflowStepStatus
+Child = TypeVar("Child", WorkflowStep, WorkflowCompensation)
+
+
+async def lock_workflow(tx: Tx, workflow_id: str, field: str = "workflowId") -> Workflow:
+    """The workflow row, locked for this transaction (``aggregates.lock_root``)."""
+    return await lock_root(tx, WORKFLOW, workflow_id, field)
+
+
+async def lock_workflow_of(tx: Tx, model: type[Child], child_id: str, field: str) -> tuple[Workflow, Child]:
+    """A step's or compensation's workflow, locked, and the child as it is under the lock."""
+    child: Any = WORKFLOW_STEP if model is WorkflowStep else COMPENSATION
+    found: tuple[Workflow, Child] = await lock_child(tx, child, child_id, field)
+    return found
+
+
+async def _children(tx: Tx, model: type[Child], workflow_id: str) -> list[Child]:
+    rows = await tx.session.scalars(
+        select(model)
+        .where(model.workflow_id == workflow_id)
+        .order_by(model.position)
+        .execution_options(populate_existing=True)
+    )
+    return list(rows.all())
+
+
+async def load_steps(tx: Tx, workflow_id: str) -> list[WorkflowStep]:
+    """The workflow's steps in definition order, as they are now (call with the workflow locked)."""
+    return await _children(tx, WorkflowStep, workflow_id)
+
+
+async def load_compensations(tx: Tx, workflow_id: str) -> list[WorkflowCompensation]:
+    """The workflow's compensations in the order they run (call with the workflow locked)."""
+    return await _children(tx, WorkflowCompensation, workflow_id)
+
+
+def step_state(step: WorkflowStep) -> StepState:
+    return StepState(
+        step.name,
+        S(step.status),
+        tuple(step.depends_on),
+        OnFailure(step.on_failure),
+        step.approval,
+        BlockedOn(step.blocked_on) if step.blocked_on else None,
+    )
+
+
+def record_workflow_event(tx: Tx, workflow: Workflow, kind: str, data: dict[str, Any]) -> None:
+    tx.events.record(
+        kind, entity_type="workflow", entity_id=workflow.id, root_type=ROOT, root_id=workflow.id, data=data
+    )
+
+
+def record_step_event(
+    tx: Tx, workflow: Workflow, step: WorkflowStep, kind: str, data: dict[str, Any]
+) -> None:
+    tx.events.record(
+        kind, entity_type="workflow_step", entity_id=step.id, root_type=ROOT, root_id=workflow.id, data=data
+    )
+
+
+def move_workflow(tx: Tx, workflow: Workflow, to: WorkflowStatus, **data: object) -> None:
+    """Move the workflow to ``to``, through ``executing`` when the table has no direct edge.
+
+    The table is never widened: ``blocked -> executing -> compensating`` is two recorded transitions.
+    """
+    path = WORKFLOW_MACHINE.route(W(workflow.status), to, via=W.EXECUTING)
+    for state in path:
+        change_state(
+            tx,
+            WORKFLOW_MACHINE,
+            workflow,
+            state,
+            root_type=ROOT,
+            root_id=workflow.id,
+            data=dict(data) or None,
+        )
+        if state is W.QUEUED:
+            workflow.queued_at = tx.now
+        if state is W.EXECUTING and workflow.started_at is None:
+            workflow.started_at = tx.now
+            if workflow.timeout_seconds is not None:
+                # The deadline runs from here: time spent blocked counts, time spent queued does not.
+                workflow.timeout_at = tx.now + timedelta(seconds=workflow.timeout_seconds)
+        if state in TERMINAL_WORKFLOW:
+            workflow.completed_at = tx.now
+            workflow.timeout_at = None
+
+
+def finish_workflow(
+    tx: Tx, workflow: Workflow, to: WorkflowStatus, outcome: WorkflowOutcome, **data: object
+) -> None:
+    workflow.outcome = outcome.value
+    move_workflow(tx, workflow, to, outcome=outcome.value, **data)
+
+
+def move_step(tx: Tx, workflow: Workflow, step: WorkflowStep, to: WorkflowStepStatus, **data: object) -> None:
+    change_state(
+        tx, WORKFLOW_STEP_MACHINE, step, to, root_type=ROOT, root_id=workflow.id, data=dict(data) or None
+    )
+    step.next_attempt_at = None
+    step.timeout_at = None
+    if to is S.RUNNING:
+        step.started_at = tx.now
+        step.heartbeat_at = None
+        if step.timeout_seconds is not None:
+            step.timeout_at = tx.now + timedelta(seconds=step.timeout_seconds)
+    else:
+        step.blocked_on = None
+    if to in (S.COMPLETED, S.SKIPPED, S.FAILED):
+        step.completed_at = tx.now
+
+
+def complete_step(
+    tx: Tx, workflow: Workflow, step: WorkflowStep, steps: list[WorkflowStep], **data: object
+) -> None:
+    """running -> completed, numbered in completion order (compensation undoes the last one first)."""
+    move_step(tx, workflow, step, S.COMPLETED, **data)
+    step.completion_order = 1 + max((s.completion_order or 0 for s in steps if s is not step), default=0)
+
+
+def move_compensation(
+    tx: Tx, workflow: Workflow, compensation: WorkflowCompensation, to: CompensationStatus, **data: object
+) -> None:
+    change_state(
+        tx,
+        COMPENSATION_MACHINE,
+        compensation,
+        to,
+        root_type=ROOT,
+        root_id=workflow.id,
+        data=dict(data) or None,
+    )
+    if to is CompensationStatus.RUNNING:
+        compensation.started_at = tx.now
+    else:
+        compensation.completed_at = tx.now
+
+
+def cancel_open_steps(tx: Tx, workflow: Workflow, steps: list[WorkflowStep], why: str) -> None:
+    """A workflow that stops executing ends its running steps; their agents' late reports are refused."""
+    for step in steps:
+        if step.status == S.RUNNING:
+            step.last_error = f"cancelled: {why}"
+            step.last_error_category = None
+            move_step(tx, workflow, step, S.FAILED, reason="cancelled", cancelledBecause=why)
+        elif step.status == S.PENDING:
+            step.next_attempt_at = None

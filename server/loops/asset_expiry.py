@@ -1,6 +1,6 @@
 """The asset TTL timer (seed 004: "Any -> EXPIRED: TTL exceeded"): ``expire_assets`` is its ``run_once``.
 
-``services/mission_assets.py`` finds the assets past their TTL (in batches) and expires each in a
+``services/missions/assets.py`` finds the assets past their TTL (in batches) and expires each in a
 transaction of its own that locks its mission and re-checks the asset, so with several instances every
 asset expires exactly once, with one ``asset_expired`` event.
 """

@@ -1,4 +1,4 @@
-"""The stall timer: ``scan_stalls`` is its ``run_once`` (the use case is ``services/plan_stalls.py``)."""
+"""The stall timer: ``scan_stalls`` is its ``run_once`` (the use case is ``services/plans/stalls.py``)."""
 
 from __future__ import annotations
 

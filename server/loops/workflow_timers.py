@@ -2,7 +2,7 @@
 
 ``run_workflow_timers`` is its ``run_once``. One pass, in this order: workflow timeouts (they override
 step timeouts, seed §3.4), step timeouts, retries due, then queued workflows move to executing where
-their tenant has a free slot. ``services/workflow_timeouts.py`` finds the candidates and acts on each,
+their tenant has a free slot. ``services/workflows/timeouts.py`` finds the candidates and acts on each,
 one transaction per workflow (per tenant for promotion).
 """
 

@@ -1,11 +1,11 @@
-"""The notice bus (server/pubsub.py) against real brokers, and the event feed it wakes.
+"""The notice bus (server/realtime/bus.py) against real brokers, and the event feed it wakes.
 
 Redis and PostgreSQL are the shared services of the development machines (``FLIGHTDECK_TEST_REDIS_URL``,
 ``FLIGHTDECK_TEST_POSTGRES_URL``); every test uses a channel of its own, so runs never hear each other.
 Tests that restart Redis start a private ``redis-server`` on a free port: the shared one is never
 touched. Every wait polls a condition with a deadline.
 
-Why each workaround in server/pubsub.py exists (the stock ``broadcaster`` 0.3 package; the
+Why each workaround in server/realtime/bus.py exists (the stock ``broadcaster`` 0.3 package; the
 ``test_stock_*`` tests below show the ones that are cheap to show):
 
 - Redis backend delivers nothing with redis-py 8 on Python 3.11: its listener task calls

@@ -1,7 +1,7 @@
 """What an event-log subscription is: a tenant's feed from a position, and which events it delivers.
 
 The ``events`` and ``stallAlerts`` resolvers return a ``FeedStream`` instead of being generators, so
-that the fan-out (``server/api/fanout.py``) can see what a subscription selects and serve many identical
+that the fan-out (``server/realtime/fanout.py``) can see what a subscription selects and serve many identical
 ones from one pass over the feed. Iterated directly, it is the plain per-subscriber stream.
 """
 

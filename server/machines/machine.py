@@ -11,11 +11,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .errors import InvalidMachine, InvalidTransition
 
 S = TypeVar("S", bound=StrEnum)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A condition an action puts on one more column of the row besides its state (python-statemachine's
+    ``cond``): the column must hold one of ``allowed``, else the action is refused with ``refusal``,
+    in which ``{value}`` names what the column holds."""
+
+    column: str
+    allowed: frozenset[str | None]
+    refusal: str
+
+    def refuses(self, value: object) -> str | None:
+        return None if value in self.allowed else self.refusal.format(value=value)
 
 
 @dataclass(frozen=True)
@@ -25,7 +39,10 @@ class Action(Generic[S]):
 
     ``target`` None is a retry: back to the state the row failed from (the machine's ``retry_targets``).
     ``via``: the table has no direct edge from some start state, so the action walks through ``via``
-    (``pending -> in_progress -> failed``); the table is walked, never widened.
+    (``pending -> in_progress -> failed``); the table is walked, never widened. A start state equal to
+    ``target`` walks nothing (the row is there already). ``internal``: the action checks and moves
+    nothing (a heartbeat, a report whose outcome a policy decides next); its ``target``, if any, is
+    only what a refusal names as the state asked for. ``guards``: conditions on other columns.
     """
 
     name: str
@@ -33,6 +50,8 @@ class Action(Generic[S]):
     refusal: str
     target: S | None = None
     via: S | None = None
+    internal: bool = False
+    guards: tuple[Guard, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,6 +70,8 @@ class Machine(Generic[S]):
     retry_targets: Mapping[S, S] = field(default_factory=dict)
     # The column that keeps the reason for the row's current state (set on every move), if any.
     reason_column: str | None = None
+    # Entering a state sets these columns to None (before its stamps).
+    clears: Mapping[S, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _check_machine(self)
@@ -62,20 +83,44 @@ class Machine(Generic[S]):
         raise KeyError(f"{self.entity} has no action {name!r}")
 
     def path(
-        self, name: str, from_state: S, failed_from: S | None = None, entity_id: str | None = None
+        self,
+        name: str,
+        from_state: S,
+        failed_from: S | None = None,
+        entity_id: str | None = None,
+        facts: Mapping[str, Any] | None = None,
     ) -> list[S]:
         """The states action ``name`` walks from ``from_state``; ``InvalidTransition`` (carrying the
-        entity, the action and the from-state) when it may not start there."""
+        entity, the action and the from-state) when it may not start there, or when a guard refuses
+        the row's ``facts`` (its other columns, by name)."""
         action = self.action(name)
         target = action.target
         if target is None and from_state in action.sources and failed_from is not None:
             target = self.retry_targets.get(failed_from)
-        if from_state not in action.sources or target is None:
+        why: str | None = action.refusal
+        if from_state in action.sources and (target is not None or action.internal):
+            values = facts or {}
+            why = next(filter(None, (g.refuses(values.get(g.column)) for g in action.guards)), None)
+        if why is not None:
             to = action.target.value if action.target is not None else None
-            raise InvalidTransition(
-                self.entity, str(from_state), to, entity_id, action=name, why=action.refusal
-            )
+            raise InvalidTransition(self.entity, str(from_state), to, entity_id, action=name, why=why)
+        if action.internal or target == from_state or target is None:
+            return []
         return self.route(from_state, target, action.via) if action.via is not None else [target]
+
+    def allows(
+        self,
+        name: str,
+        from_state: S,
+        failed_from: S | None = None,
+        facts: Mapping[str, Any] | None = None,
+    ) -> bool:
+        """Whether action ``name`` may start from ``from_state`` (``path`` without the refusal)."""
+        try:
+            self.path(name, from_state, failed_from, facts=facts)
+        except InvalidTransition:
+            return False
+        return True
 
     @property
     def states(self) -> tuple[S, ...]:
@@ -137,9 +182,15 @@ def _check_actions(machine: Machine[S]) -> None:
     if len(set(names)) != len(names):
         raise InvalidMachine(f"{name}: an action is declared twice")
     for action in machine.actions:
+        if action.internal:
+            if action.via is not None:
+                raise InvalidMachine(f"{name}: {action.name} moves nothing, so it walks no via")
+            continue
         targets = [action.target] if action.target is not None else list(machine.retry_targets.values())
         for source in action.sources:
             for target in targets:
+                if source == target:
+                    continue  # the row is there already: nothing to walk
                 path = machine.route(source, target, action.via) if action.via is not None else [target]
                 steps = zip([source, *path], path, strict=False)
                 if not all(machine.can(a, b) for a, b in steps):

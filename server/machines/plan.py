@@ -48,13 +48,38 @@ VALID_STEP_TRANSITIONS: dict[StepStatus, frozenset[StepStatus]] = {
 }
 
 # What agents and reviewers do, from which states (the services apply them by name).
+_OPEN_PLAN = frozenset({P.PLANNING, P.EXECUTING, P.AWAITING_REVIEW, P.STALLED})
+_TERMINAL = "a terminal state; it cannot change any more"
 PLAN_ACTIONS = (
+    # Anything done to a plan or its steps needs an open plan (a finished one is never resumed either).
+    Action("work", _OPEN_PLAN, _TERMINAL, internal=True),
+    Action(
+        "modify",
+        frozenset({P.PLANNING, P.EXECUTING}),
+        "only planning or executing plans can be modified",
+        internal=True,
+    ),
+    # An agent's start, result or new session moves a planning or stalled plan on.
+    Action(
+        "run",
+        frozenset({P.PLANNING, P.STALLED}),
+        "only a planning or stalled plan starts running",
+        P.EXECUTING,
+    ),
     Action(
         "pause_for_review",
         frozenset({P.EXECUTING}),
         "only an executing plan can pause for review",
         P.AWAITING_REVIEW,
     ),
+    Action(
+        "end_review",
+        frozenset({P.AWAITING_REVIEW}),
+        "only a plan awaiting review ends its review",
+        P.EXECUTING,
+    ),
+    Action("stall", frozenset({P.EXECUTING}), "only an executing plan stalls", P.STALLED),
+    Action("fail", _OPEN_PLAN, _TERMINAL, P.FAILED),
 )
 _DECIDE = "decisions are taken only on a step awaiting input"
 STEP_ACTIONS = (
@@ -83,6 +108,18 @@ STEP_ACTIONS = (
         S.FAILED,
         via=S.IN_PROGRESS,
     ),
+    Action("start", frozenset({S.PENDING}), "only a pending step can start", S.IN_PROGRESS),
+    Action("retry", frozenset({S.FAILED}), "only a failed step can be retried", S.PENDING),
+    Action("remove", frozenset({S.PENDING}), "only a pending step can be removed", internal=True),
+    Action("skip_by_branch", frozenset({S.PENDING}), "a branch skips only pending steps", S.SKIPPED),
+    # A plan that fails takes every open step with it (the table's path from pending walks in_progress).
+    Action(
+        "fail_with_plan",
+        frozenset({S.PENDING, S.IN_PROGRESS, S.AWAITING_INPUT}),
+        "only an open step fails with its plan",
+        S.FAILED,
+        via=S.IN_PROGRESS,
+    ),
 )
 
 PLAN_MACHINE = Machine(
@@ -102,6 +139,8 @@ STEP_MACHINE = Machine(
     final=frozenset({S.COMPLETED, S.SKIPPED}),
     description="Research plan step lifecycle (seed 000); failed -> pending is the retry path.",
     actions=STEP_ACTIONS,
+    # A retry starts the step afresh (the event log keeps its earlier run).
+    clears={S.PENDING: ("started_at", "completed_at", "failure_reason")},
     # Restarted by a modify decision too: time spent waiting for a person is not running time.
     stamps={
         S.IN_PROGRESS: ("started_at",),

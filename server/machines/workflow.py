@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from .machine import Action, Machine
+from .machine import Action, Guard, Machine
 
 
 class WorkflowStatus(StrEnum):
@@ -97,6 +97,9 @@ VALID_COMPENSATION_TRANSITIONS: dict[CompensationStatus, frozenset[CompensationS
     C.FAILED: frozenset(),
 }
 
+# --- actions: who may do what from which state (the services apply them by name) ---------------------
+
+_RUNNING_WORKFLOW = frozenset({W.EXECUTING, W.BLOCKED})
 WORKFLOW_ACTIONS = (
     Action(
         "start",
@@ -104,9 +107,85 @@ WORKFLOW_ACTIONS = (
         "only an idle workflow can be started (a finished one runs again as a new workflow)",
         W.QUEUED,
     ),
+    Action("promote", frozenset({W.QUEUED}), "only a queued workflow takes an execution slot", W.EXECUTING),
+    # The engine's answers to the steps (workflow_policy.workflow_verdict), from a running workflow;
+    # one that is where the verdict leads already stays there.
+    Action("settle", _RUNNING_WORKFLOW, "only a running workflow follows its steps", internal=True),
+    Action("block", _RUNNING_WORKFLOW, "only a running workflow waits for a reviewer", W.BLOCKED),
+    Action("resume", _RUNNING_WORKFLOW, "only a running workflow resumes", W.EXECUTING),
+    Action("complete", _RUNNING_WORKFLOW, "only a running workflow completes", W.COMPLETED, via=W.EXECUTING),
+    Action("fail", _RUNNING_WORKFLOW, "only a running workflow fails", W.FAILED, via=W.EXECUTING),
+    Action(
+        "compensate",
+        _RUNNING_WORKFLOW,
+        "only a running workflow starts compensating",
+        W.COMPENSATING,
+        via=W.EXECUTING,
+    ),
+    Action("time_out", _RUNNING_WORKFLOW, "only a running workflow times out", internal=True),
+    # Which work a claim finds: steps while executing, compensations while compensating.
+    Action("hand_out_step", frozenset({W.EXECUTING}), "steps are claimed while executing", internal=True),
+    Action(
+        "hand_out_compensation",
+        frozenset({W.COMPENSATING}),
+        "compensations are claimed while compensating",
+        internal=True,
+    ),
+    Action("roll_back", frozenset({W.COMPENSATING}), "only a compensating workflow rolls back", W.COMPLETED),
+    Action(
+        "abandon_rollback",
+        frozenset({W.COMPENSATING}),
+        "only a compensating workflow stops compensating",
+        W.FAILED,
+    ),
+)
+
+_WAITING = frozenset({BlockedOn.APPROVAL.value, BlockedOn.GOVERNANCE.value})
+_REPORT = "only a running step takes a worker's report"
+_AGENTS = Guard("blocked_on", frozenset({None}), "it waits for a reviewer ({value}), not for its agent")
+_DECIDE = "only a step waiting for a reviewer (approval gate or governance escalation) can be decided"
+STEP_ACTIONS = (
+    Action("claim", frozenset({S.PENDING}), "only a pending step can be claimed", S.RUNNING),
+    Action("open_gate", frozenset({S.PENDING}), "only a pending step opens as an approval gate", S.RUNNING),
+    # A worker's reports on the step it holds.
+    Action("heartbeat", frozenset({S.RUNNING}), _REPORT, S.RUNNING, internal=True, guards=(_AGENTS,)),
+    Action("complete", frozenset({S.RUNNING}), _REPORT, S.COMPLETED, guards=(_AGENTS,)),
+    # What follows a failure report is the retry policy's (retry, escalate, skip, fail below).
+    Action("report_failure", frozenset({S.RUNNING}), _REPORT, S.FAILED, internal=True, guards=(_AGENTS,)),
+    # A reviewer's answer: approving a gate completes it, approving an escalation overrides it (the
+    # step goes back to the workers); a rejection fails it as its onFailure says.
+    Action(
+        "approve",
+        frozenset({S.RUNNING}),
+        _DECIDE,
+        S.COMPLETED,
+        guards=(Guard("blocked_on", frozenset({BlockedOn.APPROVAL.value}), _DECIDE),),
+    ),
+    Action(
+        "override",
+        frozenset({S.RUNNING}),
+        _DECIDE,
+        S.PENDING,
+        guards=(Guard("blocked_on", frozenset({BlockedOn.GOVERNANCE.value}), _DECIDE),),
+    ),
+    Action(
+        "reject",
+        frozenset({S.RUNNING}),
+        _DECIDE,
+        S.FAILED,
+        internal=True,
+        guards=(Guard("blocked_on", _WAITING, _DECIDE),),
+    ),
+    # The engine's consequences of a failed attempt, a timeout, a rejection or the workflow stopping.
+    Action("time_out", frozenset({S.RUNNING}), "only a running step times out", internal=True),
+    Action("retry", frozenset({S.RUNNING}), "only a running step is retried", S.PENDING),
+    Action("escalate", frozenset({S.RUNNING}), "only a running step is escalated", internal=True),
+    Action("skip", frozenset({S.RUNNING}), "only a running step is skipped on failure", S.SKIPPED),
+    Action("fail", frozenset({S.RUNNING}), "only a running step fails", S.FAILED),
 )
 _COMPENSATION_REPORT = "only a claimed (running) compensation takes a report"
 COMPENSATION_ACTIONS = (
+    Action("claim", frozenset({C.PENDING}), "only a pending compensation can be claimed", C.RUNNING),
     Action("complete", frozenset({C.RUNNING}), _COMPENSATION_REPORT, C.COMPLETED),
     Action("fail", frozenset({C.RUNNING}), _COMPENSATION_REPORT, C.FAILED),
 )
@@ -118,6 +197,9 @@ WORKFLOW_MACHINE = Machine(
     final=frozenset({W.COMPLETED, W.FAILED}),
     actions=WORKFLOW_ACTIONS,
     description="DAG workflow lifecycle (seed 002 §1); the final state keeps an outcome.",
+    # Starting (the first executing) and the deadline are the services' (workflows/rows.py).
+    stamps={W.QUEUED: ("queued_at",), W.COMPLETED: ("completed_at",), W.FAILED: ("completed_at",)},
+    clears={W.COMPLETED: ("timeout_at",), W.FAILED: ("timeout_at",)},
 )
 
 WORKFLOW_STEP_MACHINE = Machine(
@@ -126,6 +208,22 @@ WORKFLOW_STEP_MACHINE = Machine(
     transitions=VALID_WORKFLOW_STEP_TRANSITIONS,
     final=frozenset({S.COMPLETED, S.SKIPPED, S.FAILED}),
     description="Workflow step lifecycle (seed 002 §2); running -> pending is a retry with back-off.",
+    actions=STEP_ACTIONS,
+    # Every move ends a back-off and a deadline (running sets a new one: workflows/rows.py); only a
+    # running step waits for a reviewer.
+    stamps={
+        S.RUNNING: ("started_at",),
+        S.COMPLETED: ("completed_at",),
+        S.SKIPPED: ("completed_at",),
+        S.FAILED: ("completed_at",),
+    },
+    clears={
+        S.PENDING: ("next_attempt_at", "timeout_at", "blocked_on"),
+        S.RUNNING: ("next_attempt_at", "timeout_at", "heartbeat_at"),
+        S.COMPLETED: ("next_attempt_at", "timeout_at", "blocked_on"),
+        S.SKIPPED: ("next_attempt_at", "timeout_at", "blocked_on"),
+        S.FAILED: ("next_attempt_at", "timeout_at", "blocked_on"),
+    },
 )
 
 COMPENSATION_MACHINE = Machine(
@@ -134,6 +232,7 @@ COMPENSATION_MACHINE = Machine(
     transitions=VALID_COMPENSATION_TRANSITIONS,
     final=frozenset({C.COMPLETED, C.FAILED}),
     actions=COMPENSATION_ACTIONS,
+    stamps={C.RUNNING: ("started_at",), C.COMPLETED: ("completed_at",), C.FAILED: ("completed_at",)},
     description="One compensation (seed 002 §4), claimed by its named agent, one at a time.",
 )
 

@@ -2,7 +2,8 @@
 
 ``apply`` runs a machine's named action: checks that it may start from the row's state (else
 INVALID_TRANSITION, nothing written), walks its path and stamps each state it enters (``enter``).
-``require`` is the check alone, for acts that look at more before they move.
+``require`` is the check alone, for acts that look at more before they move; ``allowed`` the same
+check as a yes or no, for acts that pick their rows.
 """
 
 from __future__ import annotations
@@ -78,19 +79,35 @@ def enter(
             row.failed_from = from_state  # a retry returns there
         elif from_state == machine.failure:
             row.failed_from = None
+    for column in machine.clears.get(to_state, ()):
+        setattr(row, column, None)
     for column in machine.stamps.get(to_state, ()):
         setattr(row, column, tx.now)
+
+
+def _facts(machine: Machine[S], row: Any, action: str) -> tuple[S, S | None, dict[str, Any]]:
+    """What ``machine.path`` looks at on the row: its state, the state it failed from, guarded columns."""
+    state = type(machine.initial)
+    failed_from = getattr(row, "failed_from", None)
+    facts = {g.column: getattr(row, g.column) for g in machine.action(action).guards}
+    return state(row.status), state(failed_from) if failed_from else None, facts
 
 
 def require(machine: Machine[S], row: Any, action: str, field: str) -> list[S]:
     """The states ``action`` walks from the row's state; INVALID_TRANSITION on ``field`` when it may
     not start there (the error carries the entity, the from-state and, as its cause, the action)."""
-    state = type(machine.initial)
-    failed_from = getattr(row, "failed_from", None)
+    from_state, failed_from, facts = _facts(machine, row, action)
     try:
-        return machine.path(action, state(row.status), state(failed_from) if failed_from else None, row.id)
+        return machine.path(action, from_state, failed_from, row.id, facts)
     except InvalidTransition as exc:
         raise from_invalid_transition(exc, [field]) from exc
+
+
+def allowed(machine: Machine[S], row: Any, action: str) -> bool:
+    """Whether ``action`` may start from the row's state: for acts that pick their rows (a timer's
+    pass, a claim, a settle step) rather than refuse a caller."""
+    from_state, failed_from, facts = _facts(machine, row, action)
+    return machine.allows(action, from_state, failed_from, facts)
 
 
 def apply(

@@ -8,8 +8,17 @@ from enum import StrEnum
 import pytest
 
 from server.machines.errors import InvalidMachine, InvalidTransition
-from server.machines.machine import Action, Machine
+from server.machines.machine import Action, Guard, Machine
 from server.machines.mission import ASSET_MACHINE, HOP_MACHINE, MISSION_MACHINE, TOOL_STEP_MACHINE
+from server.machines.plan import PLAN_MACHINE, STEP_MACHINE, StepStatus
+from server.machines.registry import MACHINES
+from server.machines.workflow import (
+    COMPENSATION_MACHINE,
+    WORKFLOW_MACHINE,
+    WORKFLOW_STEP_MACHINE,
+    WorkflowStatus,
+    WorkflowStepStatus,
+)
 
 
 class Job(StrEnum):
@@ -82,3 +91,213 @@ def test_every_mission_domain_machine_declares_its_actions(machine: Machine[StrE
     for action in machine.actions:
         assert action.sources <= set(machine.states)
         assert machine.action(action.name) is action
+
+
+# --- guards, internal actions, "already there" (the workflow and plan actions use them) -------------
+
+WAITING = Guard("blocked_on", frozenset({None}), "it waits for {value}")
+PING = Action("ping", frozenset({Job.RUNNING}), "only a running job pings", Job.RUNNING, internal=True)
+FINISH = Action(
+    "finish", frozenset({Job.RUNNING}), "only a running job finishes", Job.DONE, guards=(WAITING,)
+)
+RUN = Action("run", frozenset({Job.PENDING, Job.RUNNING}), "only an open job runs", Job.RUNNING)
+
+
+def test_a_guard_refuses_by_another_column_and_names_its_value() -> None:
+    machine = job_machine(FINISH)
+    assert machine.path("finish", Job.RUNNING, facts={"blocked_on": None}) == [Job.DONE]
+    with pytest.raises(InvalidTransition) as caught:
+        machine.path("finish", Job.RUNNING, entity_id="j1", facts={"blocked_on": "a reviewer"})
+    error = caught.value
+    assert (error.action, error.from_state, error.to_state) == ("finish", "running", "done")
+    assert str(error) == "job j1 is running: it waits for a reviewer"
+    # The state is checked first: its refusal wins over the guard's.
+    with pytest.raises(InvalidTransition, match="only a running job finishes"):
+        machine.path("finish", Job.PENDING, facts={"blocked_on": "a reviewer"})
+    assert not machine.allows("finish", Job.RUNNING, facts={"blocked_on": "x"})
+    assert machine.allows("finish", Job.RUNNING, facts={"blocked_on": None})
+
+
+def test_an_internal_action_checks_and_walks_nothing() -> None:
+    machine = job_machine(PING)
+    assert machine.path("ping", Job.RUNNING) == []
+    with pytest.raises(InvalidTransition) as caught:
+        machine.path("ping", Job.PENDING)
+    assert (caught.value.action, caught.value.to_state) == ("ping", "running")
+    with pytest.raises(InvalidMachine, match="walks no via"):
+        job_machine(Action("ping", frozenset({Job.RUNNING}), "-", internal=True, via=Job.RUNNING))
+
+
+def test_an_action_from_its_own_target_walks_nothing() -> None:
+    machine = job_machine(RUN)  # running -> running is no edge: the row is there already
+    assert machine.path("run", Job.PENDING) == [Job.RUNNING]
+    assert machine.path("run", Job.RUNNING) == []
+
+
+# --- every registered machine's actions ----------------------------------------------------------------
+
+ACTIONS = [(m, a) for _, m in MACHINES for a in m.actions]
+
+
+def _ids(item: tuple[Machine[StrEnum], Action[StrEnum]]) -> str:
+    return f"{item[0].entity}.{item[1].name}"
+
+
+def _facts(action: Action[StrEnum]) -> dict[str, object]:
+    """Column values every guard of ``action`` accepts."""
+    return {g.column: next(iter(g.allowed)) for g in action.guards}
+
+
+@pytest.mark.parametrize("item", ACTIONS, ids=[_ids(i) for i in ACTIONS])
+def test_every_action_walks_table_edges_from_every_start_state_and_refuses_elsewhere(
+    item: tuple[Machine[StrEnum], Action[StrEnum]],
+) -> None:
+    machine, action = item
+    assert action.sources
+    assert action.sources <= set(machine.states)
+    for state in machine.states:
+        failed_froms = (
+            list(machine.retry_targets) if action.target is None and not action.internal else [None]
+        )
+        for failed_from in failed_froms:
+            if state not in action.sources:
+                with pytest.raises(InvalidTransition) as caught:
+                    machine.path(action.name, state, failed_from, "x", _facts(action))
+                error = caught.value
+                assert (error.entity, error.action, error.from_state) == (machine.entity, action.name, state)
+                continue
+            path = machine.path(action.name, state, failed_from, "x", _facts(action))
+            assert all(machine.can(a, b) for a, b in zip([state, *path], path, strict=False))
+            if action.internal:
+                assert path == []
+            else:
+                end = action.target
+                if end is None:
+                    assert failed_from is not None
+                    end = machine.retry_targets[failed_from]
+                assert (path[-1] if path else state) == end
+
+
+# Typed from the services' rules (issue 11 item 1), not derived from the machines: action -> (start
+# states, target, internal).
+WS = WorkflowStepStatus
+WORKFLOW_STEP_ACTIONS = {
+    "claim": ({"pending"}, "running", False),
+    "open_gate": ({"pending"}, "running", False),
+    "heartbeat": ({"running"}, "running", True),
+    "complete": ({"running"}, "completed", False),
+    "report_failure": ({"running"}, "failed", True),
+    "approve": ({"running"}, "completed", False),
+    "override": ({"running"}, "pending", False),
+    "reject": ({"running"}, "failed", True),
+    "time_out": ({"running"}, None, True),
+    "retry": ({"running"}, "pending", False),
+    "escalate": ({"running"}, None, True),
+    "skip": ({"running"}, "skipped", False),
+    "fail": ({"running"}, "failed", False),
+}
+RUNNING_WORKFLOW = {"executing", "blocked"}
+WORKFLOW_ACTIONS = {
+    "start": ({"idle"}, "queued", False),
+    "promote": ({"queued"}, "executing", False),
+    "settle": (RUNNING_WORKFLOW, None, True),
+    "block": (RUNNING_WORKFLOW, "blocked", False),
+    "resume": (RUNNING_WORKFLOW, "executing", False),
+    "complete": (RUNNING_WORKFLOW, "completed", False),
+    "fail": (RUNNING_WORKFLOW, "failed", False),
+    "compensate": (RUNNING_WORKFLOW, "compensating", False),
+    "time_out": (RUNNING_WORKFLOW, None, True),
+    "hand_out_step": ({"executing"}, None, True),
+    "hand_out_compensation": ({"compensating"}, None, True),
+    "roll_back": ({"compensating"}, "completed", False),
+    "abandon_rollback": ({"compensating"}, "failed", False),
+}
+OPEN_PLAN = {"planning", "executing", "awaiting_review", "stalled"}
+PLAN_ACTIONS = {
+    "work": (OPEN_PLAN, None, True),
+    "modify": ({"planning", "executing"}, None, True),
+    "run": ({"planning", "stalled"}, "executing", False),
+    "pause_for_review": ({"executing"}, "awaiting_review", False),
+    "end_review": ({"awaiting_review"}, "executing", False),
+    "stall": ({"executing"}, "stalled", False),
+    "fail": (OPEN_PLAN, "failed", False),
+}
+PLAN_STEP_ACTIONS = {
+    "submit_result": ({"pending", "in_progress"}, "completed", False),
+    "request_review": ({"in_progress"}, "awaiting_input", False),
+    "approve": ({"awaiting_input"}, "completed", False),
+    "reject": ({"awaiting_input"}, "failed", False),
+    "modify": ({"awaiting_input"}, "in_progress", False),
+    "skip": ({"awaiting_input"}, "skipped", False),
+    "fail": ({"pending", "in_progress"}, "failed", False),
+    "start": ({"pending"}, "in_progress", False),
+    "retry": ({"failed"}, "pending", False),
+    "remove": ({"pending"}, None, True),
+    "skip_by_branch": ({"pending"}, "skipped", False),
+    "fail_with_plan": ({"pending", "in_progress", "awaiting_input"}, "failed", False),
+}
+COMPENSATION_ACTIONS = {
+    "claim": ({"pending"}, "running", False),
+    "complete": ({"running"}, "completed", False),
+    "fail": ({"running"}, "failed", False),
+}
+DECLARED = [
+    (WORKFLOW_STEP_MACHINE, WORKFLOW_STEP_ACTIONS),
+    (WORKFLOW_MACHINE, WORKFLOW_ACTIONS),
+    (COMPENSATION_MACHINE, COMPENSATION_ACTIONS),
+    (PLAN_MACHINE, PLAN_ACTIONS),
+    (STEP_MACHINE, PLAN_STEP_ACTIONS),
+]
+
+
+@pytest.mark.parametrize(("machine", "expected"), DECLARED, ids=[m.entity for m, _ in DECLARED])
+def test_workflow_and_plan_machines_declare_exactly_these_actions(
+    machine: Machine[StrEnum], expected: dict[str, tuple[set[str], str | None, bool]]
+) -> None:
+    declared = {
+        a.name: ({s.value for s in a.sources}, a.target.value if a.target else None, a.internal)
+        for a in machine.actions
+    }
+    assert declared == expected
+
+
+def test_a_workers_report_on_a_step_that_waits_for_a_reviewer_is_refused_with_its_block() -> None:
+    for report in ("heartbeat", "complete", "report_failure"):
+        assert WORKFLOW_STEP_MACHINE.allows(report, WS.RUNNING, facts={"blocked_on": None})
+        with pytest.raises(InvalidTransition) as caught:
+            WORKFLOW_STEP_MACHINE.path(report, WS.RUNNING, entity_id="s1", facts={"blocked_on": "approval"})
+        assert (
+            str(caught.value)
+            == "workflow_step s1 is running: it waits for a reviewer (approval), not for its agent"
+        )
+        with pytest.raises(InvalidTransition, match="only a running step takes a worker's report"):
+            WORKFLOW_STEP_MACHINE.path(report, WS.PENDING, facts={"blocked_on": None})
+
+
+@pytest.mark.parametrize(
+    ("blocked_on", "decisions"),
+    [(None, set()), ("approval", {"approve", "reject"}), ("governance", {"override", "reject"})],
+)
+def test_a_reviewer_decides_only_a_step_that_waits_for_one_and_as_its_block_says(
+    blocked_on: str | None, decisions: set[str]
+) -> None:
+    allowed = {
+        d
+        for d in ("approve", "override", "reject")
+        if WORKFLOW_STEP_MACHINE.allows(d, WS.RUNNING, facts={"blocked_on": blocked_on})
+    }
+    assert allowed == decisions
+    for decision in ("approve", "override", "reject"):
+        assert not WORKFLOW_STEP_MACHINE.allows(decision, WS.PENDING, facts={"blocked_on": blocked_on})
+
+
+def test_entering_a_state_clears_and_stamps_what_the_machines_say() -> None:
+    # A plan step's retry starts afresh; every workflow step move ends its back-off and deadline.
+    assert STEP_MACHINE.clears == {StepStatus.PENDING: ("started_at", "completed_at", "failure_reason")}
+    for state in WS:
+        assert {"next_attempt_at", "timeout_at"} <= set(WORKFLOW_STEP_MACHINE.clears[state])
+        assert ("blocked_on" in WORKFLOW_STEP_MACHINE.clears[state]) is (state is not WS.RUNNING)
+    assert WORKFLOW_MACHINE.stamps[WorkflowStatus.QUEUED] == ("queued_at",)
+    assert {
+        s for s, cols in WORKFLOW_MACHINE.stamps.items() if "completed_at" in cols
+    } == WORKFLOW_MACHINE.final

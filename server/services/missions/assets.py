@@ -23,6 +23,7 @@ from ...events.mission_kinds import MissionEvent
 from ...limits import SHORT_TEXT
 from ...machines.mission import ASSET_MACHINE, MISSION_MACHINE, AssetStatus, MissionStatus
 from ..runtime import Tx
+from ..transitions import allowed
 from ..validation import Problems, check_text
 from .inputs import NewAsset
 from .rows import (
@@ -102,8 +103,9 @@ async def propose_asset(tx: Tx, new: NewAsset) -> MissionResult:
 
 async def _lock_live_asset(tx: Tx, asset_id: str) -> tuple[Mission, Asset]:
     mission, asset = await lock_mission_of(tx, Asset, asset_id, "assetId")
-    if asset.status != A.EXPIRED and asset.expires_at is not None and asset.expires_at <= tx.now:
-        why = f"its TTL ran out at {asset.expires_at.isoformat()}; it is about to expire"
+    expires_at = asset.expires_at
+    if expires_at is not None and expires_at <= tx.now and allowed(ASSET_MACHINE, asset, "expire"):
+        why = f"its TTL ran out at {expires_at.isoformat()}; it is about to expire"
         raise refused("asset", asset.id, asset.status, why, "assetId", A.EXPIRED.value)
     return mission, asset
 
@@ -166,7 +168,8 @@ async def retry_asset(tx: Tx, asset_id: str) -> MissionResult:
 async def expire_asset(tx: Tx, asset_id: str) -> Asset | None:
     """The expiry timer's act: EXPIRED once its TTL passed; None when it is not (or no longer) due."""
     mission, asset = await lock_mission_of(tx, Asset, asset_id, "assetId")
-    if asset.status == A.EXPIRED or asset.expires_at is None or asset.expires_at > tx.now:
+    expires_at = asset.expires_at
+    if expires_at is None or expires_at > tx.now or not allowed(ASSET_MACHINE, asset, "expire"):
         return None  # another instance got there first, or it is not due
     expired_from = asset.status
     move(tx, ASSET_MACHINE, asset, A.EXPIRED, mission, "TTL exceeded")
@@ -175,7 +178,7 @@ async def expire_asset(tx: Tx, asset_id: str) -> Asset | None:
         MissionEvent.ASSET_EXPIRED,
         asset,
         mission,
-        expiresAt=asset.expires_at.isoformat(),
+        expiresAt=expires_at.isoformat(),
         expiredFrom=expired_from,
     )
     return asset

@@ -20,7 +20,7 @@ from ...machines.mission import (
 )
 from ...machines.mission import ToolStepStatus as T
 from ..runtime import Tx
-from ..transitions import require
+from ..transitions import allowed, require
 from ..validation import check_json_size
 from .rows import (
     MissionResult,
@@ -89,7 +89,7 @@ async def retry_hop(tx: Tx, hop_id: str) -> MissionResult:
     require(HOP_MACHINE, hop, "retry", "hopId")
     retried = []
     for step in live(await steps_of_hop(tx, hop.id)):
-        if step.status == T.FAILED and step.failed_from == T.EXECUTING:
+        if step.failed_from == T.EXECUTING and allowed(TOOL_STEP_MACHINE, step, "retry"):
             move(tx, TOOL_STEP_MACHINE, step, T.EXECUTING, mission, action="retry", cause="hop")
             retried.append(step.id)
     act(tx, HOP_MACHINE, hop, "retry", mission, "hopId", action="retry")

@@ -14,11 +14,10 @@ from ...machines.mission import (
     TOOL_STEP_MACHINE,
     HopStatus,
     MissionStatus,
-    ToolStepStatus,
 )
 from ...machines.mission_coordination import INACTIVE_HOP
 from ..runtime import Tx
-from ..transitions import require
+from ..transitions import allowed, require
 from ..validation import Problems, check_text
 from .inputs import NewHop, NewMission
 from .rows import (
@@ -26,7 +25,6 @@ from .rows import (
     act,
     check_reason,
     hops_of,
-    live,
     lock_mission,
     lock_mission_of,
     record,
@@ -125,7 +123,7 @@ async def cancel_hop(tx: Tx, hop_id: str, reason: str) -> MissionResult:
 
 async def _cancel_with_steps(tx: Tx, mission: Mission, hop: Hop, reason: str, **data: str) -> list[ToolStep]:
     """The hop CANCELLED with its live tool steps that have not completed; completed ones are kept."""
-    cancelled = [s for s in live(await steps_of_hop(tx, hop.id)) if s.status != ToolStepStatus.COMPLETED]
+    cancelled = [s for s in await steps_of_hop(tx, hop.id) if allowed(TOOL_STEP_MACHINE, s, "cancel")]
     for step in cancelled:
         act(tx, TOOL_STEP_MACHINE, step, "cancel", mission, "hopId", reason, **data)
     act(tx, HOP_MACHINE, hop, "cancel", mission, "hopId", reason, **data)

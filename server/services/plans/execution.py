@@ -11,23 +11,23 @@ from ...db.models import BranchingConditionRow, PlanStep, ResearchPlan, SkillExe
 from ...events.kinds import AuditEvent, EngineEvent
 from ...limits import SHORT_TEXT
 from ...machines.branching import BranchAction, BranchingCondition, BranchOp, StepOutcome, condition_matches
-from ...machines.plan import STEP_MACHINE, PlanStatus, StepStatus
+from ...machines.plan import PLAN_MACHINE, STEP_MACHINE, PlanStatus, StepStatus
 from ..runtime import Tx
-from ..transitions import require
+from ..transitions import allowed, require
 from ..validation import Problems, check_confidence, check_json_size, check_text
 from .inputs import StepResult
 from .rows import (
-    TERMINAL_PLAN,
     end_plan_failed,
     first_pending_step,
     lock_plan,
     lock_plan_of_step,
-    move_plan,
     move_step,
+    plan_act,
     plan_steps,
     require_not_terminal,
     settle_plan,
     statuses_of,
+    step_act,
     step_statuses,
 )
 
@@ -65,7 +65,7 @@ def note_session(tx: Tx, plan: ResearchPlan, session_id: str | None) -> bool:
     plan's state, so an over-long one is refused alike for every plan. True when the event was recorded.
     """
     check_session_id(session_id)
-    if not session_id or session_id == plan.session_id or plan.status in TERMINAL_PLAN:
+    if not session_id or session_id == plan.session_id or not allowed(PLAN_MACHINE, plan, "work"):
         return False
     previous = plan.session_id
     plan.session_id = session_id
@@ -117,9 +117,9 @@ async def start_next_step(tx: Tx, plan_id: str, session_id: str | None = None) -
             in_progress_count=statuses.count(StepStatus.IN_PROGRESS),
             failed_count=statuses.count(StepStatus.FAILED),
         )
-    move_step(tx, plan, step, StepStatus.IN_PROGRESS)
-    if status is PlanStatus.PLANNING:
-        move_plan(tx, plan, PlanStatus.EXECUTING, reason="started")
+    step_act(tx, plan, step, "start")
+    if allowed(PLAN_MACHINE, plan, "run"):  # planning (a stalled plan has resumed above)
+        plan_act(tx, plan, "run", reason="started")
     tx.events.record(
         AuditEvent.STEP_STARTED,
         entity_type="step",
@@ -144,7 +144,7 @@ def _resume(tx: Tx, plan: ResearchPlan, steps: list[PlanStep]) -> None:
             restarted[s.id] = s.started_at.isoformat() if s.started_at else None
             s.started_at = tx.now
             s.updated_at = tx.now
-    move_plan(tx, plan, PlanStatus.EXECUTING, reason="resumed", restartedSteps=restarted)
+    plan_act(tx, plan, "run", reason="resumed", restartedSteps=restarted)
 
 
 async def _plan_complete(tx: Tx, plan: ResearchPlan, steps: list[PlanStep]) -> NextStep:
@@ -237,8 +237,8 @@ async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
                 tx, plan, why, "branching", reason="branching condition", conditionId=fired.id
             )
             return SubmittedResult(plan, step, fired, [])
-    if plan.status in (PlanStatus.PLANNING, PlanStatus.STALLED):
-        move_plan(tx, plan, PlanStatus.EXECUTING, reason="step result submitted")
+    if allowed(PLAN_MACHINE, plan, "run"):
+        plan_act(tx, plan, "run", reason="step result submitted")
     if fired is None:
         settle_plan(tx, plan, await step_statuses(tx, plan.id))
         return SubmittedResult(plan, step, None, [])
@@ -280,8 +280,8 @@ def _skip_to(
     skipped = [
         s
         for s in steps
-        if source.step_order < s.step_order < target.step_order and s.status == StepStatus.PENDING
+        if source.step_order < s.step_order < target.step_order and allowed(STEP_MACHINE, s, "skip_by_branch")
     ]
     for s in skipped:
-        move_step(tx, plan, s, StepStatus.SKIPPED, reason="branching skip_to", conditionId=cond.id)
+        step_act(tx, plan, s, "skip_by_branch", reason="branching skip_to", conditionId=cond.id)
     return skipped

@@ -8,9 +8,9 @@ from sqlalchemy import delete, or_, select
 
 from ...db.models import BranchingConditionRow, PlanStep, ResearchPlan
 from ...echo import shown
-from ...errors import ServiceError, invalid, not_found, refused
+from ...errors import ServiceError, invalid, not_found
 from ...events.kinds import AuditEvent, EngineEvent
-from ...machines.plan import STEP_MACHINE, PlanStatus, StepStatus
+from ...machines.plan import PLAN_MACHINE, STEP_MACHINE
 from ..runtime import Tx
 from ..transitions import require
 from ..validation import Problems, check_text, parse_id
@@ -21,14 +21,12 @@ from .rows import (
     fail_step,
     lock_plan,
     lock_plan_of_step,
-    move_step,
     plan_steps,
     require_not_terminal,
     settle_plan,
     statuses_of,
+    step_act,
 )
-
-MODIFIABLE = frozenset({PlanStatus.PLANNING, PlanStatus.EXECUTING})
 
 
 @dataclass
@@ -42,9 +40,7 @@ async def modify_plan(tx: Tx, mod: PlanModification) -> Modified:
     limit = tx.settings.max_text_bytes
     check_text(mod.rationale, ["rationale"], limit)
     plan = await lock_plan(tx, mod.plan_id)
-    if plan.status not in MODIFIABLE:
-        why = "only planning or executing plans can be modified"
-        raise refused("plan", plan.id, plan.status, why, "planId")
+    require(PLAN_MACHINE, plan, "modify", "planId")
     steps = await plan_steps(tx, plan.id)
     handler = _HANDLERS[mod.action]
     affected = await handler(tx, plan, steps, mod)
@@ -96,8 +92,7 @@ async def _remove_step(tx: Tx, plan: ResearchPlan, steps: list[PlanStep], mod: P
     step = _find_step(steps, mod.step_id)
     if len(steps) == 1:
         raise invalid("a plan needs at least one step; this is its last", ["stepId"])
-    if step.status != StepStatus.PENDING:
-        raise refused("step", step.id, step.status, "only a pending step can be removed", "stepId")
+    require(STEP_MACHINE, step, "remove", "stepId")
     # Conditions that read or target the removed step go with it.
     await tx.session.execute(
         delete(BranchingConditionRow).where(
@@ -165,8 +160,7 @@ async def _update_instructions(
 async def _fail_step(tx: Tx, plan: ResearchPlan, steps: list[PlanStep], mod: PlanModification) -> list[str]:
     check_text(mod.reason, ["reason"], tx.settings.max_text_bytes, required=True)
     step = _find_step(steps, mod.step_id)
-    require(STEP_MACHINE, step, "fail", "stepId")
-    fail_step(tx, plan, step, mod.reason or "", "modify_plan", reason=mod.reason)
+    fail_step(tx, plan, step, "fail", mod.reason or "", "modify_plan", reason=mod.reason)
     return [step.id]
 
 
@@ -182,10 +176,7 @@ _HANDLERS = {
 async def retry_step(tx: Tx, step_id: str) -> Modified:
     plan, step = await lock_plan_of_step(tx, step_id)
     require_not_terminal(plan, "stepId")
-    move_step(tx, plan, step, StepStatus.PENDING, reason="retry")
-    step.started_at = None
-    step.completed_at = None
-    step.failure_reason = None
+    step_act(tx, plan, step, "retry", reason="retry")  # clears the earlier run (STEP_MACHINE.clears)
     tx.events.record(
         EngineEvent.STEP_RETRIED,
         entity_type="step",

@@ -16,12 +16,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ...auth import Principal
 from ...db.models import PlanStep, ResearchPlan
 from ...errors import ServiceError
-from ...machines.plan import StepStatus
+from ...machines.plan import PLAN_MACHINE, StepStatus
 from ..runtime import Runtime, unit_of_work
+from ..transitions import allowed
 from . import queries as plan_queries
 from .execution import check_session_id, note_session
 from .queries import PlanProgress
-from .rows import TERMINAL_PLAN, lock_plan
+from .rows import lock_plan
 
 
 async def plan_status(
@@ -65,7 +66,7 @@ async def note_resuming_session(
             current = await plan_queries.get_plan(session, principal.tenant_id, plan_id, "planId")
         except ServiceError:
             return
-    if current.session_id == session_id or current.status in TERMINAL_PLAN:
+    if current.session_id == session_id or not allowed(PLAN_MACHINE, current, "work"):
         return
     async with unit_of_work(runtime, principal) as tx:
         note_session(tx, await lock_plan(tx, plan_id), session_id)

@@ -6,16 +6,16 @@ from dataclasses import dataclass
 
 from ...db.models import PlanStep, ResearchPlan
 from ...events.kinds import AuditEvent
-from ...machines.plan import PLAN_MACHINE, STEP_MACHINE, PlanStatus, StepStatus
+from ...machines.plan import PLAN_MACHINE, STEP_MACHINE, StepStatus
 from ..runtime import Tx
-from ..transitions import apply, require
+from ..transitions import allowed, apply, require
 from ..validation import Problems, check_text
 from .inputs import Decision
 from .rows import (
     end_plan_failed,
     lock_plan_of_step,
-    move_plan,
     note_step_failed,
+    plan_act,
     require_not_terminal,
     settle_plan,
     step_act,
@@ -88,7 +88,7 @@ async def submit_user_decision(tx: Tx, step_id: str, decision: Decision, feedbac
         await end_plan_failed(tx, plan, why, "user_decision", decision=decision.value)
         return Reviewed(plan, step)
     statuses = await step_statuses(tx, plan.id)
-    if plan.status == PlanStatus.AWAITING_REVIEW and StepStatus.AWAITING_INPUT not in statuses:
-        move_plan(tx, plan, PlanStatus.EXECUTING, decision=decision.value)
+    if StepStatus.AWAITING_INPUT not in statuses and allowed(PLAN_MACHINE, plan, "end_review"):
+        plan_act(tx, plan, "end_review", decision=decision.value)
     settle_plan(tx, plan, statuses)
     return Reviewed(plan, step)

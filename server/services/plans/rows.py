@@ -7,22 +7,17 @@ from collections.abc import Iterable
 from sqlalchemy import bindparam, select
 
 from ...db.models import PlanStep, ResearchPlan
-from ...errors import refused
 from ...events.kinds import AuditEvent, EngineEvent
 from ...machines.plan import (
     PLAN_MACHINE,
     STEP_MACHINE,
-    TERMINAL_STEP_STATUSES,
     PlanStatus,
     StepStatus,
     derive_plan_status,
 )
 from ..aggregates import PLAN, PLAN_STEP, lock_child, lock_root
 from ..runtime import Tx
-from ..transitions import apply, enter
-
-TERMINAL_PLAN = frozenset({PlanStatus.COMPLETED, PlanStatus.FAILED})
-
+from ..transitions import allowed, apply, enter, require
 
 # The hot path's statements are built once (bound parameters): building a select costs more than
 # SQLite takes to run it.
@@ -65,8 +60,22 @@ def statuses_of(steps: Iterable[PlanStep]) -> list[StepStatus]:
 
 
 def require_not_terminal(plan: ResearchPlan, field: str) -> None:
-    if plan.status in TERMINAL_PLAN:
-        raise refused("plan", plan.id, plan.status, "a terminal state; it cannot change any more", field)
+    """INVALID_TRANSITION on ``field`` for a finished plan (PLAN_MACHINE's ``work``)."""
+    require(PLAN_MACHINE, plan, "work", field)
+
+
+def plan_act(tx: Tx, plan: ResearchPlan, action: str, **data: object) -> None:
+    """PLAN_MACHINE's action ``action`` on the plan (``apply``): checked, walked, stamped, recorded."""
+    apply(
+        tx,
+        PLAN_MACHINE,
+        plan,
+        action,
+        root_type="plan",
+        root_id=plan.id,
+        field="planId",
+        data=dict(data) or None,
+    )
 
 
 def move_step(tx: Tx, plan: ResearchPlan, step: PlanStep, to: StepStatus, **data: object) -> None:
@@ -74,9 +83,7 @@ def move_step(tx: Tx, plan: ResearchPlan, step: PlanStep, to: StepStatus, **data
     enter(tx, STEP_MACHINE, step, to, root_type="plan", root_id=plan.id, data=dict(data) or None)
 
 
-def step_act(
-    tx: Tx, plan: ResearchPlan, step: PlanStep, action: str, field: str = "stepId", **data: object
-) -> None:
+def step_act(tx: Tx, plan: ResearchPlan, step: PlanStep, action: str, **data: object) -> None:
     """STEP_MACHINE's action ``action`` on the step (``apply``): checked, walked, stamped, recorded."""
     apply(
         tx,
@@ -85,7 +92,7 @@ def step_act(
         action,
         root_type="plan",
         root_id=plan.id,
-        field=field,
+        field="stepId",
         data=dict(data) or None,
     )
 
@@ -103,15 +110,15 @@ def note_step_failed(tx: Tx, plan: ResearchPlan, step: PlanStep, reason: str, vi
     )
 
 
-def fail_step(tx: Tx, plan: ResearchPlan, step: PlanStep, why: str, via: str, **data: object) -> None:
-    """Walk ``step`` to ``failed`` and write ``step_failed``.
+def fail_step(
+    tx: Tx, plan: ResearchPlan, step: PlanStep, action: str, why: str, via: str, **data: object
+) -> None:
+    """STEP_MACHINE's ``action`` (``fail``, ``fail_with_plan``) on ``step``, and ``step_failed``.
 
     A pending step goes ``pending -> in_progress -> failed``: the table has no shorter path, and it is
     walked, never widened.
     """
-    path = STEP_MACHINE.route(StepStatus(step.status), StepStatus.FAILED, via=StepStatus.IN_PROGRESS)
-    for state in path:
-        move_step(tx, plan, step, state, **data)
+    step_act(tx, plan, step, action, **data)
     note_step_failed(tx, plan, step, why, via)
 
 
@@ -124,12 +131,10 @@ async def end_plan_failed(tx: Tx, plan: ResearchPlan, why: str, via: str, **data
     children), then the plan, then ``plan_failed``.
     """
     plan.failure_reason = why
-    open_steps = [
-        s for s in await plan_steps(tx, plan.id) if StepStatus(s.status) not in TERMINAL_STEP_STATUSES
-    ]
+    open_steps = [s for s in await plan_steps(tx, plan.id) if allowed(STEP_MACHINE, s, "fail_with_plan")]
     for step in open_steps:
-        fail_step(tx, plan, step, f"the plan failed: {why}", via, reason="the plan failed")
-    move_plan(tx, plan, PlanStatus.FAILED, **data)
+        fail_step(tx, plan, step, "fail_with_plan", f"the plan failed: {why}", via, reason="the plan failed")
+    plan_act(tx, plan, "fail", **data)
     tx.events.record(
         EngineEvent.PLAN_FAILED,
         entity_type="plan",
@@ -155,8 +160,8 @@ def settle_plan(tx: Tx, plan: ResearchPlan, statuses: Iterable[StepStatus], **da
     Leaving ``planning`` or ``stalled`` for plain ``executing`` is the caller's explicit act (an agent
     starting or delivering work); derivation only decides review and completion.
     """
-    if plan.status in TERMINAL_PLAN:
-        return
+    if not allowed(PLAN_MACHINE, plan, "work"):
+        return  # a finished plan stays as it ended
     derived = derive_plan_status(statuses)
     current = PlanStatus(plan.status)
     if derived is PlanStatus.EXECUTING and current in (PlanStatus.PLANNING, PlanStatus.STALLED):

@@ -15,10 +15,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...db.models import PlanStep, ResearchPlan
 from ...events.kinds import EngineEvent
-from ...machines.plan import PlanStatus, StepStatus
+from ...machines.plan import PLAN_MACHINE, PlanStatus, StepStatus
 from ...machines.stall import StepTimestamp, detect_stalled_steps
 from ..runtime import Tx
-from .rows import lock_plan, move_plan, plan_steps
+from ..transitions import allowed
+from .rows import lock_plan, plan_act, plan_steps
 
 
 def _executing_plans_with_running_steps() -> Select[str, str]:
@@ -61,7 +62,7 @@ async def stall_candidates(
 async def stall_plan(tx: Tx, plan_id: str) -> list[str]:
     """Stall the plan if a step of it runs past its threshold: the stalled steps' ids, else none."""
     plan = await lock_plan(tx, plan_id)
-    if plan.status != PlanStatus.EXECUTING:
+    if not allowed(PLAN_MACHINE, plan, "stall"):
         return []  # another instance (or the agent) got there first
     seconds = plan.stall_threshold_seconds or tx.settings.stall_threshold_seconds
     steps = await plan_steps(tx, plan.id)
@@ -72,7 +73,7 @@ async def stall_plan(tx: Tx, plan_id: str) -> list[str]:
     running = {
         s.id: (tx.now - (s.started_at or s.updated_at)).total_seconds() for s in steps if s.id in stalled
     }
-    move_plan(tx, plan, PlanStatus.STALLED, reason="stall detected")
+    plan_act(tx, plan, "stall", reason="stall detected")
     tx.events.record(
         EngineEvent.PLAN_STALLED,
         entity_type="plan",

@@ -16,17 +16,24 @@ from sqlalchemy import or_, select
 from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...events.workflow_kinds import WorkflowEvent
 from ...limits import SHORT_TEXT
-from ...machines.workflow import CompensationStatus, WorkflowStatus, WorkflowStepStatus
+from ...machines.workflow import (
+    COMPENSATION_MACHINE,
+    WORKFLOW_MACHINE,
+    CompensationStatus,
+    WorkflowStatus,
+    WorkflowStepStatus,
+)
 from ...machines.workflow_policy import ready_steps
 from ..runtime import Tx
+from ..transitions import allowed
 from ..validation import check_text
 from .rows import (
+    compensation_act,
     load_compensations,
     load_steps,
     lock_workflow,
-    move_compensation,
-    move_step,
     record_step_event,
+    step_act,
     step_state,
 )
 
@@ -91,13 +98,13 @@ async def _candidates(tx: Tx, agent: str) -> list[str]:
 
 
 async def _claim_in(tx: Tx, workflow: Workflow, agent: str) -> Claim | None:
-    if workflow.status == WorkflowStatus.EXECUTING:
+    if allowed(WORKFLOW_MACHINE, workflow, "hand_out_step"):
         step = claimable_step(await load_steps(tx, workflow.id), agent, tx)
         if step is None:
             return None
         step.attempt += 1
         step.claimed_by = agent
-        move_step(tx, workflow, step, WorkflowStepStatus.RUNNING, agent=agent, attempt=step.attempt)
+        step_act(tx, workflow, step, "claim", agent=agent, attempt=step.attempt)
         record_step_event(
             tx,
             workflow,
@@ -106,15 +113,15 @@ async def _claim_in(tx: Tx, workflow: Workflow, agent: str) -> Claim | None:
             {"agent": agent, "attempt": step.attempt, "stepName": step.name},
         )
         return Claim(ClaimOutcome.STEP, workflow, step)
-    if workflow.status == WorkflowStatus.COMPENSATING:
+    if allowed(WORKFLOW_MACHINE, workflow, "hand_out_compensation"):
         compensation = next_compensation(await load_compensations(tx, workflow.id))
         if (
             compensation is None
-            or compensation.status != CompensationStatus.PENDING
             or compensation.agent != agent
+            or not allowed(COMPENSATION_MACHINE, compensation, "claim")  # one runs at a time
         ):
             return None
-        move_compensation(tx, workflow, compensation, CompensationStatus.RUNNING, agent=agent)
+        compensation_act(tx, workflow, compensation, "claim", agent=agent)
         return Claim(ClaimOutcome.COMPENSATION, workflow, compensation=compensation)
     return None
 

@@ -11,12 +11,11 @@ from dataclasses import dataclass
 from ...db.workflow_models import Workflow, WorkflowCompensation
 from ...errors import ErrorCode, fail
 from ...limits import SHORT_TEXT
-from ...machines.workflow import COMPENSATION_MACHINE, CompensationStatus
+from ...machines.workflow import CompensationStatus
 from ..runtime import Tx
-from ..transitions import require
 from ..validation import check_text
 from .progress import settle_compensation
-from .rows import load_compensations, lock_workflow_of, move_compensation
+from .rows import compensation_act, load_compensations, lock_workflow_of
 
 C = CompensationStatus
 _REPORT = {C.COMPLETED: "complete", C.FAILED: "fail"}  # COMPENSATION_MACHINE's actions
@@ -39,9 +38,8 @@ async def _report(tx: Tx, compensation_id: str, agent: str, to: C, error: str | 
         raise fail(ErrorCode.CONFLICT, message, ["agent"])
     if compensation.status == to:
         return CompensationReport(workflow, compensation, duplicate=True)
-    require(COMPENSATION_MACHINE, compensation, _REPORT[to], "compensationId")
+    compensation_act(tx, workflow, compensation, _REPORT[to], agent=agent)
     compensation.error = error
-    move_compensation(tx, workflow, compensation, to, agent=agent)
     settle_compensation(tx, workflow, await load_compensations(tx, workflow.id))
     return CompensationReport(workflow, compensation)
 

@@ -8,12 +8,11 @@ from typing import Any
 
 from ...db.workflow_models import Workflow, WorkflowStep
 from ...events.workflow_kinds import WorkflowEvent
-from ...machines.workflow import WORKFLOW_MACHINE, WorkflowStatus, WorkflowStepStatus
+from ...machines.workflow import WorkflowStatus, WorkflowStepStatus
 from ..runtime import Tx
-from ..transitions import require
 from .definition import WorkflowDefinition, retry_policy_document
 from .reader import DefinitionWarning, document_from_yaml, read_definition
-from .rows import lock_workflow, move_workflow, record_workflow_event
+from .rows import lock_workflow, record_workflow_event, workflow_act
 from .slots import lock_tenant_slots, promote_queued
 
 
@@ -92,7 +91,6 @@ async def start_workflow(tx: Tx, workflow_id: str) -> Workflow:
     """idle -> queued, and on to executing at once when the tenant has a free slot."""
     await lock_tenant_slots(tx)
     workflow = await lock_workflow(tx, workflow_id)
-    require(WORKFLOW_MACHINE, workflow, "start", "workflowId")
-    move_workflow(tx, workflow, WorkflowStatus.QUEUED, reason="started")
+    workflow_act(tx, workflow, "start", reason="started")
     await promote_queued(tx)
     return workflow

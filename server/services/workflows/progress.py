@@ -11,6 +11,7 @@ from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...events.workflow_kinds import WorkflowEvent
 from ...machines.retry import ErrorCategory, FailureAction, FailureDecision
 from ...machines.workflow import (
+    WORKFLOW_MACHINE,
     BlockedOn,
     CompensationStatus,
     WorkflowOutcome,
@@ -25,14 +26,15 @@ from ...machines.workflow_policy import (
     workflow_verdict,
 )
 from ..runtime import Tx
+from ..transitions import allowed
 from .rows import (
     cancel_open_steps,
     finish_workflow,
-    move_step,
-    move_workflow,
     record_step_event,
     record_workflow_event,
+    step_act,
     step_state,
+    workflow_act,
 )
 
 W = WorkflowStatus
@@ -42,12 +44,12 @@ C = CompensationStatus
 
 def settle_workflow(tx: Tx, workflow: Workflow, steps: list[WorkflowStep]) -> None:
     """Open the approval gates that became ready, then block, resume, complete, fail or compensate."""
-    if workflow.status not in (W.EXECUTING, W.BLOCKED):
-        return
+    if not allowed(WORKFLOW_MACHINE, workflow, "settle"):
+        return  # not running: nothing follows from its steps any more
     by_name = {s.name: s for s in steps}
     for gate in gates_to_open([step_state(s) for s in steps]):
         step = by_name[gate.name]
-        move_step(tx, workflow, step, S.RUNNING, reason="approval gate opened")
+        step_act(tx, workflow, step, "open_gate", reason="approval gate opened")
         step.blocked_on = BlockedOn.APPROVAL.value
         step.claimed_by = None
         record_step_event(tx, workflow, step, WorkflowEvent.APPROVAL_REQUESTED, {"stepName": step.name})
@@ -65,11 +67,11 @@ def apply_verdict(
         else:
             begin_compensation(tx, workflow, steps, reason, **data)
     elif verdict is Verdict.BLOCK:
-        move_workflow(tx, workflow, W.BLOCKED, reason="waiting for a reviewer", **data)
+        workflow_act(tx, workflow, "block", reason="waiting for a reviewer", **data)
     elif verdict is Verdict.COMPLETE:
-        finish_workflow(tx, workflow, W.COMPLETED, WorkflowOutcome.SUCCEEDED, **data)
+        finish_workflow(tx, workflow, "complete", WorkflowOutcome.SUCCEEDED, **data)
     else:
-        move_workflow(tx, workflow, W.EXECUTING, reason="reviewer answered", **data)
+        workflow_act(tx, workflow, "resume", reason="reviewer answered", **data)
 
 
 def _failure_reason(step: WorkflowStep | None) -> str:
@@ -82,7 +84,7 @@ def _failure_reason(step: WorkflowStep | None) -> str:
 def fail_workflow(tx: Tx, workflow: Workflow, steps: list[WorkflowStep], reason: str, **data: object) -> None:
     workflow.failure_reason = reason
     cancel_open_steps(tx, workflow, steps, "the workflow failed")
-    finish_workflow(tx, workflow, W.FAILED, WorkflowOutcome.FAILED, reason=reason, **data)
+    finish_workflow(tx, workflow, "fail", WorkflowOutcome.FAILED, reason=reason, **data)
 
 
 def begin_compensation(
@@ -91,7 +93,7 @@ def begin_compensation(
     """Undo the completed steps that have a compensation entry, last completed first (seed §4)."""
     workflow.failure_reason = reason
     cancel_open_steps(tx, workflow, steps, "the workflow is compensating")
-    move_workflow(tx, workflow, W.COMPENSATING, reason=reason, **data)
+    workflow_act(tx, workflow, "compensate", reason=reason, **data)
     completed = [CompletedStep(s.name, s.completion_order or 0) for s in steps if s.status == S.COMPLETED]
     order = compensation_order(completed, [s.name for s in steps if s.compensation_action])
     by_name = {s.name: s for s in steps}
@@ -128,15 +130,19 @@ def begin_compensation(
 
 def settle_compensation(tx: Tx, workflow: Workflow, compensations: list[WorkflowCompensation]) -> None:
     """All undone: completed (rolled back). One failed: failed (partially rolled back); nothing more runs."""
-    if workflow.status != W.COMPENSATING:
-        return
+    if not allowed(WORKFLOW_MACHINE, workflow, "roll_back"):
+        return  # not compensating
     if any(c.status == C.FAILED for c in compensations):
         finish_workflow(
-            tx, workflow, W.FAILED, WorkflowOutcome.PARTIALLY_ROLLED_BACK, reason="a compensation failed"
+            tx,
+            workflow,
+            "abandon_rollback",
+            WorkflowOutcome.PARTIALLY_ROLLED_BACK,
+            reason="a compensation failed",
         )
     elif all(c.status == C.COMPLETED for c in compensations):
         finish_workflow(
-            tx, workflow, W.COMPLETED, WorkflowOutcome.ROLLED_BACK, reason="every compensation completed"
+            tx, workflow, "roll_back", WorkflowOutcome.ROLLED_BACK, reason="every compensation completed"
         )
 
 
@@ -168,7 +174,7 @@ def conclude_step_failure(
     )
     if decision.action is FailureAction.RETRY:
         assert decision.delay is not None
-        move_step(tx, workflow, step, S.PENDING, reason="retry", category=category.value)
+        step_act(tx, workflow, step, "retry", reason="retry", category=category.value)
         step.next_attempt_at = tx.now + decision.delay
         record_step_event(
             tx,
@@ -183,14 +189,13 @@ def conclude_step_failure(
         )
         return
     if decision.action is FailureAction.ESCALATE:
+        step_act(tx, workflow, step, "escalate")
         step.blocked_on = BlockedOn.GOVERNANCE.value
         record_step_event(
             tx, workflow, step, WorkflowEvent.ESCALATED, {"stepName": step.name, "message": message}
         )
     elif decision.action is FailureAction.SKIP:
-        move_step(tx, workflow, step, S.SKIPPED, reason="onFailure: skip", category=category.value)
+        step_act(tx, workflow, step, "skip", reason="onFailure: skip", category=category.value)
     else:
-        move_step(
-            tx, workflow, step, S.FAILED, reason=f"onFailure: {step.on_failure}", category=category.value
-        )
+        step_act(tx, workflow, step, "fail", reason=f"onFailure: {step.on_failure}", category=category.value)
     settle_workflow(tx, workflow, steps)

@@ -6,11 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...db.workflow_models import Workflow, WorkflowStep
-from ...errors import ErrorCode, fail, refused
+from ...errors import ErrorCode, fail
 from ...limits import SHORT_TEXT
 from ...machines.retry import ErrorCategory, decide_step_failure
-from ...machines.workflow import OnFailure, WorkflowStepStatus
+from ...machines.workflow import WORKFLOW_STEP_MACHINE, OnFailure
 from ..runtime import Tx
+from ..transitions import require
 from ..validation import check_json_size, check_text
 from .definition import retry_policy_from_document
 from .progress import conclude_step_failure, settle_workflow
@@ -24,17 +25,13 @@ class StepReport:
 
 
 async def claimed_step(
-    tx: Tx, step_id: str, agent: str, attempt: int | None, to_state: WorkflowStepStatus
+    tx: Tx, step_id: str, agent: str, attempt: int | None, report: str
 ) -> tuple[Workflow, WorkflowStep]:
-    """The running step ``agent`` holds, locked with its workflow; CONFLICT when someone else holds it."""
+    """The running step ``agent`` holds, locked with its workflow, if WORKFLOW_STEP_MACHINE's action
+    ``report`` may start from its state; CONFLICT when someone else holds it."""
     check_text(agent, ["agent"], SHORT_TEXT, required=True)
     workflow, step = await lock_workflow_of(tx, WorkflowStep, step_id, "stepId")
-    if step.status != WorkflowStepStatus.RUNNING:
-        why = "only a running step takes a worker's report"
-        raise refused("workflow_step", step.id, step.status, why, "stepId", to_state.value)
-    if step.blocked_on is not None:
-        why = f"it waits for a reviewer ({step.blocked_on}), not for its agent"
-        raise refused("workflow_step", step.id, step.status, why, "stepId", to_state.value)
+    require(WORKFLOW_STEP_MACHINE, step, report, "stepId")
     if step.claimed_by != agent:
         holder = f"{step.claimed_by} (attempt {step.attempt})"
         raise fail(ErrorCode.CONFLICT, f"step {step.id} is held by {holder}, not by {agent}", ["agent"])
@@ -49,10 +46,10 @@ async def complete_workflow_step(
     tx: Tx, step_id: str, agent: str, output: Any = None, attempt: int | None = None
 ) -> StepReport:
     check_json_size(output, ["output"], tx.settings.max_result_bytes)
-    workflow, step = await claimed_step(tx, step_id, agent, attempt, WorkflowStepStatus.COMPLETED)
+    workflow, step = await claimed_step(tx, step_id, agent, attempt, "complete")
     steps = await load_steps(tx, workflow.id)
     step.output = output
-    complete_step(tx, workflow, step, steps, agent=agent, attempt=step.attempt)
+    complete_step(tx, workflow, step, steps, "complete", agent=agent, attempt=step.attempt)
     settle_workflow(tx, workflow, steps)
     return StepReport(workflow, step)
 
@@ -62,7 +59,7 @@ async def fail_workflow_step(
 ) -> StepReport:
     """Retry with back-off, escalate (governance), skip or fail, as seed §3.1 and the step's policy say."""
     check_text(message, ["message"], tx.settings.max_text_bytes, required=True)
-    workflow, step = await claimed_step(tx, step_id, agent, attempt, WorkflowStepStatus.FAILED)
+    workflow, step = await claimed_step(tx, step_id, agent, attempt, "report_failure")
     steps = await load_steps(tx, workflow.id)
     policy = retry_policy_from_document(step.retry_policy)
     decision = decide_step_failure(category, policy, step.attempt, OnFailure(step.on_failure))
@@ -72,6 +69,6 @@ async def fail_workflow_step(
 
 async def heartbeat_workflow_step(tx: Tx, step_id: str, agent: str, attempt: int | None = None) -> StepReport:
     """Proof of life; tells a worker whether the step is still its own. It does not move the timeout."""
-    workflow, step = await claimed_step(tx, step_id, agent, attempt, WorkflowStepStatus.RUNNING)
+    workflow, step = await claimed_step(tx, step_id, agent, attempt, "heartbeat")
     step.heartbeat_at = tx.now
     return StepReport(workflow, step)

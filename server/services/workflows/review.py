@@ -8,50 +8,53 @@ fails the step with category ``governance`` and applies its ``onFailure``.
 from __future__ import annotations
 
 from ...db.workflow_models import WorkflowStep
-from ...errors import refused
 from ...events.workflow_kinds import WorkflowEvent
 from ...machines.retry import ErrorCategory, settle_failed_step
-from ...machines.workflow import BlockedOn, OnFailure, WorkflowStepStatus
+from ...machines.workflow import WORKFLOW_STEP_MACHINE, BlockedOn, OnFailure
 from ..runtime import Tx
+from ..transitions import require
 from ..validation import check_text
 from .progress import conclude_step_failure, settle_workflow
 from .reports import StepReport
-from .rows import complete_step, load_steps, lock_workflow_of, move_step, record_step_event
+from .rows import complete_step, load_steps, lock_workflow_of, record_step_event, step_act
 
-S = WorkflowStepStatus
+# Approving a gate completes it; approving an escalation overrides it (WORKFLOW_STEP_MACHINE actions).
+_APPROVAL = {BlockedOn.APPROVAL.value: "approve", BlockedOn.GOVERNANCE.value: "override"}
 
 
-async def _awaiting_review(tx: Tx, step_id: str, to_state: S) -> tuple[StepReport, list[WorkflowStep]]:
+async def _awaiting_review(
+    tx: Tx, step_id: str, decision: str | None
+) -> tuple[StepReport, list[WorkflowStep], str]:
+    """The step, locked with its workflow, if the reviewer's ``decision`` (None: the approval its
+    block calls for) may start from its state; and that action's name."""
     workflow, step = await lock_workflow_of(tx, WorkflowStep, step_id, "stepId")
-    if step.status != S.RUNNING or step.blocked_on is None:
-        why = "only a step waiting for a reviewer (approval gate or governance escalation) can be decided"
-        raise refused("workflow_step", step.id, step.status, why, "stepId", to_state.value)
-    return StepReport(workflow, step), await load_steps(tx, workflow.id)
+    action = decision or _APPROVAL.get(step.blocked_on or "", "approve")
+    require(WORKFLOW_STEP_MACHINE, step, action, "stepId")
+    return StepReport(workflow, step), await load_steps(tx, workflow.id), action
 
 
 async def approve_workflow_step(tx: Tx, step_id: str, comment: str | None = None) -> StepReport:
     check_text(comment, ["comment"], tx.settings.max_text_bytes)
-    report, steps = await _awaiting_review(tx, step_id, S.COMPLETED)
+    report, steps, action = await _awaiting_review(tx, step_id, None)
     workflow, step = report.workflow, report.step
-    blocked_on = BlockedOn(step.blocked_on or BlockedOn.APPROVAL)
     record_step_event(
         tx,
         workflow,
         step,
         WorkflowEvent.STEP_APPROVED,
-        {"blockedOn": blocked_on.value, "comment": comment, "reviewer": tx.principal.name},
+        {"blockedOn": step.blocked_on, "comment": comment, "reviewer": tx.principal.name},
     )
-    if blocked_on is BlockedOn.APPROVAL:
-        complete_step(tx, workflow, step, steps, reason="approved")
+    if action == "approve":
+        complete_step(tx, workflow, step, steps, action, reason="approved")
     else:
-        move_step(tx, workflow, step, S.PENDING, reason="governance block overridden by a reviewer")
+        step_act(tx, workflow, step, action, reason="governance block overridden by a reviewer")
     settle_workflow(tx, workflow, steps)
     return report
 
 
 async def reject_workflow_step(tx: Tx, step_id: str, reason: str) -> StepReport:
     check_text(reason, ["reason"], tx.settings.max_text_bytes, required=True)
-    report, steps = await _awaiting_review(tx, step_id, S.FAILED)
+    report, steps, _ = await _awaiting_review(tx, step_id, "reject")
     workflow, step = report.workflow, report.step
     record_step_event(
         tx,

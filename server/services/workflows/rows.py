@@ -11,11 +11,9 @@ from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...events.workflow_kinds import ROOT
 from ...machines.workflow import (
     COMPENSATION_MACHINE,
-    TERMINAL_WORKFLOW,
     WORKFLOW_MACHINE,
     WORKFLOW_STEP_MACHINE,
     BlockedOn,
-    CompensationStatus,
     OnFailure,
     WorkflowOutcome,
     WorkflowStatus,
@@ -24,7 +22,7 @@ from ...machines.workflow import (
 from ...machines.workflow_policy import StepState
 from ..aggregates import COMPENSATION, WORKFLOW, WORKFLOW_STEP, lock_child, lock_root
 from ..runtime import Tx
-from ..transitions import change_state
+from ..transitions import allowed, apply, enter, require
 
 W = WorkflowStatus
 S = WorkflowStepStatus
@@ -88,14 +86,13 @@ def record_step_event(
     )
 
 
-def move_workflow(tx: Tx, workflow: Workflow, to: WorkflowStatus, **data: object) -> None:
-    """Move the workflow to ``to``, through ``executing`` when the table has no direct edge.
+def workflow_act(tx: Tx, workflow: Workflow, action: str, **data: object) -> None:
+    """WORKFLOW_MACHINE's action ``action`` on the workflow: checked, walked, stamped and recorded.
 
     The table is never widened: ``blocked -> executing -> compensating`` is two recorded transitions.
     """
-    path = WORKFLOW_MACHINE.route(W(workflow.status), to, via=W.EXECUTING)
-    for state in path:
-        change_state(
+    for state in require(WORKFLOW_MACHINE, workflow, action, "workflowId"):
+        enter(
             tx,
             WORKFLOW_MACHINE,
             workflow,
@@ -104,74 +101,68 @@ def move_workflow(tx: Tx, workflow: Workflow, to: WorkflowStatus, **data: object
             root_id=workflow.id,
             data=dict(data) or None,
         )
-        if state is W.QUEUED:
-            workflow.queued_at = tx.now
         if state is W.EXECUTING and workflow.started_at is None:
             workflow.started_at = tx.now
             if workflow.timeout_seconds is not None:
                 # The deadline runs from here: time spent blocked counts, time spent queued does not.
                 workflow.timeout_at = tx.now + timedelta(seconds=workflow.timeout_seconds)
-        if state in TERMINAL_WORKFLOW:
-            workflow.completed_at = tx.now
-            workflow.timeout_at = None
 
 
 def finish_workflow(
-    tx: Tx, workflow: Workflow, to: WorkflowStatus, outcome: WorkflowOutcome, **data: object
+    tx: Tx, workflow: Workflow, action: str, outcome: WorkflowOutcome, **data: object
 ) -> None:
     workflow.outcome = outcome.value
-    move_workflow(tx, workflow, to, outcome=outcome.value, **data)
+    workflow_act(tx, workflow, action, outcome=outcome.value, **data)
 
 
-def move_step(tx: Tx, workflow: Workflow, step: WorkflowStep, to: WorkflowStepStatus, **data: object) -> None:
-    change_state(
-        tx, WORKFLOW_STEP_MACHINE, step, to, root_type=ROOT, root_id=workflow.id, data=dict(data) or None
-    )
-    step.next_attempt_at = None
-    step.timeout_at = None
-    if to is S.RUNNING:
-        step.started_at = tx.now
-        step.heartbeat_at = None
-        if step.timeout_seconds is not None:
+def step_act(tx: Tx, workflow: Workflow, step: WorkflowStep, action: str, **data: object) -> None:
+    """WORKFLOW_STEP_MACHINE's action ``action`` on the step: checked, walked, stamped and recorded."""
+    for state in require(WORKFLOW_STEP_MACHINE, step, action, "stepId"):
+        enter(
+            tx,
+            WORKFLOW_STEP_MACHINE,
+            step,
+            state,
+            root_type=ROOT,
+            root_id=workflow.id,
+            data=dict(data) or None,
+        )
+        if state is S.RUNNING and step.timeout_seconds is not None:
             step.timeout_at = tx.now + timedelta(seconds=step.timeout_seconds)
-    else:
-        step.blocked_on = None
-    if to in (S.COMPLETED, S.SKIPPED, S.FAILED):
-        step.completed_at = tx.now
 
 
 def complete_step(
-    tx: Tx, workflow: Workflow, step: WorkflowStep, steps: list[WorkflowStep], **data: object
+    tx: Tx, workflow: Workflow, step: WorkflowStep, steps: list[WorkflowStep], action: str, **data: object
 ) -> None:
-    """running -> completed, numbered in completion order (compensation undoes the last one first)."""
-    move_step(tx, workflow, step, S.COMPLETED, **data)
+    """``action`` (a worker's ``complete``, a reviewer's ``approve``) on the step, numbered in
+    completion order (compensation undoes the last one first)."""
+    step_act(tx, workflow, step, action, **data)
     step.completion_order = 1 + max((s.completion_order or 0 for s in steps if s is not step), default=0)
 
 
-def move_compensation(
-    tx: Tx, workflow: Workflow, compensation: WorkflowCompensation, to: CompensationStatus, **data: object
+def compensation_act(
+    tx: Tx, workflow: Workflow, compensation: WorkflowCompensation, action: str, **data: object
 ) -> None:
-    change_state(
+    """COMPENSATION_MACHINE's action ``action`` on the compensation: checked, stamped and recorded."""
+    apply(
         tx,
         COMPENSATION_MACHINE,
         compensation,
-        to,
+        action,
         root_type=ROOT,
         root_id=workflow.id,
+        field="compensationId",
         data=dict(data) or None,
     )
-    if to is CompensationStatus.RUNNING:
-        compensation.started_at = tx.now
-    else:
-        compensation.completed_at = tx.now
 
 
 def cancel_open_steps(tx: Tx, workflow: Workflow, steps: list[WorkflowStep], why: str) -> None:
-    """A workflow that stops executing ends its running steps; their agents' late reports are refused."""
+    """A workflow that stops executing ends its running steps; their agents' late reports are refused.
+    A step waiting for its retry loses its back-off."""
     for step in steps:
-        if step.status == S.RUNNING:
+        if allowed(WORKFLOW_STEP_MACHINE, step, "fail"):
             step.last_error = f"cancelled: {why}"
             step.last_error_category = None
-            move_step(tx, workflow, step, S.FAILED, reason="cancelled", cancelledBecause=why)
-        elif step.status == S.PENDING:
+            step_act(tx, workflow, step, "fail", reason="cancelled", cancelledBecause=why)
+        else:
             step.next_attempt_at = None

@@ -12,10 +12,11 @@ import hashlib
 from sqlalchemy import func, select, text
 
 from ...db.workflow_models import Workflow
-from ...machines.workflow import ACTIVE_WORKFLOW, WorkflowStatus
+from ...machines.workflow import ACTIVE_WORKFLOW, WORKFLOW_MACHINE, WorkflowStatus
 from ..runtime import Tx
+from ..transitions import allowed
 from .progress import settle_workflow
-from .rows import load_steps, lock_workflow, move_workflow
+from .rows import load_steps, lock_workflow, workflow_act
 
 
 def slot_lock_key(tenant_id: str) -> int:
@@ -55,9 +56,9 @@ async def promote_queued(tx: Tx) -> list[Workflow]:
     promoted = []
     for workflow_id in list(queued.all()):
         workflow = await lock_workflow(tx, workflow_id)
-        if workflow.status != WorkflowStatus.QUEUED:
-            continue
-        move_workflow(tx, workflow, WorkflowStatus.EXECUTING, reason="execution slot free")
+        if not allowed(WORKFLOW_MACHINE, workflow, "promote"):
+            continue  # started elsewhere since the read
+        workflow_act(tx, workflow, "promote", reason="execution slot free")
         settle_workflow(tx, workflow, await load_steps(tx, workflow.id))  # opens gates at the roots
         promoted.append(workflow)
     return promoted

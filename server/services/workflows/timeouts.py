@@ -17,11 +17,19 @@ from ...db.workflow_models import Workflow, WorkflowStep
 from ...events.workflow_kinds import WorkflowEvent
 from ...machines.durations import format_duration
 from ...machines.retry import ErrorCategory, settle_failed_step
-from ...machines.workflow import FailurePolicy, OnFailure, WorkflowStatus, WorkflowStepStatus
+from ...machines.workflow import (
+    WORKFLOW_MACHINE,
+    WORKFLOW_STEP_MACHINE,
+    FailurePolicy,
+    OnFailure,
+    WorkflowStatus,
+    WorkflowStepStatus,
+)
 from ...machines.workflow_policy import failure_policy_verdict
 from ..runtime import Tx
+from ..transitions import allowed
 from .progress import apply_verdict, conclude_step_failure
-from .rows import load_steps, lock_workflow, move_step, record_step_event, record_workflow_event
+from .rows import load_steps, lock_workflow, record_step_event, record_workflow_event, step_act
 from .slots import lock_tenant_slots, promote_queued
 
 W = WorkflowStatus
@@ -86,7 +94,8 @@ def _seconds(value: float | None) -> str:
 async def time_out_workflow(tx: Tx, workflow_id: str) -> bool:
     """Past its deadline (blocked time counts): the workflow fails or compensates, per its failure policy."""
     workflow = await lock_workflow(tx, workflow_id)
-    if workflow.status not in RUNNING_WORKFLOW or workflow.timeout_at is None or workflow.timeout_at > tx.now:
+    due = workflow.timeout_at is not None and workflow.timeout_at <= tx.now
+    if not due or not allowed(WORKFLOW_MACHINE, workflow, "time_out"):
         return False
     steps = await load_steps(tx, workflow.id)
     reason = f"the workflow timed out after {_seconds(workflow.timeout_seconds)}"
@@ -119,14 +128,16 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
     then follows its failure policy like a workflow timeout does.
     """
     workflow = await lock_workflow(tx, workflow_id)
-    if workflow.status not in RUNNING_WORKFLOW:
+    if not allowed(WORKFLOW_MACHINE, workflow, "time_out"):
         return []
     steps = await load_steps(tx, workflow.id)
     timed_out = []
     for step in steps:
-        due = step.status == S.RUNNING and step.timeout_at is not None and step.timeout_at <= tx.now
-        if not due or workflow.status not in RUNNING_WORKFLOW:
+        due = step.timeout_at is not None and step.timeout_at <= tx.now
+        if not due or not allowed(WORKFLOW_STEP_MACHINE, step, "time_out"):
             continue
+        if not allowed(WORKFLOW_MACHINE, workflow, "time_out"):
+            continue  # an earlier step's timeout ended the workflow
         timed_out.append(step.id)
         message = f"the step timed out after {_seconds(step.timeout_seconds)}"
         record_step_event(
@@ -144,7 +155,7 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
             # Seed §1's "timeout on blocked step" is the workflow's failure, whatever the step's onFailure.
             step.last_error = f"{message} while waiting for a reviewer"
             step.last_error_category = ErrorCategory.TIMEOUT.value
-            move_step(tx, workflow, step, S.FAILED, reason="timed out", category=ErrorCategory.TIMEOUT.value)
+            step_act(tx, workflow, step, "fail", reason="timed out", category=ErrorCategory.TIMEOUT.value)
             why = f'step "{step.name}" timed out while the workflow was blocked'
             _fail_by_policy(tx, workflow, steps, why)
             continue

@@ -12,11 +12,10 @@ from strawberry.types import Info
 
 from ..auth import Role
 from ..db.models import OperationLog
-from ..services.operation_log import OperationFilter, list_operations, operation_cursor
+from ..services.operation_log import OperationFilter, count_operations, list_operations, operation_cursor
 from .context import Context
-from .descriptions import CURSOR, EDGES, PAGE_AFTER, PAGE_FIRST, PAGE_INFO, described_enum, edge_node
-from .errors import run_query
-from .pagination import PageInfo, capped
+from .descriptions import EDGES, PAGE_AFTER, PAGE_FIRST, described_enum
+from .pagination import Connection, Edge, list_connection
 
 I = Info[Context, Any]  # noqa: E741
 
@@ -68,16 +67,15 @@ class OperationRecordType:
         )
 
 
-@strawberry.type(description="An operation record and its position in the log.")
-class OperationRecordEdge:
-    cursor: str = strawberry.field(description=CURSOR)
-    node: OperationRecordType = strawberry.field(description=edge_node("record"))
+# Named by hand: the node type's GraphQL name ends in "Type", which the generic names would repeat.
+@strawberry.type(name="OperationRecordEdge", description="An operation record and its position in the log.")
+class OperationRecordEdge(Edge[OperationRecordType]):
+    pass
 
 
-@strawberry.type(description="A page of the operation log, newest first.")
-class OperationRecordConnection:
-    edges: list[OperationRecordEdge] = strawberry.field(description=EDGES)
-    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
+@strawberry.type(name="OperationRecordConnection", description="A page of the operation log, newest first.")
+class OperationRecordConnection(Connection[OperationRecordType]):
+    edges: list[OperationRecordEdge] = strawberry.field(description=EDGES)  # type: ignore[assignment]
 
 
 @strawberry.input(description="Every filter given must match; none given lists everything.")
@@ -117,14 +115,15 @@ class OperationLogQueries:
         )
         tenant = info.context.principal.tenant_id
 
-        async def read(session: Any) -> OperationRecordConnection:
-            page = await list_operations(session, tenant, where, capped(info, first), after)
-            edges = [
-                OperationRecordEdge(cursor=operation_cursor(r), node=OperationRecordType.from_row(r))
-                for r in page.items
-            ]
-            return OperationRecordConnection(edges=edges, page_info=PageInfo.of(page.has_next_page, edges))
-
-        result = await run_query(info, read)
-        assert result is not None
-        return result
+        connection = await list_connection(
+            info,
+            lambda session, size: list_operations(session, tenant, where, size, after),
+            lambda session: count_operations(session, tenant, where),
+            operation_cursor,
+            OperationRecordType.from_row,
+            first,
+        )
+        edges = [OperationRecordEdge(cursor=e.cursor, node=e.node) for e in connection.edges]
+        return OperationRecordConnection(
+            edges=edges, page_info=connection.page_info, total_count=connection.total_count
+        )

@@ -1,19 +1,27 @@
-"""Relay-style connection parts shared by every domain."""
+"""The one Relay-style connection every list returns, and the helpers that build it.
+
+``Connection[N]`` is generic: Strawberry names each use after its node type (``Connection[WorkflowType]``
+is ``WorkflowConnection``, with ``WorkflowEdge``), so every list has the same shape and no domain writes
+its own edge and connection classes.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Generic, TypeVar
 
 import strawberry
+from sqlalchemy.ext.asyncio import AsyncSession
 from strawberry.types import Info
 from strawberry.types.nodes import SelectedField
 
+from ..services.pages import Page
 from .context import Context
+from .descriptions import CURSOR, EDGES, PAGE_INFO, TOTAL_COUNT
+from .errors import run_query
 
-
-class Edge(Protocol):
-    cursor: str
+N = TypeVar("N")
+R = TypeVar("R")
 
 
 @strawberry.type(description="Where a page ends, and whether another follows (Relay cursor connections).")
@@ -24,9 +32,36 @@ class PageInfo:
         "the page is empty."
     )
 
-    @staticmethod
-    def of(has_next_page: bool, edges: Sequence[Edge]) -> PageInfo:
-        return PageInfo(has_next_page=has_next_page, end_cursor=edges[-1].cursor if edges else None)
+
+@strawberry.type(description="An item and its position in the list.")
+class Edge(Generic[N]):
+    cursor: str = strawberry.field(description=CURSOR)
+    node: N = strawberry.field(description="The item at this position.")
+
+
+@strawberry.type(description="A page of a list, in the list's order.")
+class Connection(Generic[N]):
+    edges: list[Edge[N]] = strawberry.field(description=EDGES)
+    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
+    total_count: int = strawberry.field(description=TOTAL_COUNT)
+
+    @classmethod
+    def of(
+        cls,
+        rows: Sequence[R],
+        has_next_page: bool,
+        cursor: Callable[[R], str],
+        node: Callable[[R], N],
+        total_count: int = 0,
+    ) -> Connection[N]:
+        """Edges for ``rows`` (their cursors and nodes), and where the page ends."""
+        edges = [Edge(cursor=cursor(row), node=node(row)) for row in rows]
+        end = edges[-1].cursor if edges else None
+        return cls(
+            edges=edges,
+            page_info=PageInfo(has_next_page=has_next_page, end_cursor=end),
+            total_count=total_count,
+        )
 
 
 def selects(info: Info[Context, Any], name: str) -> bool:
@@ -51,3 +86,35 @@ def selects(info: Info[Context, Any], name: str) -> bool:
 def capped(info: Info[Context, Any], first: int) -> int:
     """``first`` within 1 and the server's FLIGHTDECK_MAX_PAGE_SIZE."""
     return max(1, min(first, info.context.runtime.settings.max_page_size))
+
+
+async def list_connection(
+    info: Info[Context, Any],
+    page: Callable[[AsyncSession, int], Awaitable[Page[R]]],
+    count: Callable[[AsyncSession], Awaitable[int]],
+    cursor: Callable[[R], str],
+    node: Callable[[R], N],
+    first: int,
+) -> Connection[N]:
+    """One page of a list read from the database, in one read transaction.
+
+    ``page`` reads ``first`` (capped) rows; ``count`` runs only when the query selects ``totalCount``.
+    """
+    size = capped(info, first)
+    counted = selects(info, "totalCount")
+
+    async def read(session: AsyncSession) -> Connection[N]:
+        found = await page(session, size)
+        total = await count(session) if counted else 0
+        return Connection.of(found.items, found.has_next_page, cursor, node, total)
+
+    result = await run_query(info, read)
+    assert result is not None
+    return result
+
+
+def child_connection(
+    rows: Sequence[R], page: Page[R], cursor: Callable[[R], str], node: Callable[[R], N]
+) -> Connection[N]:
+    """A page of a child list already loaded whole (a workflow's steps, a mission's hops): counted as is."""
+    return Connection.of(page.items, page.has_next_page, cursor, node, len(rows))

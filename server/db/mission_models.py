@@ -53,6 +53,8 @@ class Mission(Base):
     __table_args__ = (
         Index("ix_missions_tenant_created", "tenant_id", "created_at", "id"),
         Index("ix_missions_tenant_status_created", "tenant_id", "status", "created_at", "id"),
+        Index("ix_missions_tenant_updated", "tenant_id", "updated_at", "id"),
+        Index("ix_missions_tenant_status_updated", "tenant_id", "status", "updated_at", "id"),
     )
 
 

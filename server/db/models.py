@@ -61,6 +61,9 @@ class ResearchPlan(Base):
         # The plan list, newest first: all of a tenant's plans, or those of one status.
         Index("ix_research_plans_tenant_created", "tenant_id", "created_at", "id"),
         Index("ix_research_plans_tenant_status_created", "tenant_id", "status", "created_at", "id"),
+        # Sorted by last change (issue 16): all, or those of some states.
+        Index("ix_research_plans_tenant_updated", "tenant_id", "updated_at", "id"),
+        Index("ix_research_plans_tenant_status_updated", "tenant_id", "status", "updated_at", "id"),
     )
 
 
@@ -179,6 +182,9 @@ class Event(Base):
     __table_args__ = (
         UniqueConstraint("tenant_id", "seq", name="uq_events_tenant_seq"),
         Index("ix_events_root", "tenant_id", "root_id", "seq"),
+        # History filtered by object and by kind (issue 16: activity page, past stall alerts).
+        Index("ix_events_entity", "tenant_id", "entity_id", "seq"),
+        Index("ix_events_kind", "tenant_id", "kind", "seq"),
     )
 
 

@@ -42,6 +42,8 @@ class Workflow(Base):
         # Lists, slot counting and the queue (tenant, status), newest or oldest first.
         Index("ix_workflows_tenant_created", "tenant_id", "created_at", "id"),
         Index("ix_workflows_tenant_status_created", "tenant_id", "status", "created_at", "id"),
+        Index("ix_workflows_tenant_updated", "tenant_id", "updated_at", "id"),
+        Index("ix_workflows_tenant_status_updated", "tenant_id", "status", "updated_at", "id"),
         Index("ix_workflows_tenant_status_queued", "tenant_id", "status", "queued_at", "id"),
         # The timer loop: executing or blocked workflows past their deadline.
         Index("ix_workflows_status_timeout", "status", "timeout_at"),

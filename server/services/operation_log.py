@@ -34,20 +34,12 @@ def operation_cursor(row: OperationLog) -> str:
     return encode_cursor(str(row.id))
 
 
-async def list_operations(
-    session: AsyncSession, tenant_id: str, where: OperationFilter, first: int, after: str | None
-) -> Page[OperationLog]:
-    """The tenant's operations, newest first, matching every filter given."""
+def _matching(tenant_id: str, where: OperationFilter) -> Select[Any]:
     if where.operation_type is not None and where.operation_type not in OPERATION_TYPES:
         raise invalid(
             f"operationType must be one of {', '.join(OPERATION_TYPES)}", ["filter", "operationType"]
         )
     query = select(OperationLog).where(OperationLog.tenant_id == tenant_id)
-    if after:
-        (raw,) = decode_cursor(after, 1)
-        if not raw.isdigit() or len(raw) > 18:
-            raise invalid("after is not a cursor this server issued", ["after"])
-        query = query.where(OperationLog.id < int(raw))
     if where.operation_name is not None:
         query = query.where(OperationLog.operation_name == where.operation_name)
     if where.operation_type is not None:
@@ -60,8 +52,27 @@ async def list_operations(
         query = query.where(OperationLog.created_at >= where.since)
     if where.until is not None:
         query = query.where(OperationLog.created_at < where.until)
+    return query
+
+
+async def list_operations(
+    session: AsyncSession, tenant_id: str, where: OperationFilter, first: int, after: str | None
+) -> Page[OperationLog]:
+    """The tenant's operations, newest first, matching every filter given."""
+    query = _matching(tenant_id, where)
+    if after:
+        (raw,) = decode_cursor(after, 1)
+        if not raw.isdigit() or len(raw) > 18:
+            raise invalid("after is not a cursor this server issued", ["after"])
+        query = query.where(OperationLog.id < int(raw))
     rows = list((await session.scalars(query.order_by(OperationLog.id.desc()).limit(first + 1))).all())
     return Page(rows[:first], len(rows) > first)
+
+
+async def count_operations(session: AsyncSession, tenant_id: str, where: OperationFilter) -> int:
+    """How many of the tenant's operations match every filter given, in all pages."""
+    matching = _matching(tenant_id, where).with_only_columns(func.count())
+    return int(await session.scalar(matching) or 0)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Select, and_, or_
@@ -34,6 +34,11 @@ def decode_cursor(cursor: str, arity: int, field: str = "after") -> list[str]:
 class Page(Generic[T]):
     items: list[T]
     has_next_page: bool
+
+
+def as_utc(when: datetime) -> datetime:
+    """A time without a zone is read as UTC, as every time the server sends."""
+    return when.astimezone(UTC) if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def time_cursor(when: datetime, row_id: str) -> str:

@@ -13,8 +13,8 @@ import pytest
 
 from server.config import Settings
 from server.db.migrate import upgrade_async
+from server.services import listing
 from server.services.plans import execution as plan_execution
-from server.services.plans import queries as plan_queries
 from tests.api import operations as ops
 from tests.conftest import LiveServer
 
@@ -329,7 +329,7 @@ async def test_an_internal_error_in_a_query_is_masked(
     async def explode(*args: object, **kwargs: object) -> int:
         raise RuntimeError("secret detail: SELECT * FROM research_plans WHERE tenant_id = 'default'")
 
-    monkeypatch.setattr(plan_queries, "count_plans", explode)
+    monkeypatch.setattr(listing, "count", explode)
     response = await post(http, "query Count { researchPlans { totalCount } }")
     assert response.status_code == 200  # a field error: execution ran, data is null
     body = response.json()

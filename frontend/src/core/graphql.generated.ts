@@ -54,14 +54,20 @@ export type BranchOperator =
 
 /** Every given condition must hold. */
 export type EventFilter = {
+  /** Only events about this object (a step, a hop, a plan, ...). */
+  entityId?: string | number | null | undefined;
   /** Only events about this kind of object: plan, step, hop, ... */
   entityType?: string | null | undefined;
-  /** Only events of these kinds (past-tense names), e.g. ["plan_stalled"]. */
+  /** Only events of these kinds (past-tense names, at most 50), e.g. ["plan_stalled"]. */
   kinds?: Array<string> | null | undefined;
   /** Only events of this aggregate (a plan, mission, workflow). */
   rootId?: string | number | null | undefined;
   /** Only events of this kind of aggregate: plan, skill_execution, mission, workflow, tool. */
   rootType?: string | null | undefined;
+  /** Committed at or after this time. */
+  since?: string | null | undefined;
+  /** Committed before this time; must be later than `since`. */
+  until?: string | null | undefined;
 };
 
 /** Where a hop is in its lifecycle (seed 004): plan, implementation, execution. */

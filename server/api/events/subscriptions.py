@@ -12,6 +12,7 @@ import strawberry
 from graphql import GraphQLError
 from strawberry.types import Info
 
+from ...db.models import Event
 from ...events.kinds import EngineEvent
 from ...realtime import LoggedEvent
 from ...services.plans import queries as plan_queries
@@ -20,38 +21,9 @@ from ..errors import run_query
 from ..plans.types import ResearchPlanType
 from .snapshots import root_snapshots
 from .streams import FeedStream
-from .types import EventType
+from .types import EventFilter, EventType, checked_filter
 
 I = Info[Context, Any]  # noqa: E741
-
-
-@strawberry.input(description="Every given condition must hold.")
-class EventFilter:
-    root_id: strawberry.ID | None = strawberry.field(
-        default=None, description="Only events of this aggregate (a plan, mission, workflow)."
-    )
-    root_type: str | None = strawberry.field(
-        default=None,
-        description="Only events of this kind of aggregate: plan, skill_execution, mission, workflow, tool.",
-    )
-    entity_type: str | None = strawberry.field(
-        default=None, description="Only events about this kind of object: plan, step, hop, ..."
-    )
-    kinds: list[str] | None = strawberry.field(
-        default=None, description='Only events of these kinds (past-tense names), e.g. ["plan_stalled"].'
-    )
-
-    def matches(self, event: LoggedEvent) -> bool:
-        return (
-            (self.root_id is None or event.root_id == str(self.root_id))
-            and (self.root_type is None or event.root_type == self.root_type)
-            and (self.entity_type is None or event.entity_type == self.entity_type)
-            and (not self.kinds or event.kind in self.kinds)
-        )
-
-    def identity(self) -> tuple[object, ...]:
-        kinds = tuple(sorted(self.kinds)) if self.kinds else None
-        return (self.root_id, self.root_type, self.entity_type, kinds)
 
 
 @strawberry.type(description="A step that has been in progress longer than the threshold.")
@@ -75,7 +47,7 @@ class StallAlert:
         return ResearchPlanType.from_row(row) if row else None
 
     @staticmethod
-    def from_event(event: LoggedEvent) -> StallAlert:
+    def from_event(event: Event | LoggedEvent) -> StallAlert:
         running = event.data.get("runningSeconds", {})
         return StallAlert(
             seq=event.seq,
@@ -118,6 +90,8 @@ class EventSubscriptions:
     ) -> AsyncIterator[EventType]:
         ctx = info.context
         start = await _start(info, after)
+        if filter is not None:
+            checked_filter(filter)
         identity = ("events", filter.identity() if filter is not None else None)
         return FeedStream(ctx.runtime.feed, ctx.principal.tenant_id, start, partial(_event, filter), identity)
 

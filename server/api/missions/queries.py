@@ -12,8 +12,9 @@ from ...services.missions import queries as mission_queries
 from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST
 from ..errors import run_query
-from ..pagination import PageInfo, selects
-from .types import AssetType, Connection, Edge, HopType, MissionType, ToolType, cap
+from ..listing import FILTER_ARG, ORDER_ARG, ListFilter, ListOrderBy, list_query, table_connection
+from ..pagination import Connection, capped
+from .types import AssetType, HopType, MissionType, ToolType
 
 I = Info[Context, Any]  # noqa: E741
 
@@ -38,7 +39,9 @@ class MissionQueries:
         row = await run_query(info, lambda s: mission_queries.get_mission(s, tenant, str(id)))
         return MissionType.from_row(row) if row else None
 
-    @strawberry.field(description="Missions, newest first; `first` is capped by the server.")
+    @strawberry.field(
+        description="Missions, newest first unless `orderBy` says otherwise; `first` is capped by the server."
+    )
     async def missions(
         self,
         info: I,
@@ -48,26 +51,13 @@ class MissionQueries:
             list[MissionStatus] | None,
             strawberry.argument(description="Only missions in one of these states; omitted or empty: all."),
         ] = None,
+        filter: Annotated[ListFilter | None, strawberry.argument(description=FILTER_ARG)] = None,
+        order_by: Annotated[ListOrderBy | None, strawberry.argument(description=ORDER_ARG)] = None,
     ) -> Connection[MissionType]:
-        tenant = info.context.principal.tenant_id
-        statuses = status or []
-
-        counted = selects(info, "totalCount")
-
-        async def read(session: Any) -> Connection[MissionType]:
-            page = await mission_queries.list_missions(session, tenant, cap(info, first), after, statuses)
-            total = await mission_queries.count_missions(session, tenant, statuses) if counted else 0
-            edges = [
-                Edge(cursor=mission_queries.mission_cursor(m), node=MissionType.from_row(m))
-                for m in page.items
-            ]
-            end = edges[-1].cursor if edges else None
-            page_info = PageInfo(has_next_page=page.has_next_page, end_cursor=end)
-            return Connection(edges=edges, page_info=page_info, total_count=total)
-
-        result = await run_query(info, read)
-        assert result is not None
-        return result
+        query = list_query(status, filter, order_by)
+        return await table_connection(
+            info, mission_queries.MISSIONS, query, first, after, MissionType.from_row
+        )
 
     @strawberry.field(description="Registered tools and their parameter schemas, by name.")
     async def tools(self, info: I) -> list[ToolType]:
@@ -88,7 +78,9 @@ class MissionQueries:
         ] = 50,
     ) -> MissionReviewInbox:
         tenant = info.context.principal.tenant_id
-        found = await run_query(info, lambda s: mission_queries.awaiting_review(s, tenant, cap(info, first)))
+        found = await run_query(
+            info, lambda s: mission_queries.awaiting_review(s, tenant, capped(info, first))
+        )
         assert found is not None
         return MissionReviewInbox(
             missions=[MissionType.from_row(m) for m in found.missions],

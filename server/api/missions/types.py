@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Annotated, Any, Generic, TypeVar, cast
+from typing import Annotated, Any, TypeVar, cast
 
 import strawberry
 from graphql import GraphQLError
@@ -19,18 +19,14 @@ from ...services.missions import queries as mission_queries
 from ..context import Context
 from ..descriptions import (
     CREATED_AT,
-    CURSOR,
-    EDGES,
     PAGE_AFTER,
     PAGE_FIRST,
-    PAGE_INFO,
     RESULT_LIMIT,
-    TOTAL_COUNT,
     UPDATED_AT,
     described_enum,
 )
 from ..node import Node
-from ..pagination import PageInfo
+from ..pagination import Connection, capped
 
 I = Info[Context, Any]  # noqa: E741
 N = TypeVar("N")
@@ -101,23 +97,6 @@ AssetStatusEnum = described_enum(
 )
 
 
-def cap(info: I, first: int) -> int:
-    return max(1, min(first, info.context.runtime.settings.max_page_size))
-
-
-@strawberry.type(description="An item and its position in the list.")
-class Edge(Generic[N]):
-    cursor: str = strawberry.field(description=CURSOR)
-    node: N = strawberry.field(description="The item at this position.")
-
-
-@strawberry.type(description="A page of a list.")
-class Connection(Generic[N]):
-    edges: list[Edge[N]] = strawberry.field(description=EDGES)
-    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
-    total_count: int = strawberry.field(description=TOTAL_COUNT)
-
-
 def connect(
     info: I, rows: Sequence[R], first: int, after: str | None, render: Callable[[R], N]
 ) -> Connection[N]:
@@ -126,10 +105,11 @@ def connect(
         start = mission_queries.child_offset(after)
     except ServiceError as exc:
         raise GraphQLError(str(exc), extensions={"code": exc.problems[0].code.value}) from None
-    stop = min(start + cap(info, first), len(rows))
-    edges = [Edge(cursor=mission_queries.child_cursor(i), node=render(rows[i])) for i in range(start, stop)]
-    page_info = PageInfo(has_next_page=stop < len(rows), end_cursor=edges[-1].cursor if edges else None)
-    return Connection(edges=edges, page_info=page_info, total_count=len(rows))
+    stop = min(start + capped(info, first), len(rows))
+    positions = range(start, stop)
+    return Connection.of(
+        positions, stop < len(rows), mission_queries.child_cursor, lambda i: render(rows[i]), len(rows)
+    )
 
 
 @strawberry.type(

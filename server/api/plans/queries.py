@@ -16,11 +16,10 @@ from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST
 from ..errors import run_query
-from ..pagination import PageInfo, capped, selects
+from ..listing import FILTER_ARG, ORDER_ARG, ListFilter, ListOrderBy, list_query, table_connection
+from ..pagination import Connection
 from .types import (
     PlanStepType,
-    ResearchPlanConnection,
-    ResearchPlanEdge,
     ResearchPlanType,
     StepCounts,
 )
@@ -78,7 +77,9 @@ class PlanQueries:
         row = await run_query(info, lambda s: plan_queries.get_plan(s, tenant, str(id)))
         return ResearchPlanType.from_row(row) if row else None
 
-    @strawberry.field(description="Plans, newest first; `first` is capped by the server.")
+    @strawberry.field(
+        description="Plans, newest first unless `orderBy` says otherwise; `first` is capped by the server."
+    )
     async def research_plans(
         self,
         info: I,
@@ -88,28 +89,13 @@ class PlanQueries:
             list[PlanStatus] | None,
             strawberry.argument(description="Only plans in one of these states; omitted or empty: all."),
         ] = None,
-    ) -> ResearchPlanConnection:
-        tenant = info.context.principal.tenant_id
-        statuses = status or []
-
-        counted = selects(info, "totalCount")
-
-        async def read(session: Any) -> ResearchPlanConnection:
-            page = await plan_queries.list_plans(session, tenant, capped(info, first), after, statuses)
-            total = await plan_queries.count_plans(session, tenant, statuses) if counted else 0
-            edges = [
-                ResearchPlanEdge(cursor=plan_queries.plan_cursor(p), node=ResearchPlanType.from_row(p))
-                for p in page.items
-            ]
-            return ResearchPlanConnection(
-                edges=edges,
-                page_info=PageInfo.of(page.has_next_page, edges),
-                total_count=total,
-            )
-
-        result = await run_query(info, read)
-        assert result is not None
-        return result
+        filter: Annotated[ListFilter | None, strawberry.argument(description=FILTER_ARG)] = None,
+        order_by: Annotated[ListOrderBy | None, strawberry.argument(description=ORDER_ARG)] = None,
+    ) -> Connection[ResearchPlanType]:
+        query = list_query(status, filter, order_by)
+        return await table_connection(
+            info, plan_queries.PLANS, query, first, after, ResearchPlanType.from_row
+        )
 
     @strawberry.field(
         description="Progress, stall flag and counts (seed 003 get_plan_status); null when the plan does "

@@ -19,16 +19,10 @@ from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
 from ..descriptions import (
     CREATED_AT,
-    CURSOR,
-    EDGES,
-    PAGE_INFO,
     RESULT_LIMIT,
-    TOTAL_COUNT,
     UPDATED_AT,
-    edge_node,
 )
 from ..node import Node
-from ..pagination import PageInfo
 
 
 @strawberry.type(
@@ -282,16 +276,3 @@ class ResearchOutputType(Node):
             content=row.content,
             created_at=row.created_at,
         )
-
-
-@strawberry.type(description="A plan and its position in the list.")
-class ResearchPlanEdge:
-    cursor: str = strawberry.field(description=CURSOR)
-    node: ResearchPlanType = strawberry.field(description=edge_node("plan"))
-
-
-@strawberry.type(description="A page of research plans.")
-class ResearchPlanConnection:
-    edges: list[ResearchPlanEdge] = strawberry.field(description=EDGES)
-    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
-    total_count: int = strawberry.field(description=TOTAL_COUNT)

@@ -15,15 +15,9 @@ from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST
 from ..errors import run_query
 from ..events.snapshots import root_snapshots
-from ..pagination import PageInfo, capped, selects
-from .types import (
-    WorkflowConnection,
-    WorkflowEdge,
-    WorkflowStepConnection,
-    WorkflowStepEdge,
-    WorkflowStepType,
-    WorkflowType,
-)
+from ..listing import FILTER_ARG, ORDER_ARG, ListFilter, ListOrderBy, list_query, table_connection
+from ..pagination import Connection, list_connection
+from .types import WorkflowStepType, WorkflowType
 
 I = Info[Context, Any]  # noqa: E741
 
@@ -38,7 +32,9 @@ class WorkflowQueries:
         row = await run_query(info, lambda s: workflow_queries.get_workflow(s, tenant, str(id)))
         return WorkflowType.from_row(row) if row else None
 
-    @strawberry.field(description="Workflows, newest first; `first` is capped by the server.")
+    @strawberry.field(
+        description="Workflows, newest first unless `orderBy` says otherwise; `first` is capped."
+    )
     async def workflows(
         self,
         info: I,
@@ -48,30 +44,13 @@ class WorkflowQueries:
             list[WorkflowStatus] | None,
             strawberry.argument(description="Only workflows in one of these states; omitted or empty: all."),
         ] = None,
-    ) -> WorkflowConnection:
-        tenant = info.context.principal.tenant_id
-        statuses = status or []
-
-        counted = selects(info, "totalCount")
-
-        async def read(session: Any) -> WorkflowConnection:
-            page = await workflow_queries.list_workflows(
-                session, tenant, capped(info, first), after, statuses
-            )
-            total = await workflow_queries.count_workflows(session, tenant, statuses) if counted else 0
-            edges = [
-                WorkflowEdge(cursor=workflow_queries.workflow_cursor(w), node=WorkflowType.from_row(w))
-                for w in page.items
-            ]
-            return WorkflowConnection(
-                edges=edges,
-                page_info=PageInfo.of(page.has_next_page, edges),
-                total_count=total,
-            )
-
-        result = await run_query(info, read)
-        assert result is not None
-        return result
+        filter: Annotated[ListFilter | None, strawberry.argument(description=FILTER_ARG)] = None,
+        order_by: Annotated[ListOrderBy | None, strawberry.argument(description=ORDER_ARG)] = None,
+    ) -> Connection[WorkflowType]:
+        query = list_query(status, filter, order_by)
+        return await table_connection(
+            info, workflow_queries.WORKFLOWS, query, first, after, WorkflowType.from_row
+        )
 
     @strawberry.field(description="One workflow step by id; null when it does not exist in your tenant.")
     async def workflow_step(
@@ -89,26 +68,16 @@ class WorkflowQueries:
         info: I,
         first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 20,
         after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
-    ) -> WorkflowStepConnection:
+    ) -> Connection[WorkflowStepType]:
         tenant = info.context.principal.tenant_id
-
-        counted = selects(info, "totalCount")
-
-        async def read(session: Any) -> WorkflowStepConnection:
-            page = await workflow_queries.awaiting_review(session, tenant, capped(info, first), after)
-            edges = [
-                WorkflowStepEdge(cursor=workflow_queries.review_cursor(s), node=WorkflowStepType.from_row(s))
-                for s in page.items
-            ]
-            return WorkflowStepConnection(
-                edges=edges,
-                page_info=PageInfo.of(page.has_next_page, edges),
-                total_count=await workflow_queries.count_awaiting_review(session, tenant) if counted else 0,
-            )
-
-        result = await run_query(info, read)
-        assert result is not None
-        return result
+        return await list_connection(
+            info,
+            lambda session, size: workflow_queries.awaiting_review(session, tenant, size, after),
+            lambda session: workflow_queries.count_awaiting_review(session, tenant),
+            workflow_queries.review_cursor,
+            WorkflowStepType.from_row,
+            first,
+        )
 
 
 @strawberry.type

@@ -27,17 +27,12 @@ from ...services.workflows.definition import retry_policy_from_document
 from ..context import Context
 from ..descriptions import (
     CREATED_AT,
-    CURSOR,
-    EDGES,
     PAGE_AFTER,
     PAGE_FIRST,
-    PAGE_INFO,
-    TOTAL_COUNT,
     UPDATED_AT,
-    edge_node,
 )
 from ..node import Node
-from ..pagination import PageInfo, capped
+from ..pagination import Connection, capped, child_connection
 from . import enums  # noqa: F401  (registers the enums)
 
 I = Info[Context, Any]  # noqa: E741
@@ -198,19 +193,6 @@ class WorkflowStepCounts:
     skipped: int = strawberry.field(description="Steps SKIPPED.")
 
 
-@strawberry.type(description="A workflow step and its position in the list.")
-class WorkflowStepEdge:
-    cursor: str = strawberry.field(description=CURSOR)
-    node: WorkflowStepType = strawberry.field(description=edge_node("step"))
-
-
-@strawberry.type(description="A page of workflow steps.")
-class WorkflowStepConnection:
-    edges: list[WorkflowStepEdge] = strawberry.field(description=EDGES)
-    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
-    total_count: int = strawberry.field(description=TOTAL_COUNT)
-
-
 @strawberry.type(name="Workflow", description="A DAG workflow (seed 002).")
 class WorkflowType(Node):
     name: str = strawberry.field(description="What the workflow is called.")
@@ -240,18 +222,10 @@ class WorkflowType(Node):
         info: I,
         first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 100,
         after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
-    ) -> WorkflowStepConnection:
+    ) -> Connection[WorkflowStepType]:
         rows = await info.context.loaders.workflow_steps.load(str(self.id))
         page = workflow_queries.steps_page(rows, capped(info, first), after)
-        edges = [
-            WorkflowStepEdge(cursor=workflow_queries.step_cursor(s), node=WorkflowStepType.from_row(s))
-            for s in page.items
-        ]
-        return WorkflowStepConnection(
-            edges=edges,
-            page_info=PageInfo.of(page.has_next_page, edges),
-            total_count=len(rows),
-        )
+        return child_connection(rows, page, workflow_queries.step_cursor, WorkflowStepType.from_row)
 
     @strawberry.field(description="How many steps are in each state.")
     async def step_counts(self, info: I) -> WorkflowStepCounts:
@@ -282,16 +256,3 @@ class WorkflowType(Node):
             started_at=row.started_at,
             completed_at=row.completed_at,
         )
-
-
-@strawberry.type(description="A workflow and its position in the list.")
-class WorkflowEdge:
-    cursor: str = strawberry.field(description=CURSOR)
-    node: WorkflowType = strawberry.field(description=edge_node("workflow"))
-
-
-@strawberry.type(description="A page of workflows.")
-class WorkflowConnection:
-    edges: list[WorkflowEdge] = strawberry.field(description=EDGES)
-    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
-    total_count: int = strawberry.field(description=TOTAL_COUNT)

@@ -7,13 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...db.mission_models import Asset, Hop, Mission, Tool, ToolStep
 from ...errors import invalid, not_found
 from ...machines.mission import AssetStatus, HopStatus, MissionStatus
-from ..pages import Page, decode_cursor, encode_cursor, keyset_page, time_cursor
+from ..listing import Listed
+from ..pages import decode_cursor, encode_cursor
 from ..validation import parse_id
 
 R = TypeVar("R", Hop, ToolStep, Asset)
@@ -27,24 +28,7 @@ async def get_mission(session: AsyncSession, tenant_id: str, mission_id: str, fi
     return mission
 
 
-def mission_cursor(mission: Mission) -> str:
-    return time_cursor(mission.created_at, mission.id)
-
-
-async def list_missions(
-    session: AsyncSession, tenant_id: str, first: int, after: str | None, statuses: Sequence[MissionStatus]
-) -> Page[Mission]:
-    query = select(Mission).where(Mission.tenant_id == tenant_id)
-    if statuses:
-        query = query.where(Mission.status.in_([s.value for s in statuses]))
-    return await keyset_page(session, query, Mission.created_at, Mission.id, first, after)
-
-
-async def count_missions(session: AsyncSession, tenant_id: str, statuses: Sequence[MissionStatus]) -> int:
-    query = select(func.count()).select_from(Mission).where(Mission.tenant_id == tenant_id)
-    if statuses:
-        query = query.where(Mission.status.in_([s.value for s in statuses]))
-    return int(await session.scalar(query) or 0)
+MISSIONS = Listed(Mission, "missions_fts", ("title",))
 
 
 async def _grouped(

@@ -7,14 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ...db.models import BranchingConditionRow, Event, PlanStep, ResearchOutput, ResearchPlan, SkillExecution
+from ...db.models import BranchingConditionRow, PlanStep, ResearchOutput, ResearchPlan, SkillExecution
 from ...errors import not_found
 from ...machines.plan import TERMINAL_STEP_STATUSES, PlanStatus, StepStatus, derive_plan_status
 from ...machines.stall import StepTimestamp, detect_stalled_steps
-from ..pages import Page, keyset_page, time_cursor
+from ..listing import Listed
 from ..validation import parse_id
 
 
@@ -76,27 +76,9 @@ async def skill_of_plan(session: AsyncSession, plan_id: str) -> SkillExecution |
     )
 
 
-# -- plan list (keyset pagination on created_at desc, id desc) --
+# -- plan list: filtered, sorted and searched by ``listing`` --
 
-
-def plan_cursor(plan: ResearchPlan) -> str:
-    return time_cursor(plan.created_at, plan.id)
-
-
-async def list_plans(
-    session: AsyncSession, tenant_id: str, first: int, after: str | None, statuses: Sequence[PlanStatus]
-) -> Page[ResearchPlan]:
-    query = select(ResearchPlan).where(ResearchPlan.tenant_id == tenant_id)
-    if statuses:
-        query = query.where(ResearchPlan.status.in_([s.value for s in statuses]))
-    return await keyset_page(session, query, ResearchPlan.created_at, ResearchPlan.id, first, after)
-
-
-async def count_plans(session: AsyncSession, tenant_id: str, statuses: Sequence[PlanStatus]) -> int:
-    query = select(func.count()).select_from(ResearchPlan).where(ResearchPlan.tenant_id == tenant_id)
-    if statuses:
-        query = query.where(ResearchPlan.status.in_([s.value for s in statuses]))
-    return int(await session.scalar(query) or 0)
+PLANS = Listed(ResearchPlan, "research_plans_fts", ("title", "research_question"))
 
 
 # -- planStatus --
@@ -138,16 +120,3 @@ def plan_progress(
         counts={state: statuses.count(state) for state in StepStatus},
         threshold=threshold,
     )
-
-
-# -- history --
-
-
-async def plan_events(
-    session: AsyncSession, tenant_id: str, root_id: str | None, after_seq: int, first: int
-) -> Page[Event]:
-    query = select(Event).where(Event.tenant_id == tenant_id, Event.seq > after_seq)
-    if root_id is not None:
-        query = query.where(Event.root_id == root_id)
-    rows = list((await session.scalars(query.order_by(Event.seq).limit(first + 1))).all())
-    return Page(rows[:first], len(rows) > first)

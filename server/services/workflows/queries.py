@@ -11,7 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...errors import invalid, not_found
-from ...machines.workflow import WorkflowStatus, WorkflowStepStatus
+from ...machines.workflow import WorkflowStepStatus
+from ..listing import Listed
 from ..pages import Page, decode_cursor, encode_cursor, keyset_page, time_cursor
 from ..validation import parse_id
 
@@ -38,20 +39,7 @@ async def get_step(session: AsyncSession, tenant_id: str, step_id: str, field: s
     return row
 
 
-async def list_workflows(
-    session: AsyncSession, tenant_id: str, first: int, after: str | None, statuses: Sequence[WorkflowStatus]
-) -> Page[Workflow]:
-    query = select(Workflow).where(Workflow.tenant_id == tenant_id)
-    if statuses:
-        query = query.where(Workflow.status.in_([s.value for s in statuses]))
-    return await keyset_page(session, query, Workflow.created_at, Workflow.id, first, after)
-
-
-async def count_workflows(session: AsyncSession, tenant_id: str, statuses: Sequence[WorkflowStatus]) -> int:
-    query = select(func.count()).select_from(Workflow).where(Workflow.tenant_id == tenant_id)
-    if statuses:
-        query = query.where(Workflow.status.in_([s.value for s in statuses]))
-    return int(await session.scalar(query) or 0)
+WORKFLOWS = Listed(Workflow, "workflows_fts", ("name",))
 
 
 async def _children_by_workflow(
@@ -99,10 +87,6 @@ async def workflows_by_id(session: AsyncSession, keys: Sequence[tuple[str, str]]
     rows = await session.scalars(select(Workflow).where(Workflow.id.in_(ids)))
     found = {(w.tenant_id, w.id): w for w in rows}
     return [found.get(key) for key in keys]
-
-
-def workflow_cursor(workflow: Workflow) -> str:
-    return time_cursor(workflow.created_at, workflow.id)
 
 
 def review_cursor(step: WorkflowStep) -> str:

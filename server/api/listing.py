@@ -1,0 +1,116 @@
+"""What every table-like list takes besides its states: a time range, a text search and an order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from enum import Enum, StrEnum
+from typing import Any, TypeVar
+
+import strawberry
+from sqlalchemy.ext.asyncio import AsyncSession
+from strawberry.types import Info
+
+from ..errors import ServiceError
+from ..limits import SHORT_TEXT
+from ..services import listing
+from ..services.listing import ListOrder, ListQuery
+from ..services.pages import Page
+from .context import Context
+from .descriptions import described_enum
+from .errors import top_level_error
+from .pagination import Connection, list_connection
+
+N = TypeVar("N")
+
+
+class SortDirection(StrEnum):
+    ASC = "asc"
+    DESC = "desc"
+
+
+described_enum(
+    SortDirection,
+    "SortDirection",
+    "Which way a list runs.",
+    {SortDirection.ASC: "Smallest (oldest, A first) first.", SortDirection.DESC: "Largest (newest) first."},
+)
+described_enum(
+    ListOrder,
+    "ListOrderField",
+    "What a list is sorted by; the id breaks ties, so the order (and a cursor in it) is stable.",
+    {
+        ListOrder.CREATED_AT: "When it was created.",
+        ListOrder.UPDATED_AT: "When anything about it last changed.",
+        ListOrder.STATUS: "Its state's name, then when it was created.",
+    },
+)
+
+
+@strawberry.input(description="How to sort a list; a cursor is only valid in the order it came from.")
+class ListOrderBy:
+    field: ListOrder = strawberry.field(default=ListOrder.CREATED_AT, description="The sort key.")
+    direction: SortDirection = strawberry.field(default=SortDirection.DESC, description="Which way.")
+
+
+@strawberry.input(description="Every condition given must hold; none given lists everything.")
+class ListFilter:
+    since: datetime | None = strawberry.field(
+        default=None,
+        description="At or after this time: last changed when sorted by UPDATED_AT, created when sorted "
+        "by CREATED_AT; not with the STATUS order.",
+    )
+    until: datetime | None = strawberry.field(
+        default=None,
+        description="Before this time (the same time as `since`); must be later than `since`.",
+    )
+    search: str | None = strawberry.field(
+        default=None,
+        description=f"Case-insensitive substring of its text (a plan's title or question, a mission's "
+        f"title, a workflow's name): {listing.SEARCH_MIN} to {SHORT_TEXT} bytes.",
+    )
+
+
+FILTER_ARG = "Only what matches; omitted: everything."
+ORDER_ARG = "Sort order; omitted: newest created first."
+
+
+def list_query(
+    statuses: Sequence[Enum] | None, filter: ListFilter | None, order_by: ListOrderBy | None
+) -> ListQuery:
+    given = filter or ListFilter()
+    order = order_by or ListOrderBy()
+    return ListQuery(
+        statuses=[s.value for s in statuses or []],
+        since=given.since,
+        until=given.until,
+        search=given.search,
+        order=order.field,
+        descending=order.direction is SortDirection.DESC,
+    )
+
+
+async def table_connection(
+    info: Info[Context, Any],
+    table: listing.Listed,
+    query: ListQuery,
+    first: int,
+    after: str | None,
+    node: Callable[[Any], N],
+) -> Connection[N]:
+    """A page of the tenant's rows of ``table`` that match ``query``, in its order."""
+    tenant = info.context.principal.tenant_id
+    try:
+        wanted = listing.checked(query)
+    except ServiceError as exc:
+        raise top_level_error(exc) from None
+
+    async def page(session: AsyncSession, size: int) -> Page[Any]:
+        return await listing.list_page(session, table, tenant, wanted, size, after)
+
+    async def count(session: AsyncSession) -> int:
+        return await listing.count(session, table, tenant, wanted)
+
+    return await list_connection(
+        info, page, count, lambda row: listing.list_cursor(table, wanted, row), node, first
+    )

@@ -1,0 +1,105 @@
+"""Lists' filters, orders and search over HTTP on a real server; past stall alerts from the log (issue 16)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from server.loops.stalls import scan_stalls
+from tests.api import operations as ops
+from tests.conftest import GraphQLClient, LiveServer
+
+PLANS = """
+query Plans($first: Int!, $after: String, $filter: ListFilter, $orderBy: ListOrderBy) {
+  researchPlans(first: $first, after: $after, filter: $filter, orderBy: $orderBy) {
+    totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id title } }
+  }
+}
+"""
+
+STALLS = """
+query Stalls($after: String) {
+  stallAlerts(first: 1, after: $after) {
+    totalCount pageInfo { hasNextPage endCursor } edges { cursor node { seq planId steps { stepId } } }
+  }
+}
+"""
+
+
+async def _plan(client: GraphQLClient, title: str) -> str:
+    created = await client.execute(ops.CREATE_PLAN, {"input": ops.plan_input(1, title=title)})
+    plan_id: str = created["createResearchPlan"]["plan"]["id"]
+    return plan_id
+
+
+async def test_plans_are_searched_sorted_and_paged_with_a_server_count(
+    client: GraphQLClient, live_server: LiveServer
+) -> None:
+    ids = []
+    for title in ("Solar output", "Wind output", "Tidal output", "Something else"):
+        ids.append(await _plan(client, title))
+        live_server.clock.advance(timedelta(seconds=1))
+
+    variables = {
+        "first": 2,
+        "filter": {"search": "OUTPUT"},
+        "orderBy": {"field": "CREATED_AT", "direction": "ASC"},
+    }
+    first = (await client.execute(PLANS, variables))["researchPlans"]
+    assert first["totalCount"] == 3
+    assert [e["node"]["id"] for e in first["edges"]] == ids[:2]
+    assert first["pageInfo"]["hasNextPage"] is True
+    rest = (await client.execute(PLANS, {**variables, "after": first["pageInfo"]["endCursor"]}))[
+        "researchPlans"
+    ]
+    assert [e["node"]["id"] for e in rest["edges"]] == [ids[2]]
+    assert rest["pageInfo"]["hasNextPage"] is False
+
+
+@pytest.mark.parametrize(
+    ("variables", "problem"),
+    [
+        ({"filter": {"search": "ab"}}, "search"),
+        ({"filter": {"since": "2026-01-02T00:00:00Z", "until": "2026-01-01T00:00:00Z"}}, "until"),
+        ({"filter": {"since": "2026-01-01T00:00:00Z"}, "orderBy": {"field": "STATUS"}}, "order"),
+        ({"after": "bm90IGEgY3Vyc29y"}, "cursor"),
+    ],
+)
+async def test_out_of_bounds_list_input_is_validation_failed(
+    client: GraphQLClient, variables: dict[str, object], problem: str
+) -> None:
+    response = await client.post(PLANS, {"first": 5, **variables})
+    body = response.json()
+    assert body["data"] is None, problem
+    assert [e["extensions"]["code"] for e in body["errors"]] == ["VALIDATION_FAILED"], problem
+
+
+async def test_event_filters_out_of_bounds_are_validation_failed(client: GraphQLClient) -> None:
+    kinds = [f"k{i}" for i in range(51)]
+    response = await client.post(
+        "query($k: [String!]) { events(filter: {kinds: $k}) { totalCount } }", {"k": kinds}
+    )
+    assert [e["extensions"]["code"] for e in response.json()["errors"]] == ["VALIDATION_FAILED"]
+
+
+async def test_stall_alerts_are_read_from_the_log_newest_first_by_a_page_opened_later(
+    client: GraphQLClient, live_server: LiveServer
+) -> None:
+    stalled = []
+    for _ in range(2):
+        plan_id = await _plan(client, "Slow plan")
+        await client.execute(ops.START_NEXT_STEP, {"planId": plan_id, "sessionId": None})
+        live_server.clock.advance(timedelta(hours=2))
+        found = live_server.call(scan_stalls(live_server.app.state.runtime))
+        assert len(found) == 1
+        stalled.append(plan_id)
+
+    page = (await client.execute(STALLS))["stallAlerts"]
+    assert page["totalCount"] == 2
+    assert [e["node"]["planId"] for e in page["edges"]] == [stalled[1]]
+    assert page["edges"][0]["node"]["steps"] != []
+    older = (await client.execute(STALLS, {"after": page["pageInfo"]["endCursor"]}))["stallAlerts"]
+    assert [e["node"]["planId"] for e in older["edges"]] == [stalled[0]]
+    assert older["pageInfo"]["hasNextPage"] is False
+    assert older["edges"][0]["node"]["seq"] < page["edges"][0]["node"]["seq"]

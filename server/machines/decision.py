@@ -76,6 +76,7 @@ DECISION_MACHINE = Machine(
         D.DEFAULTED: ("closed_at",),
         D.WITHDRAWN: ("closed_at",),
     },
+    reason_column="status_reason",
 )
 
 

@@ -14,8 +14,9 @@ from ..validation import parse_id
 
 
 def assignees_of(principal: Principal) -> list[str]:
-    """The assignee values that mean this key: its own name, and its role."""
-    return [f"user:{principal.name}", f"role:{principal.role.value}"]
+    """The assignee values that mean this key: ``user:`` its name (as the key was created), and
+    ``role:`` its role."""
+    return [f"user:{principal.name.removeprefix('key:')}", f"role:{principal.role.value}"]
 
 
 async def open_decisions(

@@ -10,6 +10,7 @@ from ...db.decision_models import Decision, DecisionPolicy
 from ...machines.decision import DecisionKind, DecisionStatus, Outcome, Terms
 from ...services.decisions.policies import Scope
 from ..descriptions import described_enum
+from ..node import Node
 
 DecisionKindEnum = described_enum(
     DecisionKind,
@@ -98,8 +99,7 @@ class DecisionTermsInput:
 @strawberry.type(
     name="Decision", description="A decision point: what waits for a person, who, and until when."
 )
-class DecisionType:
-    id: strawberry.ID = strawberry.field(description="The decision's id.")
+class DecisionType(Node):
     kind: DecisionKind = strawberry.field(description="What it is about.")
     status: DecisionStatus = strawberry.field(description="Open, escalated, or how it ended.")
     subject_type: str = strawberry.field(

@@ -29,6 +29,7 @@ from .health import Readiness
 from .hosts import HostCheck, is_loopback
 from .key_watch import KeyWatch
 from .loops.asset_expiry import expire_assets
+from .loops.decision_deadlines import run_decision_deadlines
 from .loops.runner import Loop
 from .loops.stalls import scan_stalls
 from .loops.workflow_timers import run_workflow_timers
@@ -113,6 +114,11 @@ def create_app(
                 lambda: run_workflow_timers(runtime),
             ),
             Loop("asset-expiry", settings.asset_expiry_scan_interval_seconds, lambda: expire_assets(runtime)),
+            Loop(
+                "decision-deadlines",
+                settings.decision_deadline_interval_seconds,
+                lambda: run_decision_deadlines(runtime),
+            ),
             Loop(
                 "operation-log-retention",
                 settings.operation_log_prune_interval_seconds,

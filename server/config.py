@@ -94,6 +94,11 @@ class Settings(BaseSettings):
     workflow_slots_per_tenant: int = Field(
         default=10, ge=1, description="Workflows one tenant may have executing (or blocked, compensating)."
     )
+    decision_deadline_interval_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="How often the decision timer escalates and applies the defaults of decisions past due.",
+    )
     asset_expiry_scan_interval_seconds: float = Field(
         default=15.0, gt=0, description="How often the asset TTL timer looks for assets past expires_at."
     )

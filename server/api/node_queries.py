@@ -8,11 +8,13 @@ from typing import Annotated, Any
 import strawberry
 from strawberry.types import Info
 
+from ..db.decision_models import Decision
 from ..db.mission_models import Asset, Hop, Mission, Tool, ToolStep
 from ..db.models import Base, BranchingConditionRow, PlanStep, ResearchOutput, ResearchPlan, SkillExecution
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ..services import node_lookup
 from .context import Context
+from .decisions.types import DecisionType
 from .errors import run_query
 from .missions.types import AssetType, HopType, MissionType, ToolStepType, ToolType
 from .node import Node
@@ -42,6 +44,7 @@ RENDER: dict[type[Base], Callable[[Any], Node]] = {
     Workflow: WorkflowType.from_row,
     WorkflowStep: WorkflowStepType.from_row,
     WorkflowCompensation: WorkflowCompensationType.from_row,
+    Decision: DecisionType.from_row,
 }
 # Every implementing type, for the schema: each is reachable from a query anyway, but the interface's
 # possible types should not depend on that.
@@ -59,6 +62,7 @@ NODE_TYPES = [
     WorkflowType,
     WorkflowStepType,
     WorkflowCompensationType,
+    DecisionType,
 ]
 
 

@@ -22,6 +22,7 @@ from strawberry.types import ExecutionContext
 
 from ..config import Settings
 from ..echo import clipped
+from .decisions.resolvers import DecisionMutations, DecisionQueries
 from .errors import MaskUnexpectedErrors, log_errors
 from .events.queries import EventQueries
 from .events.subscriptions import EventSubscriptions
@@ -71,6 +72,7 @@ class Query(
     MachineQueries,
     OperationLogQueries,
     NodeQueries,
+    DecisionQueries,
 ):
     pass
 
@@ -80,7 +82,7 @@ class Query(
     "then nothing was written. Agent keys drive work, reviewer keys decide, admin keys do both; viewer "
     "keys only read (a forbidden call is a FORBIDDEN error)."
 )
-class Mutation(PlanMutations, MissionMutations, WorkflowMutations):
+class Mutation(PlanMutations, MissionMutations, WorkflowMutations, DecisionMutations):
     pass
 
 

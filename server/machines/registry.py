@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
+from .decision import DECISION_MACHINE
 from .machine import Machine
 from .mission import ASSET_MACHINE, HOP_MACHINE, MISSION_MACHINE, TOOL_STEP_MACHINE
 from .mission_coordination import HOP_STEP_TABLE, MISSION_HOP_TABLE
@@ -25,6 +26,7 @@ MACHINES: tuple[tuple[str, Machine[Any]], ...] = (
     ("missions", HOP_MACHINE),
     ("missions", TOOL_STEP_MACHINE),
     ("missions", ASSET_MACHINE),
+    ("decisions", DECISION_MACHINE),
 )
 
 

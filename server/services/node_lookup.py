@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import literal_column, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from ..db.decision_models import Decision
 from ..db.mission_models import Asset, Hop, Mission, Tool, ToolStep
 from ..db.models import Base, BranchingConditionRow, PlanStep, ResearchOutput, ResearchPlan, SkillExecution
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
@@ -36,6 +37,7 @@ NODE_MODELS: tuple[Any, ...] = (
     Workflow,
     WorkflowStep,
     WorkflowCompensation,
+    Decision,
 )
 
 

@@ -15,6 +15,7 @@ from ..clock import Clock
 from ..config import Settings
 from ..db.engine import Database
 from ..events.log import EventBuffer, write_events
+from ..machines.decision import Terms
 from ..metrics import record_transitions
 from ..oplog import OperationLogWriter
 from ..realtime import EventFeed
@@ -58,6 +59,9 @@ class Tx:
     principal: Principal
     runtime: Runtime
     events: EventBuffer
+    # A request's own deadline, assignee and escalation, by the id of what it asks about (issue 17):
+    # the decision opened when the transaction ends starts with them (services/decisions/book.py).
+    decision_terms: dict[str, Terms] = field(default_factory=dict)
 
     @property
     def tenant_id(self) -> str:
@@ -72,6 +76,13 @@ class Tx:
         return self.runtime.settings
 
 
+async def track_decisions(tx: Tx) -> None:
+    """Open and close decisions for what the transaction did (imported here: it reads every domain)."""
+    from .decisions.book import track_decisions as track
+
+    await track(tx)
+
+
 @asynccontextmanager
 async def unit_of_work(runtime: Runtime, principal: Principal) -> AsyncIterator[Tx]:
     """One transaction: changes and their events commit together; on an exception, neither does."""
@@ -79,6 +90,7 @@ async def unit_of_work(runtime: Runtime, principal: Principal) -> AsyncIterator[
         buffer = EventBuffer(principal.tenant_id, principal.name, runtime.clock.now())
         tx = Tx(session, principal, runtime, buffer)
         yield tx
+        await track_decisions(tx)
         await write_events(session, buffer)
     if buffer.seqs:
         runtime.notify_committed(principal.tenant_id, buffer.seqs)

@@ -100,6 +100,9 @@ async def _mission_objects(client: GraphQLClient) -> dict[str, str]:
     tool = await _ok(client, mops.REGISTER_TOOL, {"input": {"name": "search", "parameterSchema": {}}})
     mission = await _ok(client, mops.PROPOSE_MISSION, {"input": {"title": "Map it", "goal": "A map"}})
     mission_id = mission["mission"]["id"]
+    about = await client.execute(
+        "query($id: ID!) { decisionsAbout(subjectId: $id) { id } }", {"id": mission_id}
+    )
     await _ok(client, mops.mission_act("approveMission"), {"id": mission_id})
     hop = await _ok(client, mops.PROPOSE_HOP, {"input": {"missionId": mission_id, "name": "h", "plan": "p"}})
     hop_id = hop["hop"]["id"]
@@ -111,6 +114,7 @@ async def _mission_objects(client: GraphQLClient) -> dict[str, str]:
     )
     asset = await _ok(client, mops.PROPOSE_ASSET, {"input": {"missionId": mission_id, "name": "map"}})
     return {
+        "Decision": about["decisionsAbout"][0]["id"],
         "Tool": tool["tool"]["id"],
         "Mission": mission_id,
         "Hop": hop_id,
@@ -171,6 +175,7 @@ DISTINCT_FIELD = {
     "Workflow": "failurePolicy",
     "WorkflowStep": "attempt",
     "WorkflowCompensation": "stepName",
+    "Decision": "subjectType",
 }
 EXPECTED = {
     "ResearchPlan": {"researchQuestion": "Why?"},
@@ -186,6 +191,7 @@ EXPECTED = {
     "Workflow": {"failurePolicy": "COMPENSATE"},
     "WorkflowStep": {"attempt": 1},
     "WorkflowCompensation": {"stepName": "a"},
+    "Decision": {"subjectType": "mission"},
 }
 FRAGMENTS = " ".join(f"... on {kind} {{ {field} }}" for kind, field in DISTINCT_FIELD.items())
 NODE = f"query($id: ID!) {{ node(id: $id) {{ __typename id {FRAGMENTS} }} }}"

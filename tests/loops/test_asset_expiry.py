@@ -78,8 +78,9 @@ async def test_every_state_but_expired_expires(
 ) -> None:
     asset_id = await _asset_in(crew, state)
     clock.advance(timedelta(minutes=2))
+    seq = await crew.last_seq()
     assert [e.asset_id for e in await expire_assets(runtime)] == [asset_id]
-    [move] = await crew.events(kind="asset_transitioned", after=await crew.last_seq() - 2)
+    [move] = await crew.events(kind="asset_transitioned", after=seq)
     assert (move.from_state, move.to_state) == (state, "EXPIRED")
 
 

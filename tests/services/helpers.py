@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.auth import Principal, Role
 from server.clock import FakeClock
+from server.db.decision_models import Decision as DecisionRow
 from server.db.models import Base, Event, PlanStep, ResearchPlan, SkillExecution, TenantCounter
 from server.errors import ErrorCode, ServiceError, from_invalid_transition
 from server.machines.branching import BranchAction, BranchingCondition, BranchOp
@@ -77,6 +78,7 @@ STATEFUL: tuple[tuple[str, Any], ...] = (
     ("plan", ResearchPlan),
     ("step", PlanStep),
     ("skill_execution", SkillExecution),
+    ("decision", DecisionRow),
 )
 
 

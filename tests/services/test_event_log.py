@@ -9,6 +9,7 @@ import pytest
 
 from server.db.models import Event
 from server.errors import ErrorCode
+from server.machines.decision import DecisionStatus
 from server.machines.plan import PlanStatus, StepStatus
 from server.machines.skill import SkillStatus
 from server.services.plans import create as plan_create
@@ -25,7 +26,12 @@ from tests.services.helpers import (
     when,
 )
 
-INITIAL = {"plan": PlanStatus.PLANNING, "step": StepStatus.PENDING, "skill_execution": SkillStatus.STARTED}
+INITIAL = {
+    "plan": PlanStatus.PLANNING,
+    "step": StepStatus.PENDING,
+    "skill_execution": SkillStatus.STARTED,
+    "decision": DecisionStatus.OPEN,
+}
 
 
 async def _full_run(flight: Flight) -> str:

@@ -8,15 +8,19 @@ import strawberry
 from strawberry.permission import BasePermission
 from strawberry.types import Info
 
+from ...machines.decision import DecisionKind
 from ...services import skills
+from ...services.decisions.policies import request_terms
 from ...services.plans import create as plan_create
 from ...services.plans import execution as plan_execution
 from ...services.plans import modify as plan_modify
 from ...services.plans import review as plan_review
 from ...services.plans.execution import NextStepOutcome
 from ...services.plans.inputs import Decision
+from ...services.runtime import Tx
 from .. import scalars  # noqa: F401  (registers the enums)
 from ..context import Context
+from ..decisions.types import DecisionTermsInput
 from ..descriptions import NAME_LIMIT, RESULT_LIMIT, TEXT_LIMIT, user_errors
 from ..errors import UserError, run_mutation
 from ..permissions import CanDecide, CanDrive
@@ -263,10 +267,20 @@ class PlanMutations:
         questions: Annotated[
             list[str] | None, A(description=f"Questions for the reviewer, each non-empty, {TEXT_LIMIT}.")
         ] = None,
+        decision: Annotated[
+            DecisionTermsInput | None,
+            A(
+                description="This review's own deadline (with its default: approve, reject or skip), "
+                "assignee and escalation, over the plan's and the tenant's decision defaults."
+            ),
+        ] = None,
     ) -> StepPayload:
-        done, errors = await run_mutation(
-            info, lambda tx: plan_review.request_user_review(tx, str(step_id), summary, questions or [])
-        )
+        async def request(tx: Tx) -> plan_review.Reviewed:
+            if decision is not None:
+                request_terms(tx, str(step_id), DecisionKind.PLAN_REVIEW, decision.terms())
+            return await plan_review.request_user_review(tx, str(step_id), summary, questions or [])
+
+        done, errors = await run_mutation(info, request)
         if done is None:
             return StepPayload(user_errors=errors)
         return StepPayload(plan=ResearchPlanType.from_row(done.plan), step=PlanStepType.from_row(done.step))

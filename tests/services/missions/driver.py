@@ -17,6 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.auth import Principal
+from server.db.decision_models import Decision
 from server.db.mission_models import Asset, Hop, Mission, Tool, ToolStep
 from server.db.models import Event, TenantCounter
 from server.errors import ServiceError
@@ -46,7 +47,14 @@ GOOD_PARAMS: dict[str, Any] = {"query": "cold weather battery", "limit": 5}
 
 async def mission_states(session: AsyncSession, tenant_id: str) -> dict[StateKey, str]:
     states: dict[StateKey, str] = {}
-    for entity, model in (("mission", Mission), ("hop", Hop), ("tool_step", ToolStep), ("asset", Asset)):
+    models = (
+        ("mission", Mission),
+        ("hop", Hop),
+        ("tool_step", ToolStep),
+        ("asset", Asset),
+        ("decision", Decision),
+    )
+    for entity, model in models:
         rows = await session.execute(select(model.id, model.status).where(model.tenant_id == tenant_id))
         states.update({(entity, rid): status for rid, status in rows.all()})
     return states
@@ -84,14 +92,20 @@ class TenantRows:
     @staticmethod
     async def read(session: AsyncSession, tenant_id: str) -> TenantRows:
         tables = {}
-        for model in (Mission, Hop, ToolStep, Asset, Tool, Event, TenantCounter):
+        for model in (Mission, Hop, ToolStep, Asset, Tool, Decision, Event, TenantCounter):
             table = model.__table__
             rows = (await session.execute(select(table).where(table.c.tenant_id == tenant_id))).mappings()
             tables[table.name] = sorted((dict(r) for r in rows), key=repr)
         return TenantRows(tables)
 
     def states(self) -> dict[StateKey, str]:
-        entities = {"missions": "mission", "hops": "hop", "tool_steps": "tool_step", "assets": "asset"}
+        entities = {
+            "missions": "mission",
+            "hops": "hop",
+            "tool_steps": "tool_step",
+            "assets": "asset",
+            "decisions": "decision",
+        }
         return {
             (entity, r["id"]): r["status"] for name, entity in entities.items() for r in self.tables[name]
         }

@@ -29,6 +29,7 @@ async def test_review_pauses_step_and_plan_and_records_user_reviewed(flight: Fli
         ("step_transitioned", "in_progress", "awaiting_input"),
         ("plan_transitioned", "executing", "awaiting_review"),
         ("user_reviewed", None, None),
+        ("review_requested", None, None),  # its decision opened (issue 17)
     ]
     assert new[2].data["action"] == "review_requested"
     assert new[2].data["questions"] == ["More sources?", "Go on?"]
@@ -87,7 +88,7 @@ async def test_approve_completes_the_step_and_the_plan_executes_again(flight: Fl
 
     assert (decided.step.status, decided.plan.status) == ("completed", "executing")
     assert await flight.statuses(plan_id) == ["completed", "pending", "pending"]
-    new = [e for e in await flight.events() if e.seq > seq0]
+    new = [e for e in await flight.events() if e.seq > seq0 and e.entity_type != "decision"]
     assert [(e.kind, e.from_state, e.to_state) for e in new] == [
         ("step_transitioned", "awaiting_input", "completed"),
         ("user_reviewed", None, None),
@@ -124,7 +125,7 @@ async def test_reject_fails_the_step_and_the_plan(flight: Flight) -> None:
     step = await flight.step(step_id)
     assert step.failure_reason == "wrong sources"
     assert (await flight.plan(plan_id)).failure_reason is not None
-    new = [e for e in await flight.events() if e.seq > seq0]
+    new = [e for e in await flight.events() if e.seq > seq0 and e.entity_type != "decision"]
     # The plan's other steps fail with it (docs/decisions.md: a failed plan leaves no step open).
     with_the_plan = [
         ("step_transitioned", "pending", "in_progress"),
@@ -160,7 +161,8 @@ async def test_modify_appends_feedback_and_returns_the_step_to_in_progress(fligh
     step = await flight.step(step_id)
     assert step.instructions == original + "\n\n---\n\nUser feedback: Use peer-reviewed sources only."
     assert step.status == "in_progress"
-    moves = [(e.from_state, e.to_state) for e in await flight.events(root_id=plan_id) if e.from_state]
+    events = [e for e in await flight.events(root_id=plan_id) if e.entity_type != "decision"]
+    moves = [(e.from_state, e.to_state) for e in events if e.from_state]
     assert moves[-2:] == [("awaiting_input", "in_progress"), ("awaiting_review", "executing")]
     # The agent re-executes the step and submits as usual.
     result = await flight.submit(step_id, "redone")

@@ -1,0 +1,229 @@
+"""Keeping the decisions table in step with the domains, from the transaction's own events.
+
+``track_decisions`` runs last in every unit of work (before the events are written): it reads what
+the transaction recorded, opens a decision for every decision point entered, and closes the open
+decision of every one answered (decided), or left some other way or under a root that ended
+(withdrawn). The domains' services stay as they are: a decision point is wherever its events say.
+Most transactions record nothing any point looks at, and cost one pass over their events.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import or_, select
+
+from ...db.decision_models import Decision, DecisionPolicy
+from ...db.workflow_models import Workflow
+from ...events.decision_kinds import ENTITY, DecisionEvent
+from ...machines.decision import (
+    DECISION_MACHINE,
+    OPEN_STATUSES,
+    DecisionKind,
+    DecisionStatus,
+    Outcome,
+    Terms,
+    due_at,
+)
+from ..runtime import Tx
+from ..transitions import enter
+from .points import POINTS, ROOT_ENDS, SUBJECTS, Point
+
+ANY_KIND = "*"
+
+
+@dataclass
+class _Changes:
+    opened: dict[str, tuple[Point, str]] = field(default_factory=dict)  # subject -> (point, root id)
+    answered: dict[str, str] = field(default_factory=dict)  # subject -> outcome
+    left: set[str] = field(default_factory=set)
+    ended_roots: set[str] = field(default_factory=set)
+
+    def close(self, subject: str, outcome: str | None) -> None:
+        if self.opened.pop(subject, None) is not None:
+            return  # opened and ended in this transaction: never written
+        if outcome is not None:
+            self.answered[subject] = outcome
+        else:
+            self.left.add(subject)
+
+
+def _read(tx: Tx) -> _Changes:
+    changes = _Changes()
+    for event in list(tx.events.events):
+        ends = ROOT_ENDS.get(event.entity_type)
+        if ends is not None and event.to_state in ends and event.kind.endswith("_transitioned"):
+            changes.ended_roots.add(event.entity_id)
+            for subject, (_, root_id) in list(changes.opened.items()):
+                if root_id == event.entity_id:
+                    del changes.opened[subject]
+        if event.entity_type not in SUBJECTS:
+            continue
+        for point in POINTS.values():
+            if point.subject != event.entity_type:
+                continue
+            outcome = point.answer(event)
+            if outcome is not None:
+                changes.close(event.entity_id, outcome)
+            elif point.leaves(event):
+                changes.close(event.entity_id, None)
+            if point.opens(event):
+                changes.opened[event.entity_id] = (point, event.root_id)
+    return changes
+
+
+async def track_decisions(tx: Tx) -> None:
+    changes = _read(tx)
+    if changes.answered or changes.left or changes.ended_roots:
+        await _close(tx, changes)
+    for subject, (point, root_id) in changes.opened.items():
+        await open_decision(tx, point, subject, root_id)
+
+
+async def _close(tx: Tx, changes: _Changes) -> None:
+    subjects = set(changes.answered) | changes.left
+    query = select(Decision).where(
+        Decision.tenant_id == tx.tenant_id,
+        Decision.status.in_([s.value for s in OPEN_STATUSES]),
+        or_(Decision.subject_id.in_(subjects), Decision.root_id.in_(changes.ended_roots)),
+    )
+    for decision in (await tx.session.scalars(query)).all():
+        outcome = changes.answered.get(decision.subject_id)
+        if outcome is not None:
+            decided(tx, decision, outcome)
+        else:
+            withdraw(tx, decision, "it ended without an answer")
+
+
+def record(tx: Tx, decision: Decision, kind: DecisionEvent, **data: Any) -> None:
+    tx.events.record(
+        kind,
+        entity_type=ENTITY,
+        entity_id=decision.id,
+        root_type=decision.root_type,
+        root_id=decision.root_id,
+        data={"kind": decision.kind, "subjectType": decision.subject_type, "subjectId": decision.subject_id}
+        | data,
+    )
+
+
+def move(tx: Tx, decision: Decision, to: DecisionStatus, reason: str | None = None, **data: Any) -> None:
+    enter(
+        tx,
+        DECISION_MACHINE,
+        decision,
+        to,
+        root_type=decision.root_type,
+        root_id=decision.root_id,
+        reason=reason,
+        data=data or None,
+    )
+
+
+def decided(tx: Tx, decision: Decision, outcome: str) -> None:
+    decision.outcome = outcome
+    move(tx, decision, DecisionStatus.DECIDED)
+    record(tx, decision, DecisionEvent.DECISION_MADE, outcome=outcome, by=tx.principal.name)
+
+
+def withdraw(tx: Tx, decision: Decision, reason: str) -> None:
+    move(tx, decision, DecisionStatus.WITHDRAWN, reason)
+    record(tx, decision, DecisionEvent.DECISION_WITHDRAWN, reason=reason)
+
+
+async def _scope_ids(tx: Tx, point: Point, root_id: str) -> list[tuple[str, str]]:
+    """(scope type, scope id) from the narrowest to the widest: the plan or mission, the workflow's
+    definition (by name), the tenant."""
+    scopes: list[tuple[str, str]] = []
+    if point.root == "workflow":
+        workflow = await tx.session.get(Workflow, root_id)
+        if workflow is not None:
+            scopes.append(("workflow_definition", workflow.name))
+    else:
+        scopes.append((point.root, root_id))
+    scopes.append(("tenant", tx.tenant_id))
+    return scopes
+
+
+def policy_terms(policy: DecisionPolicy) -> Terms:
+    return Terms(
+        policy.deadline_seconds,
+        Outcome(policy.default_outcome) if policy.default_outcome else None,
+        policy.assignee,
+        policy.escalate_after_seconds,
+        policy.escalation_role,
+    )
+
+
+async def resolve_terms(tx: Tx, point: Point, subject: str, root_id: str) -> Terms:
+    """The request's own terms over the plan's (mission's, workflow definition's) over the tenant's,
+    each scope's terms for this kind over its terms for every kind."""
+    scopes = await _scope_ids(tx, point, root_id)
+    rows = (
+        await tx.session.scalars(
+            select(DecisionPolicy).where(
+                DecisionPolicy.tenant_id == tx.tenant_id,
+                or_(*((DecisionPolicy.scope_type == t) & (DecisionPolicy.scope_id == i) for t, i in scopes)),
+                DecisionPolicy.kind.in_([point.kind.value, ANY_KIND]),
+            )
+        )
+    ).all()
+    found = {(p.scope_type, p.scope_id, p.kind): p for p in rows}
+    terms: Terms = tx.decision_terms.get(subject, Terms())
+    for scope_type, scope_id in scopes:
+        for kind in (point.kind.value, ANY_KIND):
+            policy = found.get((scope_type, scope_id, kind))
+            if policy is not None:
+                terms = terms.over(policy_terms(policy))
+    return terms
+
+
+async def open_decision(tx: Tx, point: Point, subject: str, root_id: str) -> Decision:
+    terms = await resolve_terms(tx, point, subject, root_id)
+    decision = Decision(
+        id=str(uuid.uuid4()),
+        tenant_id=tx.tenant_id,
+        kind=point.kind.value,
+        status=DecisionStatus.OPEN.value,
+        subject_type=point.subject,
+        subject_id=subject,
+        root_type=point.root,
+        root_id=root_id,
+        created_at=tx.now,
+        updated_at=tx.now,
+    )
+    apply_terms(decision, terms)
+    tx.session.add(decision)
+    record(tx, decision, DecisionEvent.REVIEW_REQUESTED, **describe(decision))
+    return decision
+
+
+def apply_terms(decision: Decision, terms: Terms) -> None:
+    """Set the decision's assignee, deadline and escalation from ``terms``, timed from its opening. A
+    default outcome the kind does not allow (a tenant-wide skip, say) is left out, with its deadline."""
+    allowed = POINTS[DecisionKind(decision.kind)].defaults
+    usable = terms.default_outcome is not None and terms.default_outcome in allowed
+    decision.default_outcome = terms.default_outcome.value if usable and terms.default_outcome else None
+    decision.deadline_at = due_at(decision.created_at, terms.deadline_seconds) if usable else None
+    if decision.escalated_at is None:  # an escalated decision stays with the escalation role
+        decision.assignee = terms.assignee
+        decision.escalate_at = due_at(decision.created_at, terms.escalate_after_seconds)
+        decision.escalation_role = terms.escalation_role
+        deadline, escalation = decision.deadline_at, decision.escalate_at
+        if deadline is not None and escalation is not None and escalation >= deadline:
+            decision.escalate_at = decision.escalation_role = None  # the deadline comes first
+
+
+def describe(decision: Decision) -> dict[str, Any]:
+    def iso(value: Any) -> str | None:
+        return value.isoformat() if value is not None else None
+
+    return {
+        "assignee": decision.assignee,
+        "deadlineAt": iso(decision.deadline_at),
+        "defaultOutcome": decision.default_outcome,
+        "escalateAt": iso(decision.escalate_at),
+        "escalationRole": decision.escalation_role,
+    }

@@ -36,6 +36,7 @@ from .oplog_queries import OperationLogQueries
 from .plans.inbox import ReviewInboxQueries
 from .plans.mutations import PlanMutations
 from .plans.queries import PlanQueries
+from .webhooks.resolvers import WebhookMutations, WebhookQueries
 from .wire_json import JSON_SCALAR
 from .workflows.mutations import WorkflowMutations
 from .workflows.queries import WorkflowQueries, WorkflowSubscriptions
@@ -70,6 +71,7 @@ class Query(
     EventQueries,
     MachineQueries,
     OperationLogQueries,
+    WebhookQueries,
     NodeQueries,
 ):
     pass
@@ -80,7 +82,7 @@ class Query(
     "then nothing was written. Agent keys drive work, reviewer keys decide, admin keys do both; viewer "
     "keys only read (a forbidden call is a FORBIDDEN error)."
 )
-class Mutation(PlanMutations, MissionMutations, WorkflowMutations):
+class Mutation(PlanMutations, MissionMutations, WorkflowMutations, WebhookMutations):
     pass
 
 

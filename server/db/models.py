@@ -204,4 +204,5 @@ class OperationLog(Base):
 # The missions and workflows domains keep their models in modules of their own; importing them here
 # puts their tables in ``Base.metadata`` for everything that reads it (Alembic, tests).
 from . import mission_models as mission_models  # noqa: E402
+from . import webhook_models as webhook_models  # noqa: E402
 from . import workflow_models as workflow_models  # noqa: E402

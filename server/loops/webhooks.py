@@ -31,7 +31,7 @@ from ..services.webhooks.sender import Sender
 
 logger = logging.getLogger(__name__)
 
-LEASE_MARGIN_SECONDS = 5.0
+LEASE_MARGIN_SECONDS = 1.0
 
 
 class WebhookDispatcher:

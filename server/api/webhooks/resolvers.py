@@ -121,7 +121,7 @@ class WebhookMutations:
         permission_classes=ADMIN,
     )
     async def create_webhook_endpoint(
-        self, info: I, input: CreateWebhookEndpointInput
+        self, info: I, input: Annotated[CreateWebhookEndpointInput, A(description="The new endpoint.")]
     ) -> WebhookEndpointPayload:
         created, errors = await run_mutation(
             info,
@@ -138,7 +138,7 @@ class WebhookMutations:
 
     @strawberry.mutation(description="Change an endpoint (admin keys only).", permission_classes=ADMIN)
     async def update_webhook_endpoint(
-        self, info: I, input: UpdateWebhookEndpointInput
+        self, info: I, input: Annotated[UpdateWebhookEndpointInput, A(description="What to change.")]
     ) -> WebhookEndpointPayload:
         row, errors = await run_mutation(
             info,

@@ -17,13 +17,18 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
+from ..clock import SystemClock
+from ..config import Settings
+from ..db.engine import Database
 from ..db.webhook_models import WebhookEndpoint
+from ..realtime import NoticeBus
 from ..services.runtime import Runtime
 from ..services.webhooks import delivery
 from ..services.webhooks.delivery import Sent
@@ -32,6 +37,9 @@ from ..services.webhooks.sender import Sender
 logger = logging.getLogger(__name__)
 
 LEASE_MARGIN_SECONDS = 1.0
+# A woken task waits this long before its pass, so that a burst of commits is sent as one batch (one
+# transaction to record it) rather than one pass per commit.
+COALESCE_SECONDS = 0.05
 
 
 class WebhookDispatcher:
@@ -70,6 +78,10 @@ class WebhookDispatcher:
             worker = self._workers.get(endpoint_id)
             if worker is not None:
                 worker.wake.set()
+
+    def wake_all(self) -> None:
+        for worker in self._workers.values():
+            worker.wake.set()
 
     def refresh(self) -> None:
         """Re-read the endpoint list now (after one was created, changed or deleted here)."""
@@ -120,6 +132,8 @@ class EndpointWorker:
         self.endpoint_id = endpoint_id
         self.wake = asyncio.Event()
         self.paused_until: datetime | None = None
+        # Until when this process holds the lease, as far as it knows (it re-takes it past half of it).
+        self.lease_until: datetime | None = None
         self._task: asyncio.Task[None] | None = None
         settings = dispatcher.runtime.settings
         self.sender = Sender(
@@ -156,6 +170,7 @@ class EndpointWorker:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.dispatcher.poll):
                     await self.wake.wait()
+                    await asyncio.sleep(COALESCE_SECONDS)
 
     async def pass_once(self) -> bool:
         """One pass; True when it sent a full batch with no failure (there may be more right away)."""
@@ -165,10 +180,17 @@ class EndpointWorker:
         if self.paused_until is not None and now < self.paused_until:
             return False
         self.paused_until = None
-        endpoint = await delivery.take_lease(db, self.endpoint_id, d.owner, now, d.lease)
-        if endpoint is None:
+        if self.lease_until is None or self.lease_until - now < d.lease / 2:
+            # Taken (a write) only when not held or half gone; otherwise the endpoint is only read.
+            self.lease_until = None
+            endpoint = await delivery.take_lease(db, self.endpoint_id, d.owner, now, d.lease)
+            if endpoint is not None:
+                self.lease_until = now + d.lease
+        else:
+            endpoint = await delivery.read_endpoint(db, self.endpoint_id, now)
+        if endpoint is None or self.lease_until is None:
             return False
-        lease_until = now + d.lease
+        lease_until = self.lease_until
         work = await delivery.read_work(db, endpoint, now, d.batch)
         sent: list[Sent] = []
         cursor = work.cursor
@@ -176,9 +198,10 @@ class EndpointWorker:
             at = d.now()
             if lease_until - at < timedelta(seconds=d.timeout + LEASE_MARGIN_SECONDS):
                 if not await delivery.renew_lease(db, endpoint.id, d.owner, at, d.lease):
+                    self.lease_until = None
                     cursor = self._cursor_before(work, item, endpoint.cursor_seq)
                     break
-                lease_until = at + d.lease
+                lease_until = self.lease_until = at + d.lease
             outcome = await self.sender.send(
                 endpoint.url, item.message, endpoint.secrets, int(at.timestamp())
             )
@@ -188,7 +211,8 @@ class EndpointWorker:
                 self.paused_until = next_at or at + delivery.RETRY_SCHEDULE[0]
                 cursor = item.seq if item.new else self._cursor_before(work, item, endpoint.cursor_seq)
                 break
-        await delivery.record(db, endpoint, d.owner, d.owner, sent, cursor)
+        if not await delivery.record(db, endpoint, d.owner, d.owner, sent, cursor):
+            self.lease_until = None
         return self.paused_until is None and work.more
 
     @staticmethod
@@ -200,3 +224,30 @@ class EndpointWorker:
         start = work.items.index(stop)
         unsent = [i.seq for i in work.items[start:] if i.new]
         return unsent[0] - 1 if unsent else work.cursor
+
+
+async def run_dispatcher(settings: Settings) -> None:
+    """Delivery alone (``flightdeck deliver-webhooks``): the dispatcher, woken by the notice bus, until
+    SIGTERM or SIGINT."""
+    db = Database(settings.database_url)
+    runtime = Runtime(db=db, clock=SystemClock(), settings=settings)
+    dispatcher = WebhookDispatcher(runtime)
+    bus = NoticeBus(
+        settings.broadcast_url,
+        settings.broadcast_channel,
+        on_notice=lambda n: dispatcher.wake(n.tenant_id),
+        on_resync=dispatcher.wake_all,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await bus.start()
+    dispatcher.start()
+    logger.info("delivering webhooks as %s", dispatcher.owner)
+    try:
+        await stop.wait()
+    finally:
+        await dispatcher.stop()
+        await bus.stop()
+        await db.dispose()

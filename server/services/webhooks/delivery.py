@@ -113,6 +113,19 @@ async def take_lease(
         )
 
 
+async def read_endpoint(db: Database, endpoint_id: str, now: datetime) -> EndpointState | None:
+    """The endpoint as it is now, for a process that already holds its lease (a read, not a write)."""
+    async with db.reader() as session:
+        row = (
+            await session.execute(select(E).where(E.id == endpoint_id, E.enabled.is_(True)))
+        ).scalar_one_or_none()
+        if row is None:
+            return None
+        return EndpointState(
+            row.id, row.tenant_id, row.url, list(row.topics), secrets_of(row, now), row.cursor_seq
+        )
+
+
 async def renew_lease(db: Database, endpoint_id: str, owner: str, now: datetime, ttl: timedelta) -> bool:
     async with db.transaction() as session:
         renewed = await session.execute(

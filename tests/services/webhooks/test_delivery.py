@@ -27,7 +27,7 @@ from server.services.webhooks.topics import Topic
 from tests.services.helpers import Flight
 from tests.services.webhooks.receiver import HANG, Receiver, receiver
 
-TIMEOUT = 0.5
+TIMEOUT = 1.5  # short, for the hanging receiver; long enough for a loaded machine
 
 
 @pytest.fixture
@@ -193,6 +193,8 @@ async def test_a_dead_endpoint_is_given_up_after_the_schedule_and_can_be_redeliv
     assert (failed.status, failed.attempts, failed.next_attempt_at) == ("failed", MAX_ATTEMPTS, None)
     clock.advance(timedelta(days=1))
     await worker.pass_once()
+    attempts = await driver.attempts(made.endpoint.id)
+    assert [a.status_code for a in attempts] == [503] * MAX_ATTEMPTS, [a.error for a in attempts]
     assert len(hook.received) == MAX_ATTEMPTS  # nothing more once failed
 
     hook.default = 204

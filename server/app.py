@@ -32,6 +32,7 @@ from .loops.asset_expiry import expire_assets
 from .loops.decision_deadlines import run_decision_deadlines
 from .loops.runner import Loop
 from .loops.stalls import scan_stalls
+from .loops.webhooks import WebhookDispatcher
 from .loops.workflow_timers import run_workflow_timers
 from .mcp.http import McpHttp
 from .metrics import REGISTRY as METRICS
@@ -97,10 +98,18 @@ def create_app(
         if settings.operation_log:
             runtime.operation_log = OperationLogWriter(db)
             runtime.operation_log.start()
+        # Webhook deliveries are woken by commits here and by other processes' notices.
+        webhooks = WebhookDispatcher(runtime) if settings.webhooks else None
+
+        def on_notice(n: Notice) -> None:
+            runtime.feed.announce(n.tenant_id, n.seq)
+            if webhooks is not None:
+                webhooks.wake(n.tenant_id)
+
         bus = NoticeBus(
             settings.broadcast_url,
             settings.broadcast_channel,
-            on_notice=lambda n: runtime.feed.announce(n.tenant_id, n.seq),
+            on_notice=on_notice,
             on_resync=runtime.feed.resync,
         )
         runtime.commit_listeners.append(lambda tenant, seqs: bus.publish_nowait(Notice(tenant, max(seqs))))
@@ -137,6 +146,10 @@ def create_app(
         ]
         for loop in loops:
             loop.start()
+        if webhooks is not None:
+            runtime.commit_listeners.append(webhooks.wake)
+            runtime.endpoint_listeners.append(webhooks.refresh)
+            webhooks.start()
         app.state.readiness = Readiness(
             db,
             bus,
@@ -163,6 +176,8 @@ def create_app(
             # pending, end the subscribers' tails and write the last operation log records.
             for loop in loops:
                 await loop.stop()
+            if webhooks is not None:
+                await webhooks.stop()
             await bus.stop()
             await runtime.feed.close()
             if runtime.operation_log is not None:

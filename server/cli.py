@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -127,6 +128,19 @@ def mcp(
     except (StdioRefused, DevModeRefused) as exc:
         typer.echo(f"flightdeck mcp: {exc}", err=True)
         raise typer.Exit(2) from None
+
+
+@app.command("deliver-webhooks")
+def deliver_webhooks() -> None:
+    """Deliver webhooks only, in a process of its own (run `serve` with FLIGHTDECK_WEBHOOKS=false then):
+    it takes the endpoints' leases like a serve process would, and hears commits through the broadcast
+    URL (or finds them every FLIGHTDECK_WEBHOOK_POLL_SECONDS)."""
+    from .loops.webhooks import run_dispatcher
+
+    settings = _settings()
+    upgrade(settings.database_url)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run_dispatcher(settings))
 
 
 @app.command()

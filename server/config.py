@@ -186,6 +186,32 @@ class Settings(BaseSettings):
         description="In dev mode, Host names besides loopback's (localhost, 127.0.0.1, [::1]) that "
         "requests may be addressed to.",
     )
+    webhooks: bool = Field(default=True, description="Deliver events to the tenants' webhook endpoints.")
+    webhook_allow_private_targets: bool = Field(
+        default=False,
+        description="Let webhook endpoints be (or resolve to) loopback, private, link-local or other "
+        "non-public addresses. Leave off unless the receivers are yours (SSRF).",
+    )
+    webhook_timeout_seconds: float = Field(
+        default=10.0, gt=0, le=60, description="Longest one webhook request may take, connect to last byte."
+    )
+    webhook_max_response_bytes: int = Field(
+        default=64 * 1024, ge=0, description="Most of a webhook response's body read; the rest is dropped."
+    )
+    webhook_poll_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        description="How often webhook delivery looks for new events and due retries without being woken.",
+    )
+    webhook_lease_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="How long a server process holds an endpoint (renewed while it delivers); another "
+        "process takes the endpoint over this long after its holder died. Must exceed the timeout.",
+    )
+    webhook_batch_size: int = Field(
+        default=100, ge=1, le=1000, description="Most events one delivery pass sends to an endpoint."
+    )
 
 
 def read_config_file(path: Path) -> dict[str, Any]:

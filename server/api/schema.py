@@ -37,6 +37,7 @@ from .oplog_queries import OperationLogQueries
 from .plans.inbox import ReviewInboxQueries
 from .plans.mutations import PlanMutations
 from .plans.queries import PlanQueries
+from .webhooks.resolvers import WebhookMutations, WebhookQueries
 from .wire_json import JSON_SCALAR
 from .workflows.mutations import WorkflowMutations
 from .workflows.queries import WorkflowQueries, WorkflowSubscriptions
@@ -71,6 +72,7 @@ class Query(
     EventQueries,
     MachineQueries,
     OperationLogQueries,
+    WebhookQueries,
     NodeQueries,
     DecisionQueries,
 ):
@@ -82,7 +84,7 @@ class Query(
     "then nothing was written. Agent keys drive work, reviewer keys decide, admin keys do both; viewer "
     "keys only read (a forbidden call is a FORBIDDEN error)."
 )
-class Mutation(PlanMutations, MissionMutations, WorkflowMutations, DecisionMutations):
+class Mutation(PlanMutations, MissionMutations, WorkflowMutations, DecisionMutations, WebhookMutations):
     pass
 
 

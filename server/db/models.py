@@ -211,4 +211,5 @@ class OperationLog(Base):
 # puts their tables in ``Base.metadata`` for everything that reads it (Alembic, tests).
 from . import decision_models as decision_models  # noqa: E402
 from . import mission_models as mission_models  # noqa: E402
+from . import webhook_models as webhook_models  # noqa: E402
 from . import workflow_models as workflow_models  # noqa: E402

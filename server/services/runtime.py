@@ -33,6 +33,8 @@ class Runtime:
     settings: Settings
     commit_listeners: list[CommitListener] = field(default_factory=list)
     operation_log: OperationLogWriter | None = None
+    # Called after a webhook endpoint was created, changed or deleted here (the delivery tasks re-read).
+    endpoint_listeners: list[Callable[[], None]] = field(default_factory=list)
     feed: EventFeed = field(init=False)
 
     def __post_init__(self) -> None:

@@ -17,26 +17,14 @@ from ...services.decisions import policies as decision_policies
 from ...services.decisions.policies import PolicyKey, Scope
 from ...services.pages import time_cursor
 from ..context import Context
-from ..descriptions import CURSOR, EDGES, PAGE_AFTER, PAGE_FIRST, PAGE_INFO, edge_node, user_errors
+from ..descriptions import PAGE_AFTER, PAGE_FIRST, user_errors
 from ..errors import UserError, run_mutation, run_query
-from ..pagination import PageInfo, capped
+from ..pagination import Connection, list_connection
 from ..permissions import CanDrive
 from .types import DecisionPolicyType, DecisionTermsInput, DecisionType
 
 I = Info[Context, Any]  # noqa: E741
 A = strawberry.argument
-
-
-@strawberry.type(description="A decision and its position in the inbox.")
-class DecisionEdge:
-    cursor: str = strawberry.field(description=CURSOR)
-    node: DecisionType = strawberry.field(description=edge_node("decision"))
-
-
-@strawberry.type(description="A page of open decisions.")
-class DecisionConnection:
-    edges: list[DecisionEdge] = strawberry.field(description=EDGES)
-    page_info: PageInfo = strawberry.field(description=PAGE_INFO)
 
 
 @strawberry.type
@@ -53,21 +41,18 @@ class DecisionQueries:
         kind: Annotated[DecisionKind | None, A(description="Only decisions of this kind.")] = None,
         first: Annotated[int, A(description=PAGE_FIRST)] = 50,
         after: Annotated[str | None, A(description=PAGE_AFTER)] = None,
-    ) -> DecisionConnection:
+    ) -> Connection[DecisionType]:
         principal = info.context.principal
-        size = capped(info, first)
-
-        async def read(session: Any) -> DecisionConnection:
-            page = await decision_inbox.open_decisions(session, principal, size, after, mine=mine, kind=kind)
-            edges = [
-                DecisionEdge(cursor=time_cursor(d.created_at, d.id), node=DecisionType.from_row(d))
-                for d in page.items
-            ]
-            return DecisionConnection(edges=edges, page_info=PageInfo.of(page.has_next_page, edges))
-
-        result = await run_query(info, read)
-        assert result is not None
-        return result
+        return await list_connection(
+            info,
+            lambda session, size: decision_inbox.open_decisions(
+                session, principal, size, after, mine=mine, kind=kind
+            ),
+            lambda session: decision_inbox.count_open_decisions(session, principal, mine=mine, kind=kind),
+            lambda d: time_cursor(d.created_at, d.id),
+            DecisionType.from_row,
+            first,
+        )
 
     @strawberry.field(description="One decision by id; null when it does not exist in your tenant.")
     async def decision(

@@ -3,7 +3,7 @@ them, one decision, and the policies of a scope."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...auth import Principal
@@ -19,6 +19,18 @@ def assignees_of(principal: Principal) -> list[str]:
     return [f"user:{principal.name.removeprefix('key:')}", f"role:{principal.role.value}"]
 
 
+def _open(principal: Principal, mine: bool, kind: DecisionKind | None) -> Select[Decision]:
+    """Open (and escalated) decisions of the key's tenant; ``mine``: assigned to its name or role."""
+    query = select(Decision).where(
+        Decision.tenant_id == principal.tenant_id, Decision.status.in_([s.value for s in OPEN_STATUSES])
+    )
+    if mine:
+        query = query.where(Decision.assignee.in_(assignees_of(principal)))
+    if kind is not None:
+        query = query.where(Decision.kind == kind.value)
+    return query
+
+
 async def open_decisions(
     session: AsyncSession,
     principal: Principal,
@@ -29,16 +41,23 @@ async def open_decisions(
     kind: DecisionKind | None = None,
 ) -> Page[Decision]:
     """Open (and escalated) decisions, oldest first; ``mine``: assigned to the key's name or role."""
-    query = select(Decision).where(
-        Decision.tenant_id == principal.tenant_id, Decision.status.in_([s.value for s in OPEN_STATUSES])
-    )
-    if mine:
-        query = query.where(Decision.assignee.in_(assignees_of(principal)))
-    if kind is not None:
-        query = query.where(Decision.kind == kind.value)
     return await keyset_page(
-        session, query, Decision.created_at, Decision.id, first, after, newest_first=False
+        session,
+        _open(principal, mine, kind),
+        Decision.created_at,
+        Decision.id,
+        first,
+        after,
+        newest_first=False,
     )
+
+
+async def count_open_decisions(
+    session: AsyncSession, principal: Principal, *, mine: bool = False, kind: DecisionKind | None = None
+) -> int:
+    """How many decisions ``open_decisions`` pages through."""
+    counted = await session.scalar(select(func.count()).select_from(_open(principal, mine, kind).subquery()))
+    return int(counted or 0)
 
 
 async def decision_by_id(session: AsyncSession, tenant_id: str, decision_id: str) -> Decision | None:

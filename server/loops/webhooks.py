@@ -1,0 +1,253 @@
+"""Webhook delivery: one task per enabled endpoint, woken by commits, driven by the event log.
+
+A task delivers only while it holds its endpoint's lease (a row lease: a conditional UPDATE, alike on
+SQLite and PostgreSQL), so two server processes never send to one endpoint at once; a process that dies
+holding it stalls that endpoint for at most ``webhook_lease_seconds``. The lease is renewed before each
+request whenever less than the request timeout plus a margin is left, so it cannot lapse mid-request.
+
+Nothing here runs inside a transition: a commit only sets an ``asyncio.Event`` (``wake``), so a slow or
+dead endpoint delays neither transitions nor the other endpoints' tasks. After a failed attempt an
+endpoint's task pauses until that delivery's retry is due instead of sending the rest of its backlog into
+a dead receiver.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import uuid
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+
+from ..clock import SystemClock
+from ..config import Settings
+from ..db.engine import Database
+from ..db.webhook_models import WebhookEndpoint
+from ..realtime import NoticeBus
+from ..services.runtime import Runtime
+from ..services.webhooks import delivery
+from ..services.webhooks.delivery import Sent
+from ..services.webhooks.sender import Sender
+
+logger = logging.getLogger(__name__)
+
+LEASE_MARGIN_SECONDS = 1.0
+# A woken task waits this long before its pass, so that a burst of commits is sent as one batch (one
+# transaction to record it) rather than one pass per commit.
+COALESCE_SECONDS = 0.05
+
+
+class WebhookDispatcher:
+    def __init__(self, runtime: Runtime, *, owner: str | None = None) -> None:
+        self.runtime = runtime
+        settings = runtime.settings
+        self.owner = owner or f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self.timeout = settings.webhook_timeout_seconds
+        # Never shorter than a request plus the margin: the lease must outlast any request begun under it.
+        self.lease = timedelta(
+            seconds=max(settings.webhook_lease_seconds, 2 * (self.timeout + LEASE_MARGIN_SECONDS))
+        )
+        self.poll = settings.webhook_poll_seconds
+        self.batch = settings.webhook_batch_size
+        self._workers: dict[str, EndpointWorker] = {}
+        self._by_tenant: dict[str, set[str]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._refresh = asyncio.Event()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._supervise(), name="webhooks")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        for worker in list(self._workers.values()):
+            await worker.stop()
+        self._workers.clear()
+
+    def wake(self, tenant_id: str, _seqs: Sequence[int] = ()) -> None:
+        """A commit listener: the tenant's endpoints look at the log now. Never blocks, never raises."""
+        for endpoint_id in self._by_tenant.get(tenant_id, ()):
+            worker = self._workers.get(endpoint_id)
+            if worker is not None:
+                worker.wake.set()
+
+    def wake_all(self) -> None:
+        for worker in self._workers.values():
+            worker.wake.set()
+
+    def refresh(self) -> None:
+        """Re-read the endpoint list now (after one was created, changed or deleted here)."""
+        self._refresh.set()
+
+    async def sync(self) -> None:
+        """Start a task for each enabled endpoint, stop those of endpoints gone or disabled."""
+        async with self.runtime.db.reader() as session:
+            rows = (
+                await session.execute(
+                    select(WebhookEndpoint.id, WebhookEndpoint.tenant_id).where(
+                        WebhookEndpoint.enabled.is_(True)
+                    )
+                )
+            ).all()
+        wanted = {r.id: r.tenant_id for r in rows}
+        for endpoint_id in set(self._workers) - set(wanted):
+            await self._workers.pop(endpoint_id).stop()
+        by_tenant: dict[str, set[str]] = {}
+        for endpoint_id, tenant_id in wanted.items():
+            by_tenant.setdefault(tenant_id, set()).add(endpoint_id)
+            if endpoint_id not in self._workers:
+                worker = EndpointWorker(self, endpoint_id)
+                self._workers[endpoint_id] = worker
+                worker.start()
+        self._by_tenant = by_tenant
+
+    async def _supervise(self) -> None:
+        while True:
+            try:
+                await self.sync()
+            except Exception:
+                logger.exception("webhooks: reading the endpoint list failed; trying again")
+            self._refresh.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.poll):
+                    await self._refresh.wait()
+
+    def now(self) -> datetime:
+        return self.runtime.clock.now()
+
+
+class EndpointWorker:
+    """Delivers to one endpoint, pass after pass, while it can take the endpoint's lease."""
+
+    def __init__(self, dispatcher: WebhookDispatcher, endpoint_id: str) -> None:
+        self.dispatcher = dispatcher
+        self.endpoint_id = endpoint_id
+        self.wake = asyncio.Event()
+        self.paused_until: datetime | None = None
+        # Until when this process holds the lease, as far as it knows (it re-takes it past half of it).
+        self.lease_until: datetime | None = None
+        self._task: asyncio.Task[None] | None = None
+        settings = dispatcher.runtime.settings
+        self.sender = Sender(
+            timeout=settings.webhook_timeout_seconds,
+            max_response_bytes=settings.webhook_max_response_bytes,
+            allow_private=settings.webhook_allow_private_targets,
+        )
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"webhook:{self.endpoint_id}")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        await self.sender.close()
+        with contextlib.suppress(Exception):
+            await delivery.release_lease(self.dispatcher.runtime.db, self.endpoint_id, self.dispatcher.owner)
+
+    async def _run(self) -> None:
+        while True:
+            busy = False
+            try:
+                busy = await self.pass_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("webhooks: a pass of endpoint %s failed; trying again", self.endpoint_id)
+            if busy:
+                continue
+            self.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.dispatcher.poll):
+                    await self.wake.wait()
+                    await asyncio.sleep(COALESCE_SECONDS)
+
+    async def pass_once(self) -> bool:
+        """One pass; True when it sent a full batch with no failure (there may be more right away)."""
+        d = self.dispatcher
+        db = d.runtime.db
+        now = d.now()
+        if self.paused_until is not None and now < self.paused_until:
+            return False
+        self.paused_until = None
+        if self.lease_until is None or self.lease_until - now < d.lease / 2:
+            # Taken (a write) only when not held or half gone; otherwise the endpoint is only read.
+            self.lease_until = None
+            endpoint = await delivery.take_lease(db, self.endpoint_id, d.owner, now, d.lease)
+            if endpoint is not None:
+                self.lease_until = now + d.lease
+        else:
+            endpoint = await delivery.read_endpoint(db, self.endpoint_id, now)
+        if endpoint is None or self.lease_until is None:
+            return False
+        lease_until = self.lease_until
+        work = await delivery.read_work(db, endpoint, now, d.batch)
+        sent: list[Sent] = []
+        cursor = work.cursor
+        for item in work.items:
+            at = d.now()
+            if lease_until - at < timedelta(seconds=d.timeout + LEASE_MARGIN_SECONDS):
+                if not await delivery.renew_lease(db, endpoint.id, d.owner, at, d.lease):
+                    self.lease_until = None
+                    cursor = self._cursor_before(work, item, endpoint.cursor_seq)
+                    break
+                lease_until = self.lease_until = at + d.lease
+            outcome = await self.sender.send(
+                endpoint.url, item.message, endpoint.secrets, int(at.timestamp())
+            )
+            sent.append(Sent(item, outcome, at))
+            if not outcome.succeeded:
+                _, next_at = delivery.settle(item, outcome, at)
+                self.paused_until = next_at or at + delivery.RETRY_SCHEDULE[0]
+                cursor = item.seq if item.new else self._cursor_before(work, item, endpoint.cursor_seq)
+                break
+        if not await delivery.record(db, endpoint, d.owner, d.owner, sent, cursor):
+            self.lease_until = None
+        return self.paused_until is None and work.more
+
+    @staticmethod
+    def _cursor_before(work: delivery.Work, stop: delivery.Item, cursor: int) -> int:
+        """The cursor when the pass stops before ``stop``: just before the first new item not sent."""
+        new = [i.seq for i in work.items if i.new]
+        if not new:
+            return cursor
+        start = work.items.index(stop)
+        unsent = [i.seq for i in work.items[start:] if i.new]
+        return unsent[0] - 1 if unsent else work.cursor
+
+
+async def run_dispatcher(settings: Settings) -> None:
+    """Delivery alone (``flightdeck deliver-webhooks``): the dispatcher, woken by the notice bus, until
+    SIGTERM or SIGINT."""
+    db = Database(settings.database_url)
+    runtime = Runtime(db=db, clock=SystemClock(), settings=settings)
+    dispatcher = WebhookDispatcher(runtime)
+    bus = NoticeBus(
+        settings.broadcast_url,
+        settings.broadcast_channel,
+        on_notice=lambda n: dispatcher.wake(n.tenant_id),
+        on_resync=dispatcher.wake_all,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await bus.start()
+    dispatcher.start()
+    logger.info("delivering webhooks as %s", dispatcher.owner)
+    try:
+        await stop.wait()
+    finally:
+        await dispatcher.stop()
+        await bus.stop()
+        await db.dispose()

@@ -1,0 +1,338 @@
+"""Webhook delivery against a real receiver on 127.0.0.1, on SQLite and PostgreSQL, with the fake clock.
+
+Each test drives an endpoint's worker one pass at a time (``pass_once``), as the dispatcher's task does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from server.clock import FakeClock
+from server.config import Settings
+from server.db.webhook_models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from server.errors import ErrorCode
+from server.loops.webhooks import EndpointWorker, WebhookDispatcher
+from server.services.runtime import Runtime
+from server.services.webhooks import endpoints
+from server.services.webhooks.delivery import GIVE_UP_AFTER, MAX_ATTEMPTS, RETRY_SCHEDULE
+from server.services.webhooks.endpoints import Created
+from server.services.webhooks.signing import verify
+from server.services.webhooks.topics import Topic
+from tests.services.helpers import Flight
+from tests.services.webhooks.receiver import HANG, Receiver, receiver
+
+TIMEOUT = 1.5  # short, for the hanging receiver; long enough for a loaded machine
+
+
+@pytest.fixture
+def settings(db_url: str) -> Settings:
+    return Settings(database_url=db_url, webhook_allow_private_targets=True, webhook_timeout_seconds=TIMEOUT)
+
+
+@pytest.fixture
+async def hook() -> AsyncIterator[Receiver]:
+    async with receiver() as r:
+        yield r
+
+
+class Driver:
+    def __init__(self, runtime: Runtime, flight: Flight, clock: FakeClock) -> None:
+        self.runtime = runtime
+        self.flight = flight
+        self.clock = clock
+        self.workers: list[EndpointWorker] = []
+
+    async def endpoint(self, url: str, topics: list[Topic] | None = None) -> Created:
+        wanted = topics or [Topic.REVIEW_REQUESTED, Topic.PLAN_FAILED]
+        return await self.flight.call(lambda tx: endpoints.create_endpoint(tx, url, wanted, "test", True))
+
+    def worker(self, endpoint_id: str, owner: str = "a", **overrides: Any) -> EndpointWorker:
+        runtime = self.runtime
+        if overrides:
+            settings = runtime.settings.model_copy(update=overrides)
+            runtime = Runtime(db=runtime.db, clock=runtime.clock, settings=settings)
+        worker = EndpointWorker(WebhookDispatcher(runtime, owner=owner), endpoint_id)
+        self.workers.append(worker)
+        return worker
+
+    async def deliveries(self, endpoint_id: str) -> list[WebhookDelivery]:
+        return list(
+            await self.flight.read(
+                lambda s: _all(s, select(WebhookDelivery).where(WebhookDelivery.endpoint_id == endpoint_id))
+            )
+        )
+
+    async def attempts(self, endpoint_id: str) -> list[WebhookAttempt]:
+        query = select(WebhookAttempt).where(WebhookAttempt.endpoint_id == endpoint_id)
+        return list(await self.flight.read(lambda s: _all(s, query.order_by(WebhookAttempt.id))))
+
+    async def cursor(self, endpoint_id: str) -> int:
+        row = await self.flight.read(lambda s: s.get(WebhookEndpoint, endpoint_id))
+        assert row is not None
+        return row.cursor_seq
+
+
+async def _all(session: Any, query: Any) -> list[Any]:
+    return list((await session.execute(query)).scalars())
+
+
+@pytest.fixture
+async def driver(runtime: Runtime, flight: Flight, clock: FakeClock) -> AsyncIterator[Driver]:
+    d = Driver(runtime, flight, clock)
+    yield d
+    for w in d.workers:
+        await w.sender.close()
+
+
+async def test_events_are_delivered_signed_with_their_seq_as_id(
+    driver: Driver, flight: Flight, hook: Receiver
+) -> None:
+    made = await driver.endpoint(hook.url)
+    plan_id, _ = await flight.awaiting_review()
+    await flight.fail_plan(plan_id)
+    worker = driver.worker(made.endpoint.id)
+
+    assert await worker.pass_once() is False  # all sent, no more waiting
+
+    kinds = {e.seq: e for e in await flight.events()}
+    bodies = [r.json for r in hook.received]
+    assert [b["type"] for b in bodies] == ["review.requested", "plan.failed"]
+    for r in hook.received:
+        seq = int(r.headers["webhook-id"])
+        assert r.json["data"]["seq"] == seq
+        assert r.json["data"]["kind"] == kinds[seq].kind
+        timestamp = int(r.headers["webhook-timestamp"])
+        assert timestamp == int(driver.clock.now().timestamp())
+        assert verify(made.secret, r.headers["webhook-id"], timestamp, r.body, r.headers["webhook-signature"])
+        assert not verify(
+            "whsec_" + "A" * 32, r.headers["webhook-id"], timestamp, r.body, r.headers["webhook-signature"]
+        )
+    delivered = await driver.deliveries(made.endpoint.id)
+    assert sorted((d.seq, d.status, d.attempts) for d in delivered) == sorted(
+        (int(i), "delivered", 1) for i in hook.ids
+    )
+    assert await driver.cursor(made.endpoint.id) == await flight.last_seq()
+    # Nothing new: a second pass sends nothing.
+    await worker.pass_once()
+    assert len(hook.received) == 2
+
+
+async def test_an_endpoint_hears_only_what_came_after_it_and_its_topics(
+    driver: Driver, flight: Flight, hook: Receiver
+) -> None:
+    before, _ = await flight.awaiting_review()
+    made = await driver.endpoint(hook.url, [Topic.PLAN_FAILED])
+    await flight.awaiting_review()  # review.requested: not subscribed
+    await flight.fail_plan(before)
+    await driver.worker(made.endpoint.id).pass_once()
+    assert [r.json["type"] for r in hook.received] == ["plan.failed"]
+    assert [r.json["data"]["rootId"] for r in hook.received] == [before]
+
+
+async def test_a_failing_then_hanging_endpoint_is_retried_with_back_off_and_recovers(
+    driver: Driver, flight: Flight, hook: Receiver, clock: FakeClock
+) -> None:
+    made = await driver.endpoint(hook.url)
+    hook.script = [500, HANG]
+    plan_id, _ = await flight.awaiting_review()
+    worker = driver.worker(made.endpoint.id)
+
+    await worker.pass_once()  # 500
+    [pending] = await driver.deliveries(made.endpoint.id)
+    assert (pending.status, pending.attempts, pending.last_status_code) == ("pending", 1, 500)
+    assert pending.next_attempt_at == clock.now() + RETRY_SCHEDULE[0]
+
+    await flight.fail_plan(plan_id)  # a new event while the endpoint is paused: it waits
+    await worker.pass_once()
+    assert len(hook.received) == 1
+
+    clock.advance(RETRY_SCHEDULE[0])
+    await worker.pass_once()  # hangs: timed out
+    [pending] = await driver.deliveries(made.endpoint.id)
+    assert (pending.status, pending.attempts, pending.last_status_code) == ("pending", 2, None)
+    assert pending.last_error is not None
+    assert "timed out" in pending.last_error
+    assert pending.next_attempt_at == clock.now() + RETRY_SCHEDULE[1]
+
+    clock.advance(RETRY_SCHEDULE[1])
+    await worker.pass_once()  # recovers: the retry, then the event that waited
+    assert [r.json["type"] for r in hook.received] == ["review.requested"] * 3 + ["plan.failed"]
+    assert len(set(hook.ids[:3])) == 1  # the same webhook-id on every attempt
+    statuses = {d.seq: (d.status, d.attempts) for d in await driver.deliveries(made.endpoint.id)}
+    assert sorted(statuses.values()) == [("delivered", 1), ("delivered", 3)]
+    attempts = await driver.attempts(made.endpoint.id)
+    assert [(a.attempt, a.status_code, a.succeeded) for a in attempts] == [
+        (1, 500, False),
+        (2, None, False),
+        (3, 200, True),
+        (1, 200, True),
+    ]
+    assert attempts[1].latency_ms >= TIMEOUT * 1000 * 0.9
+
+
+async def test_a_dead_endpoint_is_given_up_after_the_schedule_and_can_be_redelivered(
+    driver: Driver, flight: Flight, hook: Receiver, clock: FakeClock
+) -> None:
+    made = await driver.endpoint(hook.url)
+    hook.default = 503
+    await flight.awaiting_review()
+    worker = driver.worker(made.endpoint.id)
+    started = clock.now()
+    await worker.pass_once()
+    for delay in RETRY_SCHEDULE:
+        clock.advance(delay)
+        await worker.pass_once()
+    assert clock.now() - started == GIVE_UP_AFTER
+    [failed] = await driver.deliveries(made.endpoint.id)
+    assert (failed.status, failed.attempts, failed.next_attempt_at) == ("failed", MAX_ATTEMPTS, None)
+    clock.advance(timedelta(days=1))
+    await worker.pass_once()
+    attempts = await driver.attempts(made.endpoint.id)
+    assert [a.status_code for a in attempts] == [503] * MAX_ATTEMPTS, [a.error for a in attempts]
+    assert len(hook.received) == MAX_ATTEMPTS  # nothing more once failed
+
+    hook.default = 204
+    queued = await flight.call(lambda tx: endpoints.redeliver(tx, made.endpoint.id, failed.seq, failed.seq))
+    assert queued == 1
+    await worker.pass_once()
+    [again] = await driver.deliveries(made.endpoint.id)
+    assert (again.status, again.attempts) == ("delivered", 1)
+    assert hook.ids[-1] == str(failed.seq)
+
+
+async def test_redelivery_of_a_range_sends_only_matching_events_already_taken_up(
+    driver: Driver, flight: Flight, hook: Receiver
+) -> None:
+    made = await driver.endpoint(hook.url)
+    for _ in range(3):
+        await flight.awaiting_review()
+    worker = driver.worker(made.endpoint.id)
+    await worker.pass_once()
+    first = [int(i) for i in hook.ids]
+    assert len(first) == 3
+    queued = await flight.call(lambda tx: endpoints.redeliver(tx, made.endpoint.id, 1, 10_000))
+    assert queued == 3
+    await worker.pass_once()
+    assert [int(i) for i in hook.ids] == first + first
+
+
+async def test_secret_rotation_signs_with_both_secrets_during_the_overlap(
+    driver: Driver, flight: Flight, hook: Receiver, clock: FakeClock
+) -> None:
+    made = await driver.endpoint(hook.url)
+    rotated = await flight.call(lambda tx: endpoints.rotate_secret(tx, made.endpoint.id, 3600))
+    await flight.awaiting_review()
+    worker = driver.worker(made.endpoint.id)
+    await worker.pass_once()
+    r = hook.received[-1]
+    sig, ts = r.headers["webhook-signature"], int(r.headers["webhook-timestamp"])
+    assert len(sig.split()) == 2
+    assert verify(made.secret, r.headers["webhook-id"], ts, r.body, sig)
+    assert verify(rotated.secret, r.headers["webhook-id"], ts, r.body, sig)
+
+    clock.advance(timedelta(hours=1, seconds=1))
+    await flight.awaiting_review()
+    await worker.pass_once()
+    r = hook.received[-1]
+    sig, ts = r.headers["webhook-signature"], int(r.headers["webhook-timestamp"])
+    assert len(sig.split()) == 1
+    assert verify(rotated.secret, r.headers["webhook-id"], ts, r.body, sig)
+    assert not verify(made.secret, r.headers["webhook-id"], ts, r.body, sig)
+
+
+async def test_only_the_lease_holder_delivers(
+    driver: Driver, flight: Flight, hook: Receiver, clock: FakeClock
+) -> None:
+    made = await driver.endpoint(hook.url)
+    await flight.awaiting_review()
+    a = driver.worker(made.endpoint.id, owner="a")
+    b = driver.worker(made.endpoint.id, owner="b")
+    await a.pass_once()
+    await flight.awaiting_review()
+    await b.pass_once()  # a holds the lease
+    assert len(hook.received) == 1
+    clock.advance(a.dispatcher.lease + timedelta(seconds=1))  # a is gone: its lease lapses
+    await b.pass_once()
+    assert len(hook.received) == 2
+    await a.pass_once()  # now b holds it
+    assert len(hook.received) == 2
+
+
+async def test_a_pass_cut_off_mid_request_loses_nothing(
+    driver: Driver, flight: Flight, hook: Receiver, clock: FakeClock
+) -> None:
+    made = await driver.endpoint(hook.url)
+    hook.script = [HANG]
+    await flight.awaiting_review()
+    a = driver.worker(made.endpoint.id, owner="a", webhook_timeout_seconds=30)
+    cut = asyncio.create_task(a.pass_once())
+    await asyncio.wait_for(hook.arrived.wait(), 10)
+    cut.cancel()  # the process dies mid-request: nothing recorded, the cursor has not moved
+    with pytest.raises(asyncio.CancelledError):
+        await cut
+    assert await driver.deliveries(made.endpoint.id) == []
+    clock.advance(a.dispatcher.lease + timedelta(seconds=1))
+    await driver.worker(made.endpoint.id, owner="b").pass_once()
+    assert hook.ids[0] == hook.ids[1]
+    [done] = await driver.deliveries(made.endpoint.id)
+    assert done.status == "delivered"
+
+
+async def test_private_targets_are_refused_when_saved_and_when_resolved(
+    driver: Driver, flight: Flight, hook: Receiver, runtime: Runtime
+) -> None:
+    strict = Runtime(
+        db=runtime.db,
+        clock=runtime.clock,
+        settings=runtime.settings.model_copy(update={"webhook_allow_private_targets": False}),
+    )
+    strict_flight = Flight(strict, flight.principal, driver.clock)
+    for url in [
+        "http://127.0.0.1/x",
+        "http://[::1]/x",
+        "http://10.0.0.8/",
+        "http://169.254.169.254/latest",
+        "http://localhost:8080/",
+        "ftp://example.com/",
+        "http://user:pw@example.com/",
+        "nonsense",
+    ]:
+        error = await strict_flight.refused(
+            lambda tx, u=url: endpoints.create_endpoint(tx, u, [Topic.PLAN_FAILED], None, True),
+            ErrorCode.VALIDATION_FAILED,
+        )
+        assert error.problems[0].field == ["url"]
+    # Saved while allowed, with a name; refused at delivery once resolved (127.0.0.1 is not public).
+    made = await driver.endpoint(hook.url.replace("127.0.0.1", "localhost"))
+    await flight.awaiting_review()
+    await driver.worker(made.endpoint.id, webhook_allow_private_targets=False).pass_once()
+    assert hook.received == []
+    [attempt] = await driver.attempts(made.endpoint.id)
+    assert attempt.error is not None
+    assert "non-public" in attempt.error
+
+
+async def test_bad_endpoint_input_is_refused_and_writes_nothing(driver: Driver, flight: Flight) -> None:
+    await flight.refused(
+        lambda tx: endpoints.create_endpoint(tx, "http://a.example/", [], None, True),
+        ErrorCode.VALIDATION_FAILED,
+    )
+    await flight.refused(
+        lambda tx: endpoints.update_endpoint(tx, "nope", None, None, None, False), ErrorCode.NOT_FOUND
+    )
+    made = await driver.endpoint("http://a.example/")
+    await flight.refused(
+        lambda tx: endpoints.rotate_secret(tx, made.endpoint.id, -1), ErrorCode.VALIDATION_FAILED
+    )
+    await flight.refused(
+        lambda tx: endpoints.redeliver(tx, made.endpoint.id, 5, 4), ErrorCode.VALIDATION_FAILED
+    )
+    await flight.refused(
+        lambda tx: endpoints.redeliver(tx, made.endpoint.id, 1, 20_001), ErrorCode.VALIDATION_FAILED
+    )

@@ -17,17 +17,23 @@ from mcp.shared.exceptions import MCPError
 
 from ..auth import Principal
 from ..services.runtime import Runtime
+from .mission_tools import mission_tools
 from .plan_tools import plan_tools
 from .tools import Tool, run_tool
+from .workflow_tools import workflow_tools
 
 logger = logging.getLogger("server.mcp")
 
 PRINCIPAL_SCOPE_KEY = "flightdeck.principal"
 
 INSTRUCTIONS = (
-    "Flightdeck keeps the state of research plans (seed 003). Create a plan with create_research_plan, "
-    "then loop: get_next_step -> do the step -> submit_step_result, until get_next_step answers "
-    "plan_complete; then store_research_output. Every refusal is a tool error whose text starts with a "
+    "Flightdeck keeps the state of research plans (seed 003), workflows (seed 002) and missions (seed "
+    "004). Research: create a plan with create_research_plan, then loop: get_next_step -> do the step -> "
+    "submit_step_result, until get_next_step answers plan_complete; then store_research_output. "
+    "Workflows: create_workflow_from_yaml, start_workflow, then workers loop claim_workflow_step -> do it "
+    "-> complete_workflow_step / fail_workflow_step (or the compensation tools). Missions: propose_mission, "
+    "propose_hop, propose_hop_implementation, then complete_tool_step as a reviewer approves each stage. "
+    "Every refusal is a tool error whose text starts with a "
     "stable code (INVALID_TRANSITION, NOT_FOUND, VALIDATION_FAILED, CONFLICT, FORBIDDEN)."
 )
 
@@ -84,4 +90,5 @@ def build_server(runtime: Runtime, principal_of: PrincipalOf, version: str = "")
 
 
 def all_tools(runtime: Runtime) -> list[Tool]:
-    return plan_tools(runtime.settings)
+    settings = runtime.settings
+    return [*plan_tools(settings), *workflow_tools(settings), *mission_tools(settings)]

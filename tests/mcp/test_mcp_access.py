@@ -16,7 +16,7 @@ from tests.api.test_bad_input import Tables
 from tests.conftest import LiveServer
 from tests.mcp.helpers import mcp_client, ok, refused, steps
 
-READ_TOOLS = {"get_plan_status", "get_research_context", "get_step_context"}
+READ_TOOLS = {"get_plan_status", "get_research_context", "get_step_context", "get_workflow", "get_mission"}
 DRIVE_TOOLS = {
     "create_research_plan",
     "get_next_step",
@@ -28,7 +28,28 @@ DRIVE_TOOLS = {
     "complete_skill_execution",
     "retry_step",
     "fail_plan",
+    "create_workflow_from_yaml",
+    "start_workflow",
+    "claim_workflow_step",
+    "heartbeat_workflow_step",
+    "complete_workflow_step",
+    "fail_workflow_step",
+    "complete_workflow_compensation",
+    "fail_workflow_compensation",
+    "register_tool",
+    "propose_mission",
+    "propose_hop",
+    "propose_hop_implementation",
+    "select_tool",
+    "configure_tool_step",
+    "complete_tool_step",
+    "fail_tool_step",
+    "retry_tool_step",
+    "propose_asset",
+    "start_asset_processing",
+    "complete_asset_processing",
 }
+DECIDE_TOOLS = {"submit_user_decision", "start_hop"}
 
 
 @pytest.fixture
@@ -74,9 +95,9 @@ async def test_each_role_lists_only_the_tools_it_may_call(
 ) -> None:
     expected = {
         keys.a_viewer: READ_TOOLS,
-        keys.a_reviewer: READ_TOOLS | {"submit_user_decision"},
+        keys.a_reviewer: READ_TOOLS | DECIDE_TOOLS,
         keys.a_agent: READ_TOOLS | DRIVE_TOOLS,
-        keys.b_admin: READ_TOOLS | DRIVE_TOOLS | {"submit_user_decision"},
+        keys.b_admin: READ_TOOLS | DRIVE_TOOLS | DECIDE_TOOLS,
     }
     for key, names in expected.items():
         async with mcp_client(live_server.url, key, mode=mode) as client:

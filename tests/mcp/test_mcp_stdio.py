@@ -14,6 +14,7 @@ from mcp.client.stdio import StdioServerParameters
 from server.db.engine import Database
 from server.services.plans import queries as plan_queries
 from tests.mcp.helpers import ok, steps
+from tests.mcp.test_mcp_access import READ_TOOLS
 
 
 def _params(db: Path, *args: str) -> StdioServerParameters:
@@ -56,7 +57,7 @@ def test_with_keys_stdio_acts_as_the_given_key_and_refuses_to_start_without_one(
         async with Client(_params(db_file, "--key", viewer), cache=None) as client:
             return {t.name for t in (await client.list_tools()).tools}
 
-    assert asyncio.run(listed()) == {"get_plan_status", "get_research_context", "get_step_context"}
+    assert asyncio.run(listed()) == READ_TOOLS
 
     refused = _cli(db_file, "mcp")
     assert refused.returncode == 2

@@ -27,6 +27,7 @@ from .events.queries import EventQueries
 from .events.subscriptions import EventSubscriptions
 from .input_check import check_every_argument
 from .machines.queries import MachineQueries
+from .mcp_log_queries import McpToolCallLogQueries
 from .missions.mutations import MissionMutations
 from .missions.queries import MissionQueries
 from .missions.subscriptions import MissionSubscriptions
@@ -70,6 +71,7 @@ class Query(
     EventQueries,
     MachineQueries,
     OperationLogQueries,
+    McpToolCallLogQueries,
     NodeQueries,
 ):
     pass

@@ -7,6 +7,7 @@ authenticated (server/mcp/http.py), over stdio the process has one (server/mcp/s
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..auth import Principal
 from ..services.runtime import Runtime
+from .call_log import record_call
 from .mission_tools import mission_tools
 from .plan_tools import plan_tools
 from .tools import Tool, run_tool
@@ -50,7 +52,19 @@ def principal_from_request(ctx: ServerRequestContext[Any, Any]) -> Principal | N
     return principal if isinstance(principal, Principal) else None
 
 
-def build_server(runtime: Runtime, principal_of: PrincipalOf, version: str = "") -> Server[Any]:
+def session_of(ctx: ServerRequestContext[Any, Any], arguments: dict[str, Any]) -> str | None:
+    """The agent session a call belongs to: its sessionId argument, else the MCP session (if any)."""
+    given = arguments.get("sessionId")
+    if isinstance(given, str) and given:
+        return given
+    headers = getattr(ctx.request, "headers", None)
+    header = headers.get("mcp-session-id") if headers is not None else None
+    return header if isinstance(header, str) else None
+
+
+def build_server(
+    runtime: Runtime, principal_of: PrincipalOf, version: str = "", transport: str = "http"
+) -> Server[Any]:
     tools = {t.name: t for t in all_tools(runtime)}
 
     def caller(ctx: ServerRequestContext[Any, Any]) -> Principal:
@@ -71,10 +85,25 @@ def build_server(runtime: Runtime, principal_of: PrincipalOf, version: str = "")
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         principal = caller(ctx)
+        started = time.perf_counter()
+        arguments = dict(params.arguments or {})
         tool = tools.get(params.name)
         if tool is None:
+            record_call(
+                runtime,
+                principal,
+                params.name,
+                transport,
+                session_of(ctx, arguments),
+                started,
+                arguments,
+                None,
+            )
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {params.name[:100]!r}")
-        result = await run_tool(tool, runtime, principal, dict(params.arguments or {}))
+        result = await run_tool(tool, runtime, principal, arguments)
+        record_call(
+            runtime, principal, tool.name, transport, session_of(ctx, arguments), started, arguments, result
+        )
         if result.is_error:
             logger.info("refused tool %s for %s: %s", tool.name, principal.name, result.content[0].text[:200])  # type: ignore[union-attr]
         return result

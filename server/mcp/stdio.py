@@ -17,6 +17,8 @@ from ..auth import DEV_PRINCIPAL, Principal, bearer_key, count_active_keys, deci
 from ..clock import SystemClock
 from ..config import Settings
 from ..db.engine import Database
+from ..db.models import McpToolCallLog
+from ..oplog import OperationLogWriter
 from ..realtime import Notice, NoticeBus
 from ..services.runtime import Runtime
 from .server import build_server
@@ -47,17 +49,22 @@ async def serve_stdio(settings: Settings, key: str | None) -> None:
     try:
         principal = await stdio_principal(db, settings, key)
         runtime = Runtime(db=db, clock=SystemClock(), settings=settings)
+        if settings.operation_log:
+            runtime.tool_call_log = OperationLogWriter(db, model=McpToolCallLog)
+            runtime.tool_call_log.start()
         bus = NoticeBus(
             settings.broadcast_url, settings.broadcast_channel, on_notice=_ignore, on_resync=lambda: None
         )
         runtime.commit_listeners.append(lambda tenant, seqs: bus.publish_nowait(Notice(tenant, max(seqs))))
         await bus.start()
         try:
-            server = build_server(runtime, lambda ctx: principal)
+            server = build_server(runtime, lambda ctx: principal, transport="stdio")
             async with stdio_server() as (read, write):
                 await server.run(read, write, server.create_initialization_options())
         finally:
             await bus.stop()
+            if runtime.tool_call_log is not None:
+                await runtime.tool_call_log.stop()
     finally:
         await db.dispose()
 

@@ -32,6 +32,7 @@ class Runtime:
     settings: Settings
     commit_listeners: list[CommitListener] = field(default_factory=list)
     operation_log: OperationLogWriter | None = None
+    tool_call_log: OperationLogWriter | None = None  # MCP tool calls (seed 003's mcp_tool_call_log)
     feed: EventFeed = field(init=False)
 
     def __post_init__(self) -> None:

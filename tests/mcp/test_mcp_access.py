@@ -197,3 +197,37 @@ async def test_a_foreign_origin_is_refused_and_the_servers_own_is_not(
         own = await http.post("/mcp", json=body, headers={**headers, "origin": live_server.url})
         assert own.status_code == 200, own.text
         assert {t["name"] for t in own.json()["result"]["tools"]} == READ_TOOLS
+
+
+async def test_another_tenant_sees_and_changes_none_of_the_workflows_and_missions(
+    keys: Keys, live_server: LiveServer, tables: Tables
+) -> None:
+    async with mcp_client(live_server.url, keys.a_agent) as agent:
+        yaml = "metadata:\n  name: w\nspec:\n  steps:\n    - name: a\n"
+        workflow = (await ok(agent, "create_workflow_from_yaml", {"yaml": yaml}))["workflow"]["workflowId"]
+        await ok(agent, "start_workflow", {"workflowId": workflow})
+        step = (await ok(agent, "claim_workflow_step", {"agent": "w", "workflowId": workflow}))["step"]
+        mission = (await ok(agent, "propose_mission", {"title": "t", "goal": "g"}))["mission"]["missionId"]
+    calls = [
+        ("get_workflow", {"workflowId": workflow}, "workflowId"),
+        ("start_workflow", {"workflowId": workflow}, "workflowId"),
+        ("claim_workflow_step", {"agent": "w", "workflowId": workflow}, "workflowId"),
+        ("complete_workflow_step", {"stepId": step["stepId"], "agent": "w"}, "stepId"),
+        ("heartbeat_workflow_step", {"stepId": step["stepId"], "agent": "w"}, "stepId"),
+        ("get_mission", {"missionId": mission}, "missionId"),
+        ("propose_hop", {"missionId": mission, "name": "h", "plan": "p"}, "missionId"),
+        ("propose_asset", {"missionId": mission, "name": "a"}, "missionId"),
+    ]
+    async with tables.unchanged(), mcp_client(live_server.url, keys.b_admin) as other:
+        for tool, args, field in calls:
+            error = await refused(other, tool, args)
+            assert (error["code"], error["field"]) == ("NOT_FOUND", [field]), tool
+        # Nothing of A's is handed to B's workers.
+        assert (await ok(other, "claim_workflow_step", {"agent": "w"}))["outcome"] == "none"
+    async with mcp_client(live_server.url, keys.a_viewer) as viewer:
+        error = await refused(viewer, "claim_workflow_step", {"agent": "w"})
+        assert error["code"] == "FORBIDDEN"
+        assert (await ok(viewer, "get_workflow", {"workflowId": workflow}))["workflow"]["status"] == "executing"
+    async with mcp_client(live_server.url, keys.a_agent) as agent:
+        error = await refused(agent, "start_hop", {"hopId": mission})
+        assert error["message"] == "only reviewer or admin keys may take user decisions"

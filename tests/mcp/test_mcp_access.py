@@ -227,7 +227,8 @@ async def test_another_tenant_sees_and_changes_none_of_the_workflows_and_mission
     async with mcp_client(live_server.url, keys.a_viewer) as viewer:
         error = await refused(viewer, "claim_workflow_step", {"agent": "w"})
         assert error["code"] == "FORBIDDEN"
-        assert (await ok(viewer, "get_workflow", {"workflowId": workflow}))["workflow"]["status"] == "executing"
+        shown = await ok(viewer, "get_workflow", {"workflowId": workflow})
+        assert shown["workflow"]["status"] == "executing"
     async with mcp_client(live_server.url, keys.a_agent) as agent:
         error = await refused(agent, "start_hop", {"hopId": mission})
         assert error["message"] == "only reviewer or admin keys may take user decisions"

@@ -21,6 +21,7 @@ from ..services.runtime import Runtime
 from .call_log import record_call
 from .mission_tools import mission_tools
 from .plan_tools import plan_tools
+from .resources import read_resource, resource_templates
 from .tools import Tool, run_tool
 from .workflow_tools import workflow_tools
 
@@ -108,6 +109,23 @@ def build_server(
             logger.info("refused tool %s for %s: %s", tool.name, principal.name, result.content[0].text[:200])  # type: ignore[union-attr]
         return result
 
+    async def list_resource_templates(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        caller(ctx)
+        return resource_templates()
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        caller(ctx)  # every resource is one of the templates': none is listed on its own
+        return types.ListResourcesResult(resources=[])
+
+    async def read(
+        ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await read_resource(params.uri, runtime, caller(ctx), tools)
+
     return Server(
         "flightdeck",
         version=version,
@@ -115,6 +133,9 @@ def build_server(
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
+        on_read_resource=read,
     )
 
 

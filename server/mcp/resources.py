@@ -2,14 +2,19 @@
 
 A resource is read with the read tool of its kind (get_research_context, get_workflow, get_mission),
 so it shows exactly what that tool's structured result shows, scoped to the caller's tenant. Update
-notifications are not offered: see docs/decisions.md, "MCP resources (issue 12)".
+notifications go to subscribers on a long-lived session (stdio), driven by the event log: see
+docs/decisions.md, "MCP: workers, missions, the tool-call log, resources (issue 12)".
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
@@ -18,6 +23,8 @@ from ..auth import Principal
 from ..errors import ServiceError
 from ..services.runtime import Runtime
 from .tools import Call, Tool
+
+logger = logging.getLogger(__name__)
 
 SCHEME = "flightdeck://"
 MEDIA_TYPE = "application/json"
@@ -28,6 +35,7 @@ class Snapshot:
     """One kind of resource: its URI template and the read tool (and argument) that shows it."""
 
     kind: str  # the URI's path segment: plans, workflows, missions
+    root_type: str  # the event log's root_type of the object
     argument: str  # the read tool's id argument
     tool: str
     title: str
@@ -50,6 +58,7 @@ class Snapshot:
 SNAPSHOTS = [
     Snapshot(
         "plans",
+        "plan",
         "planId",
         "get_research_context",
         "Research plan",
@@ -57,6 +66,7 @@ SNAPSHOTS = [
     ),
     Snapshot(
         "workflows",
+        "workflow",
         "workflowId",
         "get_workflow",
         "Workflow",
@@ -64,6 +74,7 @@ SNAPSHOTS = [
     ),
     Snapshot(
         "missions",
+        "mission",
         "missionId",
         "get_mission",
         "Mission",
@@ -81,14 +92,11 @@ async def read_resource(
     uri: str, runtime: Runtime, principal: Principal, tools: dict[str, Tool]
 ) -> types.ReadResourceResult:
     """The snapshot at ``uri``; an unknown URI or object is an invalid-params error naming why."""
-    match = _URI.match(uri)
-    snapshot = next((s for s in SNAPSHOTS if match and s.kind == match["kind"]), None)
-    if match is None or snapshot is None:
-        kinds = ", ".join(s.template for s in SNAPSHOTS)
-        raise MCPError(code=types.INVALID_PARAMS, message=f"not a Flightdeck resource; use {kinds}")
+    snapshot = snapshot_of(uri)
+    ident = uri.rsplit("/", 1)[1]
     tool = tools[snapshot.tool]
     try:
-        answer = await tool.run(Call(runtime, principal, {snapshot.argument: match["id"]}))
+        answer = await tool.run(Call(runtime, principal, {snapshot.argument: ident}))
     except ServiceError as exc:
         problem = exc.problems[0]
         raise MCPError(
@@ -100,3 +108,55 @@ async def read_resource(
     return types.ReadResourceResult(
         contents=[types.TextResourceContents(uri=uri, mime_type=MEDIA_TYPE, text=body)]
     )
+
+
+def snapshot_of(uri: str) -> Snapshot:
+    match = _URI.match(uri)
+    snapshot = next((s for s in SNAPSHOTS if match and s.kind == match["kind"]), None)
+    if snapshot is None:
+        kinds = ", ".join(s.template for s in SNAPSHOTS)
+        raise MCPError(code=types.INVALID_PARAMS, message=f"not a Flightdeck resource; use {kinds}")
+    return snapshot
+
+
+@dataclass
+class ResourceWatch:
+    """Update notifications for one long-lived session (stdio: the process has one).
+
+    On the first subscription it follows the tenant's event log from that moment (``EventFeed.follow``:
+    notices from this and other processes, polling as a fallback) and sends
+    ``notifications/resources/updated`` once per batch for every subscribed object an event is about.
+    """
+
+    runtime: Runtime
+    principal: Principal
+    uris: set[str] = field(default_factory=set)
+    session: Any = None
+    task: asyncio.Task[None] | None = None
+
+    async def subscribe(self, session: Any, uri: str) -> None:
+        snapshot_of(uri)
+        self.session = session
+        if self.task is None:
+            after = await self.runtime.feed.position(self.principal.tenant_id)
+            self.task = asyncio.create_task(self._follow(after), name="mcp-resource-watch")
+        self.uris.add(uri)
+
+    def unsubscribe(self, uri: str) -> None:
+        self.uris.discard(uri)
+
+    async def close(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    async def _follow(self, after: int) -> None:
+        kinds = {s.root_type: s.kind for s in SNAPSHOTS}
+        async for batch in self.runtime.feed.follow(self.principal.tenant_id, after):
+            changed = {f"{SCHEME}{kinds[e.root_type]}/{e.root_id}" for e in batch if e.root_type in kinds}
+            for uri in sorted(changed & self.uris):
+                try:
+                    await self.session.send_resource_updated(uri)
+                except Exception:  # the client went away: the process ends with it
+                    logger.info("could not notify %s", uri, exc_info=True)

@@ -21,7 +21,7 @@ from ..services.runtime import Runtime
 from .call_log import record_call
 from .mission_tools import mission_tools
 from .plan_tools import plan_tools
-from .resources import read_resource, resource_templates
+from .resources import ResourceWatch, read_resource, resource_templates
 from .tools import Tool, run_tool
 from .workflow_tools import workflow_tools
 
@@ -64,8 +64,13 @@ def session_of(ctx: ServerRequestContext[Any, Any], arguments: dict[str, Any]) -
 
 
 def build_server(
-    runtime: Runtime, principal_of: PrincipalOf, version: str = "", transport: str = "http"
+    runtime: Runtime,
+    principal_of: PrincipalOf,
+    version: str = "",
+    transport: str = "http",
+    watch: ResourceWatch | None = None,
 ) -> Server[Any]:
+    """The server; with ``watch`` (a long-lived session, stdio) resources can be subscribed to."""
     tools = {t.name: t for t in all_tools(runtime)}
 
     def caller(ctx: ServerRequestContext[Any, Any]) -> Principal:
@@ -126,6 +131,22 @@ def build_server(
     ) -> types.ReadResourceResult:
         return await read_resource(params.uri, runtime, caller(ctx), tools)
 
+    async def subscribe(
+        ctx: ServerRequestContext[Any, Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        caller(ctx)
+        assert watch is not None
+        await watch.subscribe(ctx.session, params.uri)
+        return types.EmptyResult()
+
+    async def unsubscribe(
+        ctx: ServerRequestContext[Any, Any], params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        caller(ctx)
+        assert watch is not None
+        watch.unsubscribe(params.uri)
+        return types.EmptyResult()
+
     return Server(
         "flightdeck",
         version=version,
@@ -136,6 +157,8 @@ def build_server(
         on_list_resources=list_resources,
         on_list_resource_templates=list_resource_templates,
         on_read_resource=read,
+        on_subscribe_resource=subscribe if watch is not None else None,
+        on_unsubscribe_resource=unsubscribe if watch is not None else None,
     )
 
 

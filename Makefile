@@ -46,8 +46,8 @@ run: install frontend
 	$(BIN)/flightdeck serve --host $(HOST) --port $(PORT)
 
 lint: $(STAMP_PYTHON)
-	$(BIN)/ruff check server tests $(wildcard bench) .ci
-	$(BIN)/ruff format --check server tests $(wildcard bench) .ci
+	$(BIN)/ruff check server tests $(wildcard bench) examples .ci
+	$(BIN)/ruff format --check server tests $(wildcard bench) examples .ci
 
 typecheck: $(STAMP_PYTHON)
 	$(BIN)/mypy

@@ -1,6 +1,6 @@
 """`make bench`: start real servers, measure, print JSON and a Markdown table.
 
-python -m bench [--only transitions,latency,stall,memory,catchup,webhooks]
+python -m bench [--only transitions,mcp,latency,stall,memory,catchup,webhooks]
 python -m bench soak [--minutes 8] [--rate 48] [--database-url URL] [--broadcast-url URL]   (`make soak`)
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from server.db.migrate import upgrade
 
-from . import catch_up, latency, soak, stall_scan, transitions, webhooks
+from . import catch_up, latency, mcp_transitions, soak, stall_scan, transitions, webhooks
 
 TARGETS = {
     "transitions_per_second_http": (">=", 1000.0),
@@ -27,6 +27,7 @@ TARGETS = {
     "memory_per_idle_subscriber_kb": ("<=", 50.0),
     "catch_up_events_per_second": (">=", 50_000.0),
     "webhook_slowdown_separate_process": ("<=", 0.05),
+    "mcp_to_graphql_ratio": (">=", 0.7),
 }
 
 
@@ -46,6 +47,8 @@ def run(only: set[str]) -> dict[str, Any]:
             results["transitions_per_second_service"] = round(service, 1)
             results["transitions_per_second_http"] = round(http, 1)
             results["http_to_service_ratio"] = round(http / service, 3)
+        if "mcp" in only:
+            results.update(asyncio.run(mcp_transitions.compare(fresh_sqlite(folder, "mcp.db"))))
         if "latency" in only:
             fanout = asyncio.run(latency.fanout_latency(fresh_sqlite(folder, "latency.db")))
             results.update({k: v for k, v in fanout.items() if k.startswith(("latency", "delivered"))})
@@ -101,7 +104,7 @@ def main() -> None:
         run_soak(sys.argv[2:])
         return
     parser = argparse.ArgumentParser(prog="python -m bench")
-    parser.add_argument("--only", default="transitions,latency,stall,memory,catchup,webhooks")
+    parser.add_argument("--only", default="transitions,mcp,latency,stall,memory,catchup,webhooks")
     args = parser.parse_args()
     results = run(set(args.only.split(",")))
     print(json.dumps(results, indent=2))

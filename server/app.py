@@ -24,6 +24,7 @@ from .clock import Clock, SystemClock
 from .config import Settings, load_settings
 from .db.engine import Database
 from .db.migrate import head_revisions, upgrade_async
+from .db.models import McpToolCallLog
 from .graphiql import FRONTEND_DIST, render_graphiql
 from .health import Readiness
 from .hosts import HostCheck, is_loopback
@@ -41,7 +42,7 @@ from .oplog import OperationLogWriter
 from .realtime import Notice, NoticeBus
 from .request_id import RequestIdMiddleware
 from .security_headers import SecurityHeaders, content_security_policy
-from .services.operation_log import prune_operation_log
+from .services.operation_log import prune_logs
 from .services.runtime import Runtime
 
 logger = logging.getLogger(__name__)
@@ -98,6 +99,8 @@ def create_app(
         if settings.operation_log:
             runtime.operation_log = OperationLogWriter(db)
             runtime.operation_log.start()
+            runtime.tool_call_log = OperationLogWriter(db, model=McpToolCallLog)
+            runtime.tool_call_log.start()
         # Webhook deliveries are woken by commits here and by other processes' notices.
         webhooks = WebhookDispatcher(runtime) if settings.webhooks else None
 
@@ -131,7 +134,7 @@ def create_app(
             Loop(
                 "operation-log-retention",
                 settings.operation_log_prune_interval_seconds,
-                lambda: prune_operation_log(
+                lambda: prune_logs(
                     db,
                     clock.now(),
                     timedelta(days=settings.operation_log_max_age_days),
@@ -180,8 +183,9 @@ def create_app(
                 await webhooks.stop()
             await bus.stop()
             await runtime.feed.close()
-            if runtime.operation_log is not None:
-                await runtime.operation_log.stop()
+            for writer in (runtime.operation_log, runtime.tool_call_log):
+                if writer is not None:
+                    await writer.stop()
             await db.dispose()
 
     async def health(request: Request) -> Response:

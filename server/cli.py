@@ -16,7 +16,7 @@ from .clock import SystemClock
 from .config import ConfigError, Settings, load_settings
 from .db.engine import Database
 from .db.migrate import upgrade
-from .db.models import OperationLog
+from .db.models import McpToolCallLog, OperationLog
 from .errors import ServiceError
 from .hosts import is_loopback
 from .logs import logging_config
@@ -29,6 +29,11 @@ ops_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(ops_app, name="ops")
+mcp_log_app = typer.Typer(
+    help="Read and prune the MCP tool-call log (kept by the operation log's retention settings).",
+    no_args_is_help=True,
+)
+app.add_typer(mcp_log_app, name="mcp-log")
 
 _config_file: Path | None = None
 
@@ -305,6 +310,64 @@ def ops_list(
 @ops_app.command("prune")
 def ops_prune() -> None:
     """Apply the retention settings now (the server also does, every OPERATION_LOG_PRUNE_INTERVAL)."""
+    _prune(OperationLog)
+
+
+@mcp_log_app.command("prune")
+def mcp_log_prune() -> None:
+    """Apply the operation log's retention settings to the tool-call log now (the server also does)."""
+    _prune(McpToolCallLog)
+
+
+@mcp_log_app.command("list")
+def mcp_log_list(
+    tenant: Annotated[str, typer.Option(help="Whose tool calls.")] = "default",
+    tool: Annotated[str | None, typer.Option(help="Only this tool.")] = None,
+    actor: Annotated[str | None, typer.Option(help="Only this actor (dev, key:NAME).")] = None,
+    session: Annotated[str | None, typer.Option(help="Only this session.")] = None,
+    errors: Annotated[bool, typer.Option("--errors", help="Only refused calls.")] = False,
+    limit: Annotated[int, typer.Option(min=1, max=10_000, help="At most this many, newest first.")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object a line.")] = False,
+) -> None:
+    """List recorded MCP tool calls, newest first."""
+    from .services.operation_log import ToolCallFilter, list_tool_calls
+
+    settings = _settings()
+    upgrade(settings.database_url)
+    where = ToolCallFilter(tool=tool, actor=actor, session_id=session, errors_only=errors)
+
+    async def run() -> list[McpToolCallLog]:
+        db = Database(settings.database_url)
+        try:
+            async with db.reader() as s:
+                return (await list_tool_calls(s, tenant, where, limit, None)).items
+        finally:
+            await db.dispose()
+
+    for row in asyncio.run(run()):
+        if as_json:
+            record = {
+                "at": row.created_at.isoformat(),
+                "tool": row.tool,
+                "actor": row.actor,
+                "sessionId": row.session_id,
+                "transport": row.transport,
+                "durationMs": round(row.duration_ms, 3),
+                "error": row.error,
+                "errorCode": row.error_code,
+                "argumentBytes": row.argument_bytes,
+                "resultBytes": row.result_bytes,
+            }
+            typer.echo(json.dumps(record))
+        else:
+            typer.echo(
+                f"{row.created_at.isoformat(timespec='milliseconds')}  {row.transport:<5} {row.tool:<30} "
+                f"{row.actor:<20} {row.duration_ms:9.1f} ms  {row.error_code or 'ok':<18} "
+                f"in {row.argument_bytes} B, out {row.result_bytes} B"
+            )
+
+
+def _prune(model: type[OperationLog] | type[McpToolCallLog]) -> None:
     from .services.operation_log import prune_operation_log
 
     settings = _settings()
@@ -318,6 +381,7 @@ def ops_prune() -> None:
                 SystemClock().now(),
                 timedelta(days=settings.operation_log_max_age_days),
                 settings.operation_log_max_rows,
+                model,
             )
             return pruned.by_age, pruned.by_size
         finally:

@@ -1,4 +1,5 @@
-"""The operation log writer: a bounded queue drained in batches by one background task.
+"""The operation log writer: a bounded queue drained in batches by one background task. The MCP
+tool-call log uses the same writer with its own table (``model``) and records.
 
 Recording never delays a response: ``submit`` only enqueues, and when the queue is full the record is
 dropped and counted rather than waited for.
@@ -11,11 +12,12 @@ import contextlib
 import logging
 from dataclasses import asdict, dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import insert
 
 from .db.engine import Database
-from .db.models import OperationLog
+from .db.models import Base, OperationLog
 
 logger = logging.getLogger(__name__)
 
@@ -34,9 +36,14 @@ class OperationRecord:
 
 
 class OperationLogWriter:
-    def __init__(self, db: Database, *, max_queue: int = 10_000, batch: int = 500) -> None:
+    """Writes records (dataclasses whose fields are ``model``'s columns, ``at`` for created_at)."""
+
+    def __init__(
+        self, db: Database, *, model: type[Base] = OperationLog, max_queue: int = 10_000, batch: int = 500
+    ) -> None:
         self._db = db
-        self._queue: asyncio.Queue[OperationRecord] = asyncio.Queue(max_queue)
+        self._model = model
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(max_queue)
         self._batch = batch
         self._task: asyncio.Task[None] | None = None
         self.dropped = 0
@@ -46,14 +53,14 @@ class OperationLogWriter:
     def queue_depth(self) -> int:
         return self._queue.qsize()
 
-    def submit(self, record: OperationRecord) -> None:
+    def submit(self, record: Any) -> None:
         try:
             self._queue.put_nowait(record)
         except asyncio.QueueFull:
             self.dropped += 1
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="operation-log-writer")
+        self._task = asyncio.create_task(self._run(), name=f"{self._model.__tablename__}-writer")
 
     async def stop(self) -> None:
         """Write what is queued, then stop."""
@@ -73,8 +80,8 @@ class OperationLogWriter:
         while not self._queue.empty():
             await self._write(self._take_batch())
 
-    def _take_batch(self) -> list[OperationRecord]:
-        items: list[OperationRecord] = []
+    def _take_batch(self) -> list[Any]:
+        items: list[Any] = []
         while len(items) < self._batch and not self._queue.empty():
             items.append(self._queue.get_nowait())
         return items
@@ -87,12 +94,12 @@ class OperationLogWriter:
                 batch += self._take_batch()
                 await self._write(batch)
             except Exception:
-                logger.exception("could not write %d operation log records", len(batch))
+                logger.exception("could not write %d %s records", len(batch), self._model.__tablename__)
             finally:
                 for _ in batch:
                     self._queue.task_done()
 
-    async def _write(self, batch: list[OperationRecord]) -> None:
+    async def _write(self, batch: list[Any]) -> None:
         if not batch:
             return
         rows = []
@@ -101,5 +108,5 @@ class OperationLogWriter:
             row["created_at"] = row.pop("at")
             rows.append(row)
         async with self._db.transaction() as session:
-            await session.execute(insert(OperationLog), rows)
+            await session.execute(insert(self._model), rows)
         self.written += len(batch)

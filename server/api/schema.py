@@ -28,6 +28,7 @@ from .events.queries import EventQueries
 from .events.subscriptions import EventSubscriptions
 from .input_check import check_every_argument
 from .machines.queries import MachineQueries
+from .mcp_log_queries import McpToolCallLogQueries
 from .missions.mutations import MissionMutations
 from .missions.queries import MissionQueries
 from .missions.subscriptions import MissionSubscriptions
@@ -73,6 +74,7 @@ class Query(
     MachineQueries,
     OperationLogQueries,
     WebhookQueries,
+    McpToolCallLogQueries,
     NodeQueries,
     DecisionQueries,
 ):

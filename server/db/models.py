@@ -207,6 +207,31 @@ class OperationLog(Base):
     )
 
 
+class McpToolCallLog(Base):
+    """Seed 003's mcp_tool_call_log: one row per MCP tool call (not ping), its sizes and not its content."""
+
+    __tablename__ = "mcp_tool_call_log"
+
+    id: Mapped[int] = mapped_column(SERIAL, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    tool: Mapped[str] = mapped_column(String(SHORT_TEXT))
+    actor: Mapped[str] = mapped_column(String(SHORT_TEXT))
+    session_id: Mapped[str | None] = mapped_column(String(SHORT_TEXT), nullable=True)
+    transport: Mapped[str] = mapped_column(String(16))
+    duration_ms: Mapped[float] = mapped_column(Float)
+    error: Mapped[bool] = mapped_column(Boolean)
+    error_code: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    argument_bytes: Mapped[int] = mapped_column(Integer)
+    result_bytes: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (
+        # As the operation log: the admin query pages a tenant's records by id; retention deletes by age.
+        Index("ix_mcp_tool_call_log_tenant_id", "tenant_id", "id"),
+        Index("ix_mcp_tool_call_log_created_at", "created_at"),
+    )
+
+
 # The missions and workflows domains keep their models in modules of their own; importing them here
 # puts their tables in ``Base.metadata`` for everything that reads it (Alembic, tests).
 from . import decision_models as decision_models  # noqa: E402

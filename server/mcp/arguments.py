@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Iterable
+from datetime import datetime
 from enum import Enum
 from typing import Any
 
@@ -215,4 +217,94 @@ def _walk(value: Any, schema: Schema, path: list[str], found: list[Problem]) -> 
             found.append(_problem(path, f"is {value}: a number must be finite"))
         elif "integer" in kinds and value.is_integer():
             return int(value)
+    return value
+
+
+class Vocabulary:
+    """The arguments every domain's tools share, their descriptions stating this server's limits."""
+
+    def __init__(self, max_text_bytes: int, max_result_bytes: int, short_text: int) -> None:
+        self.text_max = max_text_bytes
+        self.result_max = max_result_bytes
+        self.short_max = short_text
+        self.text_limit = f"at most {max_text_bytes} bytes of UTF-8"
+        self.result_limit = f"at most {max_result_bytes} bytes"
+        self.name_limit = f"at most {short_text} bytes of UTF-8"
+
+    def id_arg(self, what: str) -> Schema:
+        return text(f"The {what}'s id (a UUID, as returned by an earlier call).", 36)
+
+    def long_text(self, description: str) -> Schema:
+        return text(f"{description}; {self.text_limit}.", self.text_max)
+
+    def short_text(self, description: str) -> Schema:
+        return text(f"{description}; {self.name_limit}.", self.short_max)
+
+    def large_text(self, description: str) -> Schema:
+        return text(f"{description}; {self.result_limit}.", self.result_max)
+
+    def json_value(self, description: str) -> Schema:
+        return any_json(f"{description}; any JSON value, {self.result_limit}.")
+
+    def json_obj(self, description: str) -> Schema:
+        return json_object(f"{description}; a JSON object, {self.result_limit}.")
+
+
+# -- describing results --
+
+STR: Schema = {"type": "string"}
+STR_OR_NULL: Schema = {"type": ["string", "null"]}
+NUM_OR_NULL: Schema = {"type": ["number", "null"]}
+INT: Schema = {"type": "integer"}
+INT_OR_NULL: Schema = {"type": ["integer", "null"]}
+BOOL: Schema = {"type": "boolean"}
+IDS: Schema = {"type": "array", "items": STR}
+ANY: Schema = {}
+
+
+def states(values: Iterable[Enum]) -> Schema:
+    return {"type": "string", "enum": [v.value for v in values]}
+
+
+def items(schema: Schema) -> Schema:
+    return {"type": "array", "items": schema}
+
+
+def or_null(schema: Schema) -> Schema:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+class Shape:
+    """One kind of row as a tool shows it: each output key and its schema, the value read from the
+    row's attribute of the same name in snake_case (``ident``, the key holding the row's ``id``, and
+    ``renamed`` say where else). ``schema`` is the output schema and ``of(row)`` the value, so the two
+    never disagree."""
+
+    def __init__(
+        self,
+        fields: dict[str, Schema],
+        required: Iterable[str],
+        *,
+        ident: str | None = None,
+        renamed: dict[str, str] | None = None,
+    ) -> None:
+        self.schema = output(fields, required)
+        named = {ident: "id"} if ident else {}
+        named |= renamed or {}
+        self.attributes = {key: named.get(key) or _snake(key) for key in fields}
+
+    def of(self, row: Any) -> dict[str, Any]:
+        return {key: _plain(getattr(row, attr)) for key, attr in self.attributes.items()}
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+
+
+def _plain(value: Any) -> Any:
+    """A column's value as JSON: times in ISO 8601, lists copied."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, list):
+        return list(value)
     return value

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from ..config import Settings
-from ..db.models import BranchingConditionRow, PlanStep, ResearchOutput, ResearchPlan, SkillExecution
+from ..db.models import PlanStep, ResearchOutput, ResearchPlan, SkillExecution
 from ..errors import invalid
 from ..limits import SHORT_TEXT
 from ..machines.branching import BranchAction, BranchingCondition, BranchOp
@@ -29,7 +28,14 @@ from ..services.plans.inputs import (
     StepType,
 )
 from .arguments import (
+    IDS,
+    INT,
+    NUM_OR_NULL,
+    STR,
+    STR_OR_NULL,
     Schema,
+    Shape,
+    Vocabulary,
     any_json,
     array,
     enum,
@@ -39,34 +45,30 @@ from .arguments import (
     number,
     obj,
     output,
+    states,
     text,
 )
-from .tools import Access, Answer, Call, Tool
+from .tools import Access, Answer, Call, Tool, reads, writes
 
 # -- what comes back --
 
-STR = {"type": "string"}
-STR_OR_NULL = {"type": ["string", "null"]}
-NUM_OR_NULL = {"type": ["number", "null"]}
-INT = {"type": "integer"}
-IDS = {"type": "array", "items": STR}
-PLAN_STATUS = {"type": "string", "enum": [s.value for s in PlanStatus]}
-STEP_STATUS = {"type": "string", "enum": [s.value for s in StepStatus]}
+PLAN_STATUS = states(PlanStatus)
+STEP_STATUS = states(StepStatus)
 
-STEP_OUT = output(
+STEP_BRIEF: dict[str, Schema] = {
+    "stepId": STR,
+    "order": INT,
+    "stepType": states(StepType),
+    "title": STR,
+    "instructions": STR,
+    "status": STEP_STATUS,
+}
+STEP_REQUIRED = ["stepId", "order", "stepType", "title", "instructions", "status"]
+STEP_NAMES = {"stepId": "id", "order": "step_order"}
+STEP = Shape(STEP_BRIEF, STEP_REQUIRED, renamed=STEP_NAMES)
+STEP_FULL = Shape(
     {
-        "stepId": STR,
-        "order": INT,
-        "stepType": {"type": "string", "enum": [t.value for t in StepType]},
-        "title": STR,
-        "instructions": STR,
-        "status": STEP_STATUS,
-    },
-    ["stepId", "order", "stepType", "title", "instructions", "status"],
-)
-STEP_FULL_OUT = output(
-    {
-        **STEP_OUT["properties"],
+        **STEP_BRIEF,
         "resultSummary": STR_OR_NULL,
         "resultData": {"type": ["object", "null"]},
         "confidence": NUM_OR_NULL,
@@ -78,9 +80,10 @@ STEP_FULL_OUT = output(
         "startedAt": STR_OR_NULL,
         "completedAt": STR_OR_NULL,
     },
-    STEP_OUT["required"],
+    STEP_REQUIRED,
+    renamed=STEP_NAMES,
 )
-PLAN_OUT = output(
+PLAN = Shape(
     {
         "planId": STR,
         "title": STR,
@@ -94,12 +97,9 @@ PLAN_OUT = output(
         "completedAt": STR_OR_NULL,
     },
     ["planId", "title", "researchQuestion", "status"],
+    ident="planId",
 )
-STEP_AND_PLAN_OUT = output(
-    {"planId": STR, "planStatus": PLAN_STATUS, "stepId": STR, "stepStatus": STEP_STATUS},
-    ["planId", "planStatus", "stepId", "stepStatus"],
-)
-SKILL_OUT = output(
+SKILL = Shape(
     {
         "skillExecutionId": STR,
         "sessionId": STR,
@@ -111,92 +111,103 @@ SKILL_OUT = output(
         "resultSummary": STR_OR_NULL,
     },
     ["skillExecutionId", "sessionId", "skillName", "status"],
+    ident="skillExecutionId",
 )
-
-
-def _time(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-def step_out(step: PlanStep) -> dict[str, Any]:
-    return {
-        "stepId": step.id,
-        "order": step.step_order,
-        "stepType": step.step_type,
-        "title": step.title,
-        "instructions": step.instructions,
-        "status": step.status,
-    }
-
-
-def step_full(step: PlanStep) -> dict[str, Any]:
-    return {
-        **step_out(step),
-        "resultSummary": step.result_summary,
-        "resultData": step.result_data,
-        "confidence": step.confidence,
-        "stepExecutionReport": step.step_execution_report,
-        "outputFormattingNotes": step.output_formatting_notes,
-        "failureReason": step.failure_reason,
-        "reviewSummary": step.review_summary,
-        "reviewQuestions": step.review_questions,
-        "startedAt": _time(step.started_at),
-        "completedAt": _time(step.completed_at),
-    }
-
-
-def plan_out(plan: ResearchPlan) -> dict[str, Any]:
-    return {
-        "planId": plan.id,
-        "title": plan.title,
-        "researchQuestion": plan.research_question,
-        "status": plan.status,
-        "outputFormattingNotes": plan.output_formatting_notes,
-        "sessionId": plan.session_id,
-        "failureReason": plan.failure_reason,
-        "createdAt": _time(plan.created_at),
-        "updatedAt": _time(plan.updated_at),
-        "completedAt": _time(plan.completed_at),
-    }
+CONDITION = Shape(
+    {
+        "conditionId": STR,
+        "afterStepId": STR,
+        "field": STR,
+        "op": STR,
+        "value": {},
+        "action": STR,
+        "targetStepId": STR_OR_NULL,
+    },
+    [],
+    ident="conditionId",
+)
+OUTPUT = Shape(
+    {
+        "outputId": STR,
+        "planId": STR,
+        "title": STR,
+        "mediaType": STR,
+        "createdAt": STR,
+    },
+    ["outputId", "planId", "mediaType"],
+    ident="outputId",
+)
+STEP_OUT, STEP_FULL_OUT, PLAN_OUT, SKILL_OUT = STEP.schema, STEP_FULL.schema, PLAN.schema, SKILL.schema
+step_out, step_full, plan_out, skill_out = STEP.of, STEP_FULL.of, PLAN.of, SKILL.of
+condition_out, output_out = CONDITION.of, OUTPUT.of
+STEP_AND_PLAN_OUT = output(
+    {"planId": STR, "planStatus": PLAN_STATUS, "stepId": STR, "stepStatus": STEP_STATUS},
+    ["planId", "planStatus", "stepId", "stepStatus"],
+)
 
 
 def step_and_plan(plan: ResearchPlan, step: PlanStep) -> dict[str, Any]:
     return {"planId": plan.id, "planStatus": plan.status, "stepId": step.id, "stepStatus": step.status}
 
 
-def condition_out(row: BranchingConditionRow) -> dict[str, Any]:
-    return {
-        "conditionId": row.id,
-        "afterStepId": row.after_step_id,
-        "field": row.field,
-        "op": row.op,
-        "value": row.value,
-        "action": row.action,
-        "targetStepId": row.target_step_id,
-    }
+# -- how the simpler tools answer --
 
 
-def skill_out(row: SkillExecution) -> dict[str, Any]:
-    return {
-        "skillExecutionId": row.id,
-        "sessionId": row.session_id,
-        "skillName": row.skill_name,
-        "status": row.status,
-        "planId": row.plan_id,
-        "outputMediaType": row.output_media_type,
-        "outputFormattingInstructions": row.output_formatting_instructions,
-        "resultSummary": row.result_summary,
-    }
+def _review_requested(done: Any) -> Answer:
+    return Answer(
+        step_and_plan(done.plan, done.step),
+        f"Step {done.step.step_order} awaits a person; the plan is {done.plan.status}. A reviewer "
+        "decides with submit_user_decision; until then get_next_step answers awaiting_review.",
+    )
 
 
-def output_out(row: ResearchOutput) -> dict[str, Any]:
-    return {
-        "outputId": row.id,
-        "planId": row.plan_id,
-        "title": row.title,
-        "mediaType": row.media_type,
-        "createdAt": _time(row.created_at),
-    }
+def _decided(done: Any) -> Answer:
+    return Answer(
+        step_and_plan(done.plan, done.step),
+        f"Decision made: step {done.step.step_order} is {done.step.status}, the plan {done.plan.status}.",
+    )
+
+
+def _retried(done: Any) -> Answer:
+    step = next(s for s in done.steps if s.id == done.affected_step_ids[0])
+    return Answer(
+        step_and_plan(done.plan, step),
+        f"Step {step.step_order} is pending again; call get_next_step to start it.",
+    )
+
+
+def _failed(plan: ResearchPlan) -> Answer:
+    return Answer(
+        {"planId": plan.id, "planStatus": plan.status, "failureReason": plan.failure_reason},
+        f"Plan {plan.id} failed; its unfinished steps failed with it.",
+    )
+
+
+def _step_context(found: Any) -> Answer:
+    return Answer(
+        {
+            "plan": plan_out(found.plan),
+            "step": step_full(found.step),
+            "priorSteps": [step_full(s) for s in found.prior_steps],
+        },
+        f"Step {found.step.step_order} ({found.step.status}) with {len(found.prior_steps)} completed "
+        "steps before it.",
+    )
+
+
+def _stored(row: ResearchOutput) -> Answer:
+    return Answer(output_out(row), f"Stored output {row.id} for plan {row.plan_id}.")
+
+
+def _skill_started(row: SkillExecution) -> Answer:
+    return Answer(
+        skill_out(row),
+        f"Skill execution {row.id} started. A plan created with the same sessionId links to it.",
+    )
+
+
+def _skill_completed(row: SkillExecution) -> Answer:
+    return Answer(skill_out(row), f"Skill execution {row.id} completed.")
 
 
 # -- the tools --
@@ -204,20 +215,9 @@ def output_out(row: ResearchOutput) -> dict[str, Any]:
 
 def plan_tools(settings: Settings) -> list[Tool]:
     """The tools, their schemas stating this server's limits."""
-    text_max = settings.max_text_bytes
-    result_max = settings.max_result_bytes
-    text_limit = f"at most {text_max} bytes of UTF-8"
-    result_limit = f"at most {result_max} bytes"
-    name_limit = f"at most {SHORT_TEXT} bytes of UTF-8"
-
-    def id_arg(what: str) -> Schema:
-        return text(f"The {what}'s id (a UUID, as returned by an earlier call).", 36)
-
-    def long_text(description: str) -> Schema:
-        return text(f"{description}; {text_limit}.", text_max)
-
-    def short_text(description: str) -> Schema:
-        return text(f"{description}; {name_limit}.", SHORT_TEXT)
+    v = Vocabulary(settings.max_text_bytes, settings.max_result_bytes, SHORT_TEXT)
+    id_arg, long_text, short_text = v.id_arg, v.long_text, v.short_text
+    result_max, result_limit = v.result_max, v.result_limit
 
     session_id = short_text(
         "The agent session (conversation) making the call; a session other than the plan's last one is "
@@ -373,35 +373,6 @@ def plan_tools(settings: Settings) -> list[Tool]:
             "Next: call get_next_step.",
         )
 
-    # request_user_review
-
-    async def request_user_review(call: Call) -> Answer:
-        a = call.args
-        done = await call.write(
-            lambda tx: plan_review.request_user_review(
-                tx, a["stepId"], a["summary"], a.get("questions") or []
-            )
-        )
-        return Answer(
-            step_and_plan(done.plan, done.step),
-            f"Step {done.step.step_order} awaits a person; the plan is {done.plan.status}. A reviewer "
-            "decides with submit_user_decision; until then get_next_step answers awaiting_review.",
-        )
-
-    # submit_user_decision
-
-    async def submit_user_decision(call: Call) -> Answer:
-        a = call.args
-        decision = Decision(a["decision"])
-        done = await call.write(
-            lambda tx: plan_review.submit_user_decision(tx, a["stepId"], decision, a.get("feedback"))
-        )
-        return Answer(
-            step_and_plan(done.plan, done.step),
-            f"Decision {decision.value}: step {done.step.step_order} is {done.step.status}, "
-            f"the plan {done.plan.status}.",
-        )
-
     # modify_plan
 
     async def modify_plan(call: Call) -> Answer:
@@ -425,27 +396,6 @@ def plan_tools(settings: Settings) -> list[Tool]:
                 "affectedStepIds": done.affected_step_ids,
             },
             f"{mod.action.value} done on plan {done.plan.id} ({len(done.affected_step_ids)} steps affected).",
-        )
-
-    # retry_step
-
-    async def retry_step(call: Call) -> Answer:
-        step_id = call.args["stepId"]
-        done = await call.write(lambda tx: plan_modify.retry_step(tx, step_id))
-        step = next(s for s in done.steps if s.id == done.affected_step_ids[0])
-        return Answer(
-            step_and_plan(done.plan, step),
-            f"Step {step.step_order} is pending again; call get_next_step to start it.",
-        )
-
-    # fail_plan
-
-    async def fail_plan(call: Call) -> Answer:
-        plan_id, reason = call.args["planId"], call.args["reason"]
-        plan = await call.write(lambda tx: plan_modify.fail_plan(tx, plan_id, reason))
-        return Answer(
-            {"planId": plan.id, "planStatus": plan.status, "failureReason": plan.failure_reason},
-            f"Plan {plan.id} failed; its unfinished steps failed with it.",
         )
 
     # get_plan_status
@@ -490,57 +440,6 @@ def plan_tools(settings: Settings) -> list[Tool]:
             f"Plan {found.plan.status}, {done} of {len(found.steps)} steps completed. To continue, call "
             "get_next_step.",
         )
-
-    # get_step_context
-
-    async def get_step_context(call: Call) -> Answer:
-        step_id = call.args["stepId"]
-        found = await call.read(lambda s: plan_reads.step_context(s, call.principal.tenant_id, step_id))
-        return Answer(
-            {
-                "plan": plan_out(found.plan),
-                "step": step_full(found.step),
-                "priorSteps": [step_full(s) for s in found.prior_steps],
-            },
-            f"Step {found.step.step_order} ({found.step.status}) with {len(found.prior_steps)} completed "
-            "steps before it.",
-        )
-
-    # store_research_output
-
-    async def store_research_output(call: Call) -> Answer:
-        a = call.args
-        row = await call.write(
-            lambda tx: skills.store_research_output(
-                tx, a["planId"], a["content"], a["mediaType"], a.get("title") or ""
-            )
-        )
-        return Answer(output_out(row), f"Stored output {row.id} for plan {row.plan_id}.")
-
-    # start_skill_execution / complete_skill_execution
-
-    async def start_skill_execution(call: Call) -> Answer:
-        a = call.args
-        row = await call.write(
-            lambda tx: skills.start_skill_execution(
-                tx,
-                a["sessionId"],
-                a["skillName"],
-                a.get("outputMediaType"),
-                a.get("outputFormattingInstructions"),
-            )
-        )
-        return Answer(
-            skill_out(row),
-            f"Skill execution {row.id} started. A plan created with the same sessionId links to it.",
-        )
-
-    async def complete_skill_execution(call: Call) -> Answer:
-        a = call.args
-        row = await call.write(
-            lambda tx: skills.complete_skill_execution(tx, a["skillExecutionId"], a.get("resultSummary"))
-        )
-        return Answer(skill_out(row), f"Skill execution {row.id} completed.")
 
     stall_max = int(LONGEST_STALL_THRESHOLD.total_seconds())
     return [
@@ -681,7 +580,12 @@ def plan_tools(settings: Settings) -> list[Tool]:
             ),
             STEP_AND_PLAN_OUT,
             Access.DRIVE,
-            request_user_review,
+            writes(
+                lambda tx, a: plan_review.request_user_review(
+                    tx, a["stepId"], a["summary"], a.get("questions") or []
+                ),
+                _review_requested,
+            ),
         ),
         Tool(
             "submit_user_decision",
@@ -702,7 +606,12 @@ def plan_tools(settings: Settings) -> list[Tool]:
             ),
             STEP_AND_PLAN_OUT,
             Access.DECIDE,
-            submit_user_decision,
+            writes(
+                lambda tx, a: plan_review.submit_user_decision(
+                    tx, a["stepId"], Decision(a["decision"]), a.get("feedback")
+                ),
+                _decided,
+            ),
         ),
         Tool(
             "modify_plan",
@@ -805,7 +714,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
                 ["plan", "step", "priorSteps"],
             ),
             Access.READ,
-            get_step_context,
+            reads(lambda s, tenant, a: plan_reads.step_context(s, tenant, a["stepId"]), _step_context),
         ),
         Tool(
             "store_research_output",
@@ -821,12 +730,14 @@ def plan_tools(settings: Settings) -> list[Tool]:
                 },
                 ["planId", "content", "mediaType"],
             ),
-            output(
-                {"outputId": STR, "planId": STR, "title": STR, "mediaType": STR, "createdAt": STR},
-                ["outputId", "planId", "mediaType"],
-            ),
+            OUTPUT.schema,
             Access.DRIVE,
-            store_research_output,
+            writes(
+                lambda tx, a: skills.store_research_output(
+                    tx, a["planId"], a["content"], a["mediaType"], a.get("title") or ""
+                ),
+                _stored,
+            ),
         ),
         Tool(
             "start_skill_execution",
@@ -848,7 +759,16 @@ def plan_tools(settings: Settings) -> list[Tool]:
             ),
             SKILL_OUT,
             Access.DRIVE,
-            start_skill_execution,
+            writes(
+                lambda tx, a: skills.start_skill_execution(
+                    tx,
+                    a["sessionId"],
+                    a["skillName"],
+                    a.get("outputMediaType"),
+                    a.get("outputFormattingInstructions"),
+                ),
+                _skill_started,
+            ),
         ),
         Tool(
             "complete_skill_execution",
@@ -863,7 +783,12 @@ def plan_tools(settings: Settings) -> list[Tool]:
             ),
             SKILL_OUT,
             Access.DRIVE,
-            complete_skill_execution,
+            writes(
+                lambda tx, a: skills.complete_skill_execution(
+                    tx, a["skillExecutionId"], a.get("resultSummary")
+                ),
+                _skill_completed,
+            ),
         ),
         Tool(
             "retry_step",
@@ -873,7 +798,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
             obj({"stepId": id_arg("step")}, ["stepId"]),
             STEP_AND_PLAN_OUT,
             Access.DRIVE,
-            retry_step,
+            writes(lambda tx, a: plan_modify.retry_step(tx, a["stepId"]), _retried),
         ),
         Tool(
             "fail_plan",
@@ -886,7 +811,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
                 ["planId", "planStatus"],
             ),
             Access.DRIVE,
-            fail_plan,
+            writes(lambda tx, a: plan_modify.fail_plan(tx, a["planId"], a["reason"]), _failed),
             destructive=True,
         ),
     ]

@@ -7,6 +7,7 @@ authenticated (server/mcp/http.py), over stdio the process has one (server/mcp/s
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,17 +18,25 @@ from mcp.shared.exceptions import MCPError
 
 from ..auth import Principal
 from ..services.runtime import Runtime
+from .call_log import record_call
+from .mission_tools import mission_tools
 from .plan_tools import plan_tools
+from .resources import ResourceWatch, read_resource, resource_templates
 from .tools import Tool, run_tool
+from .workflow_tools import workflow_tools
 
 logger = logging.getLogger("server.mcp")
 
 PRINCIPAL_SCOPE_KEY = "flightdeck.principal"
 
 INSTRUCTIONS = (
-    "Flightdeck keeps the state of research plans (seed 003). Create a plan with create_research_plan, "
-    "then loop: get_next_step -> do the step -> submit_step_result, until get_next_step answers "
-    "plan_complete; then store_research_output. Every refusal is a tool error whose text starts with a "
+    "Flightdeck keeps the state of research plans (seed 003), workflows (seed 002) and missions (seed "
+    "004). Research: create a plan with create_research_plan, then loop: get_next_step -> do the step -> "
+    "submit_step_result, until get_next_step answers plan_complete; then store_research_output. "
+    "Workflows: create_workflow_from_yaml, start_workflow, then workers loop claim_workflow_step -> do it "
+    "-> complete_workflow_step / fail_workflow_step (or the compensation tools). Missions: propose_mission, "
+    "propose_hop, propose_hop_implementation, then complete_tool_step as a reviewer approves each stage. "
+    "Every refusal is a tool error whose text starts with a "
     "stable code (INVALID_TRANSITION, NOT_FOUND, VALIDATION_FAILED, CONFLICT, FORBIDDEN)."
 )
 
@@ -44,7 +53,24 @@ def principal_from_request(ctx: ServerRequestContext[Any, Any]) -> Principal | N
     return principal if isinstance(principal, Principal) else None
 
 
-def build_server(runtime: Runtime, principal_of: PrincipalOf, version: str = "") -> Server[Any]:
+def session_of(ctx: ServerRequestContext[Any, Any], arguments: dict[str, Any]) -> str | None:
+    """The agent session a call belongs to: its sessionId argument, else the MCP session (if any)."""
+    given = arguments.get("sessionId")
+    if isinstance(given, str) and given:
+        return given
+    headers = getattr(ctx.request, "headers", None)
+    header = headers.get("mcp-session-id") if headers is not None else None
+    return header if isinstance(header, str) else None
+
+
+def build_server(
+    runtime: Runtime,
+    principal_of: PrincipalOf,
+    version: str = "",
+    transport: str = "http",
+    watch: ResourceWatch | None = None,
+) -> Server[Any]:
+    """The server; with ``watch`` (a long-lived session, stdio) resources can be subscribed to."""
     tools = {t.name: t for t in all_tools(runtime)}
 
     def caller(ctx: ServerRequestContext[Any, Any]) -> Principal:
@@ -65,13 +91,61 @@ def build_server(runtime: Runtime, principal_of: PrincipalOf, version: str = "")
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         principal = caller(ctx)
+        started = time.perf_counter()
+        arguments = dict(params.arguments or {})
         tool = tools.get(params.name)
         if tool is None:
+            record_call(
+                runtime,
+                principal,
+                params.name,
+                transport,
+                session_of(ctx, arguments),
+                started,
+                arguments,
+                None,
+            )
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {params.name[:100]!r}")
-        result = await run_tool(tool, runtime, principal, dict(params.arguments or {}))
+        result = await run_tool(tool, runtime, principal, arguments)
+        record_call(
+            runtime, principal, tool.name, transport, session_of(ctx, arguments), started, arguments, result
+        )
         if result.is_error:
             logger.info("refused tool %s for %s: %s", tool.name, principal.name, result.content[0].text[:200])  # type: ignore[union-attr]
         return result
+
+    async def list_resource_templates(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        caller(ctx)
+        return resource_templates()
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        caller(ctx)  # every resource is one of the templates': none is listed on its own
+        return types.ListResourcesResult(resources=[])
+
+    async def read(
+        ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await read_resource(params.uri, runtime, caller(ctx), tools)
+
+    async def subscribe(
+        ctx: ServerRequestContext[Any, Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        caller(ctx)
+        assert watch is not None
+        await watch.subscribe(ctx.session, params.uri)
+        return types.EmptyResult()
+
+    async def unsubscribe(
+        ctx: ServerRequestContext[Any, Any], params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        caller(ctx)
+        assert watch is not None
+        watch.unsubscribe(params.uri)
+        return types.EmptyResult()
 
     return Server(
         "flightdeck",
@@ -80,8 +154,14 @@ def build_server(runtime: Runtime, principal_of: PrincipalOf, version: str = "")
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
+        on_read_resource=read,
+        on_subscribe_resource=subscribe if watch is not None else None,
+        on_unsubscribe_resource=unsubscribe if watch is not None else None,
     )
 
 
 def all_tools(runtime: Runtime) -> list[Tool]:
-    return plan_tools(runtime.settings)
+    settings = runtime.settings
+    return [*plan_tools(settings), *workflow_tools(settings), *mission_tools(settings)]

@@ -9,16 +9,17 @@ no API key is active and dev_mode allows it. Commits are announced on the broadc
 
 from __future__ import annotations
 
-from typing import Any
-
 from mcp.server.stdio import stdio_server
 
 from ..auth import DEV_PRINCIPAL, Principal, bearer_key, count_active_keys, decide_dev_mode, principal_for_key
 from ..clock import SystemClock
 from ..config import Settings
 from ..db.engine import Database
+from ..db.models import McpToolCallLog
+from ..oplog import OperationLogWriter
 from ..realtime import Notice, NoticeBus
 from ..services.runtime import Runtime
+from .resources import ResourceWatch
 from .server import build_server
 
 
@@ -47,20 +48,30 @@ async def serve_stdio(settings: Settings, key: str | None) -> None:
     try:
         principal = await stdio_principal(db, settings, key)
         runtime = Runtime(db=db, clock=SystemClock(), settings=settings)
+        if settings.operation_log:
+            runtime.tool_call_log = OperationLogWriter(db, model=McpToolCallLog)
+            runtime.tool_call_log.start()
+        # Notices from other processes wake the resource watch (resources.py); polling is its fallback.
         bus = NoticeBus(
-            settings.broadcast_url, settings.broadcast_channel, on_notice=_ignore, on_resync=lambda: None
+            settings.broadcast_url,
+            settings.broadcast_channel,
+            on_notice=lambda n: runtime.feed.announce(n.tenant_id, n.seq),
+            on_resync=runtime.feed.resync,
         )
         runtime.commit_listeners.append(lambda tenant, seqs: bus.publish_nowait(Notice(tenant, max(seqs))))
         await bus.start()
         try:
-            server = build_server(runtime, lambda ctx: principal)
-            async with stdio_server() as (read, write):
-                await server.run(read, write, server.create_initialization_options())
+            watch = ResourceWatch(runtime, principal)
+            server = build_server(runtime, lambda ctx: principal, transport="stdio", watch=watch)
+            try:
+                async with stdio_server() as (read, write):
+                    await server.run(read, write, server.create_initialization_options())
+            finally:
+                await watch.close()
+                await runtime.feed.close()
         finally:
             await bus.stop()
+            if runtime.tool_call_log is not None:
+                await runtime.tool_call_log.stop()
     finally:
         await db.dispose()
-
-
-def _ignore(notice: Any) -> None:
-    """This process serves no subscribers: notices from others are of no use to it."""

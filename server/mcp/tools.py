@@ -82,6 +82,25 @@ class Answer:
 
 
 Run = Callable[[Call], Awaitable[Answer]]
+Args = dict[str, Any]
+
+
+def writes(act: Callable[[Tx, Args], Awaitable[R]], show: Callable[[R], Answer]) -> Run:
+    """A tool that changes state: ``act`` (one service call) in one transaction, its result shown."""
+
+    async def run(call: Call) -> Answer:
+        return show(await call.write(lambda tx: act(tx, call.args)))
+
+    return run
+
+
+def reads(fetch: Callable[[AsyncSession, str, Args], Awaitable[R]], show: Callable[[R], Answer]) -> Run:
+    """A tool that changes nothing: ``fetch`` on a reader session, with the caller's tenant."""
+
+    async def run(call: Call) -> Answer:
+        return show(await call.read(lambda s: fetch(s, call.principal.tenant_id, call.args)))
+
+    return run
 
 
 @dataclass(frozen=True)

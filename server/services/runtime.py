@@ -35,6 +35,7 @@ class Runtime:
     operation_log: OperationLogWriter | None = None
     # Called after a webhook endpoint was created, changed or deleted here (the delivery tasks re-read).
     endpoint_listeners: list[Callable[[], None]] = field(default_factory=list)
+    tool_call_log: OperationLogWriter | None = None  # MCP tool calls (seed 003's mcp_tool_call_log)
     feed: EventFeed = field(init=False)
 
     def __post_init__(self) -> None:

@@ -16,7 +16,7 @@ from tests.api.test_bad_input import Tables
 from tests.conftest import LiveServer
 from tests.mcp.helpers import mcp_client, ok, refused, steps
 
-READ_TOOLS = {"get_plan_status", "get_research_context", "get_step_context"}
+READ_TOOLS = {"get_plan_status", "get_research_context", "get_step_context", "get_workflow", "get_mission"}
 DRIVE_TOOLS = {
     "create_research_plan",
     "get_next_step",
@@ -28,7 +28,28 @@ DRIVE_TOOLS = {
     "complete_skill_execution",
     "retry_step",
     "fail_plan",
+    "create_workflow_from_yaml",
+    "start_workflow",
+    "claim_workflow_step",
+    "heartbeat_workflow_step",
+    "complete_workflow_step",
+    "fail_workflow_step",
+    "complete_workflow_compensation",
+    "fail_workflow_compensation",
+    "register_tool",
+    "propose_mission",
+    "propose_hop",
+    "propose_hop_implementation",
+    "select_tool",
+    "configure_tool_step",
+    "complete_tool_step",
+    "fail_tool_step",
+    "retry_tool_step",
+    "propose_asset",
+    "start_asset_processing",
+    "complete_asset_processing",
 }
+DECIDE_TOOLS = {"submit_user_decision", "start_hop"}
 
 
 @pytest.fixture
@@ -74,9 +95,9 @@ async def test_each_role_lists_only_the_tools_it_may_call(
 ) -> None:
     expected = {
         keys.a_viewer: READ_TOOLS,
-        keys.a_reviewer: READ_TOOLS | {"submit_user_decision"},
+        keys.a_reviewer: READ_TOOLS | DECIDE_TOOLS,
         keys.a_agent: READ_TOOLS | DRIVE_TOOLS,
-        keys.b_admin: READ_TOOLS | DRIVE_TOOLS | {"submit_user_decision"},
+        keys.b_admin: READ_TOOLS | DRIVE_TOOLS | DECIDE_TOOLS,
     }
     for key, names in expected.items():
         async with mcp_client(live_server.url, key, mode=mode) as client:
@@ -176,3 +197,38 @@ async def test_a_foreign_origin_is_refused_and_the_servers_own_is_not(
         own = await http.post("/mcp", json=body, headers={**headers, "origin": live_server.url})
         assert own.status_code == 200, own.text
         assert {t["name"] for t in own.json()["result"]["tools"]} == READ_TOOLS
+
+
+async def test_another_tenant_sees_and_changes_none_of_the_workflows_and_missions(
+    keys: Keys, live_server: LiveServer, tables: Tables
+) -> None:
+    async with mcp_client(live_server.url, keys.a_agent) as agent:
+        yaml = "metadata:\n  name: w\nspec:\n  steps:\n    - name: a\n"
+        workflow = (await ok(agent, "create_workflow_from_yaml", {"yaml": yaml}))["workflow"]["workflowId"]
+        await ok(agent, "start_workflow", {"workflowId": workflow})
+        step = (await ok(agent, "claim_workflow_step", {"agent": "w", "workflowId": workflow}))["step"]
+        mission = (await ok(agent, "propose_mission", {"title": "t", "goal": "g"}))["mission"]["missionId"]
+    calls = [
+        ("get_workflow", {"workflowId": workflow}, "workflowId"),
+        ("start_workflow", {"workflowId": workflow}, "workflowId"),
+        ("claim_workflow_step", {"agent": "w", "workflowId": workflow}, "workflowId"),
+        ("complete_workflow_step", {"stepId": step["stepId"], "agent": "w"}, "stepId"),
+        ("heartbeat_workflow_step", {"stepId": step["stepId"], "agent": "w"}, "stepId"),
+        ("get_mission", {"missionId": mission}, "missionId"),
+        ("propose_hop", {"missionId": mission, "name": "h", "plan": "p"}, "missionId"),
+        ("propose_asset", {"missionId": mission, "name": "a"}, "missionId"),
+    ]
+    async with tables.unchanged(), mcp_client(live_server.url, keys.b_admin) as other:
+        for tool, args, field in calls:
+            error = await refused(other, tool, args)
+            assert (error["code"], error["field"]) == ("NOT_FOUND", [field]), tool
+        # Nothing of A's is handed to B's workers.
+        assert (await ok(other, "claim_workflow_step", {"agent": "w"}))["outcome"] == "none"
+    async with mcp_client(live_server.url, keys.a_viewer) as viewer:
+        error = await refused(viewer, "claim_workflow_step", {"agent": "w"})
+        assert error["code"] == "FORBIDDEN"
+        shown = await ok(viewer, "get_workflow", {"workflowId": workflow})
+        assert shown["workflow"]["status"] == "executing"
+    async with mcp_client(live_server.url, keys.a_agent) as agent:
+        error = await refused(agent, "start_hop", {"hopId": mission})
+        assert error["message"] == "only reviewer or admin keys may take user decisions"

@@ -6,14 +6,23 @@ import asyncio
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
+from typing import Any
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPDeprecationWarning
 
+from server.auth import DEV_PRINCIPAL
+from server.clock import SystemClock
+from server.config import Settings
 from server.db.engine import Database
+from server.services.plans import modify as plan_modify
 from server.services.plans import queries as plan_queries
+from server.services.runtime import Runtime, unit_of_work
 from tests.mcp.helpers import ok, steps
+from tests.mcp.test_mcp_access import READ_TOOLS
 
 
 def _params(db: Path, *args: str) -> StdioServerParameters:
@@ -56,7 +65,7 @@ def test_with_keys_stdio_acts_as_the_given_key_and_refuses_to_start_without_one(
         async with Client(_params(db_file, "--key", viewer), cache=None) as client:
             return {t.name for t in (await client.list_tools()).tools}
 
-    assert asyncio.run(listed()) == {"get_plan_status", "get_research_context", "get_step_context"}
+    assert asyncio.run(listed()) == READ_TOOLS
 
     refused = _cli(db_file, "mcp")
     assert refused.returncode == 2
@@ -64,3 +73,44 @@ def test_with_keys_stdio_acts_as_the_given_key_and_refuses_to_start_without_one(
     bad = _cli(db_file, "mcp", key="fdk_nope")
     assert bad.returncode == 2
     assert "not valid or has been revoked" in bad.stderr
+
+
+async def test_a_resource_subscribed_over_stdio_is_notified_of_changes_from_any_process(
+    tmp_path: Path,
+) -> None:
+    db_file = tmp_path / "watch.db"
+    updated: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            updated.append(message.params.uri)
+
+    async def wait_for(uri: str, count: int) -> None:
+        for _ in range(200):  # notices and the feed's polling are asynchronous
+            if updated.count(uri) >= count:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"{uri} notified {updated.count(uri)} times, not {count}: {updated}")
+
+    async with Client(_params(db_file), cache=None, mode="legacy", message_handler=on_message) as client:
+        plan = await ok(client, "create_research_plan", {"researchQuestion": "q", "steps": steps(2)})
+        other = await ok(client, "create_research_plan", {"researchQuestion": "q", "steps": steps(1)})
+        uri = f"flightdeck://plans/{plan['planId']}"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)  # resources/subscribe is 2025-11-25's
+            await client.subscribe_resource(uri)
+        # A change made through this process ...
+        await ok(client, "get_next_step", {"planId": plan["planId"]})
+        await wait_for(uri, 1)
+        # ... and one made by another process on the same database (here: this test's own runtime).
+        db = Database(f"sqlite+aiosqlite:///{db_file}")
+        runtime = Runtime(db, SystemClock(), Settings(database_url=f"sqlite+aiosqlite:///{db_file}"))
+        try:
+            async with unit_of_work(runtime, DEV_PRINCIPAL) as tx:
+                await plan_modify.fail_plan(tx, plan["planId"], "stopped elsewhere")
+        finally:
+            await db.dispose()
+        await wait_for(uri, 2)
+        # A plan nobody subscribed to is never announced.
+        await ok(client, "get_next_step", {"planId": other["planId"]})
+        assert f"flightdeck://plans/{other['planId']}" not in updated

@@ -1,0 +1,373 @@
+"""Seed 002's workflow worker tools: define, start, read, and claim / report steps and compensations.
+
+Each tool is one service call, the same GraphQL's workflow mutation makes (server/api/workflows/).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from ..config import Settings
+from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
+from ..limits import SHORT_TEXT
+from ..machines.retry import ErrorCategory
+from ..machines.workflow import CompensationStatus, WorkflowOutcome, WorkflowStatus, WorkflowStepStatus
+from ..services.workflows import claims, compensation, create, reports
+from ..services.workflows import queries as workflow_queries
+from ..services.workflows.claims import Claim, ClaimOutcome
+from ..services.workflows.compensation import CompensationReport
+from ..services.workflows.create import CreatedWorkflow
+from ..services.workflows.reports import StepReport
+from .arguments import (
+    ANY,
+    INT,
+    STR,
+    STR_OR_NULL,
+    Schema,
+    Shape,
+    Vocabulary,
+    enum,
+    integer,
+    items,
+    nullable,
+    obj,
+    or_null,
+    output,
+    states,
+)
+from .tools import Access, Answer, Args, Tool, reads, writes
+
+WORKFLOW = Shape(
+    {
+        "workflowId": STR,
+        "name": STR,
+        "status": states(WorkflowStatus),
+        "outcome": or_null(states(WorkflowOutcome)),
+        "failureReason": STR_OR_NULL,
+        "createdAt": STR,
+        "startedAt": STR_OR_NULL,
+        "completedAt": STR_OR_NULL,
+    },
+    ["workflowId", "name", "status"],
+    ident="workflowId",
+)
+STEP = Shape(
+    {
+        "stepId": STR,
+        "workflowId": STR,
+        "name": STR,
+        "status": states(WorkflowStepStatus),
+        "attempt": INT,
+        "agent": STR_OR_NULL,
+        "claimedBy": STR_OR_NULL,
+        "dependsOn": items(STR),
+        "blockedOn": STR_OR_NULL,
+        "lastError": STR_OR_NULL,
+        "lastErrorCategory": STR_OR_NULL,
+        "output": ANY,
+        "timeoutAt": STR_OR_NULL,
+    },
+    ["stepId", "workflowId", "name", "status", "attempt"],
+    ident="stepId",
+)
+COMPENSATION = Shape(
+    {
+        "compensationId": STR,
+        "workflowId": STR,
+        "stepId": STR,
+        "stepName": STR,
+        "position": INT,
+        "action": STR,
+        "agent": STR,
+        "status": states(CompensationStatus),
+        "error": STR_OR_NULL,
+    },
+    ["compensationId", "workflowId", "stepName", "action", "agent", "status"],
+    ident="compensationId",
+)
+WORKFLOW_OUT, STEP_OUT, COMPENSATION_OUT = WORKFLOW.schema, STEP.schema, COMPENSATION.schema
+workflow_out, step_out, compensation_out = WORKFLOW.of, STEP.of, COMPENSATION.of
+
+
+def _step_report(done: StepReport) -> Answer:
+    step, wf = done.step, done.workflow
+    return Answer(
+        {"workflow": workflow_out(wf), "step": step_out(step)},
+        f"Step {step.name} is {step.status}; workflow {wf.name} is {wf.status}. Next: claim_workflow_step.",
+    )
+
+
+def _compensation_report(done: CompensationReport) -> Answer:
+    comp, wf = done.compensation, done.workflow
+    again = " (already reported: nothing changed)" if done.duplicate else ""
+    return Answer(
+        {
+            "workflow": workflow_out(wf),
+            "compensation": compensation_out(comp),
+            "alreadyReported": done.duplicate,
+        },
+        f"Compensation of {comp.step_name} is {comp.status}{again}; workflow {wf.name} is {wf.status}.",
+    )
+
+
+def _claimed(claim: Claim) -> Answer:
+    data: dict[str, Any] = {
+        "outcome": claim.outcome.value,
+        "workflow": workflow_out(claim.workflow) if claim.workflow else None,
+    }
+    if claim.step is not None:
+        data["step"] = step_out(claim.step)
+        summary = (
+            f"Claimed step {claim.step.name} (attempt {claim.step.attempt}). Do it, call "
+            "heartbeat_workflow_step while it takes long, then complete_workflow_step or fail_workflow_step."
+        )
+    elif claim.compensation is not None:
+        data["compensation"] = compensation_out(claim.compensation)
+        summary = (
+            f"Claimed the compensation of {claim.compensation.step_name}: {claim.compensation.action}. Undo "
+            "it, then complete_workflow_compensation or fail_workflow_compensation."
+        )
+    else:
+        summary = "Nothing to claim for this agent now; call again later."
+    return Answer(data, summary)
+
+
+def _created(done: CreatedWorkflow) -> Answer:
+    wf = done.workflow
+    warnings = [{"code": w.code, "message": w.message, "field": w.field} for w in done.warnings]
+    return Answer(
+        {"workflow": workflow_out(wf), "steps": [step_out(s) for s in done.steps], "warnings": warnings},
+        f"Created workflow {wf.id} ({wf.status}) with {len(done.steps)} steps"
+        f"{f' and {len(warnings)} warning(s)' if warnings else ''}. Next: start_workflow.",
+    )
+
+
+def _started(wf: Workflow) -> Answer:
+    return Answer(
+        {"workflow": workflow_out(wf)},
+        f"Workflow {wf.name} is {wf.status}. Workers take its steps with claim_workflow_step.",
+    )
+
+
+async def _get(session: AsyncSession, tenant: str, a: Args) -> tuple[Workflow, list[Any], list[Any]]:
+    wf = await workflow_queries.get_workflow(session, tenant, a["workflowId"], "workflowId")
+    [steps] = await workflow_queries.steps_by_workflow(session, [wf.id])
+    [comps] = await workflow_queries.compensations_by_workflow(session, [wf.id])
+    return wf, steps, comps
+
+
+def _shown(found: tuple[Workflow, list[WorkflowStep], list[WorkflowCompensation]]) -> Answer:
+    wf, steps, comps = found
+    done = sum(1 for s in steps if s.status == WorkflowStepStatus.COMPLETED)
+    return Answer(
+        {
+            "workflow": workflow_out(wf),
+            "steps": [step_out(s) for s in steps],
+            "compensations": [compensation_out(c) for c in comps],
+        },
+        f"Workflow {wf.name} is {wf.status}: {done} of {len(steps)} steps completed.",
+    )
+
+
+def workflow_tools(settings: Settings) -> list[Tool]:
+    v = Vocabulary(settings.max_text_bytes, settings.max_result_bytes, SHORT_TEXT)
+    agent = v.short_text("Your agent name, the one you claimed the work with; required")
+    attempt = nullable(
+        integer("The attempt you claimed (step.attempt); a report for an older one is CONFLICT.", minimum=0)
+    )
+    step_id = v.id_arg("workflow step")
+    comp_id = v.id_arg("compensation")
+    step_report = output({"workflow": WORKFLOW_OUT, "step": STEP_OUT}, ["workflow", "step"])
+    comp_report = output(
+        {"workflow": WORKFLOW_OUT, "compensation": COMPENSATION_OUT, "alreadyReported": {"type": "boolean"}},
+        ["workflow", "compensation", "alreadyReported"],
+    )
+    the_workflow: Schema = output({"workflow": WORKFLOW_OUT}, ["workflow"])
+
+    return [
+        Tool(
+            "create_workflow_from_yaml",
+            "Define a workflow from YAML",
+            "Define a workflow (status idle) from seed 002's YAML: spec.steps (or steps at the top) with "
+            "name, dependsOn, agent, timeout, retryPolicy, onFailure (abort, skip, compensate), approval; "
+            "spec.compensation lists how to undo steps and which agent does it. `name` overrides "
+            "metadata.name. Warnings are advice; the definition was accepted. Next: start_workflow.",
+            obj(
+                {
+                    "yaml": v.large_text("The definition as seed 002 writes it; required"),
+                    "name": nullable(v.short_text("The workflow's name")),
+                },
+                ["yaml"],
+            ),
+            output(
+                {
+                    "workflow": WORKFLOW_OUT,
+                    "steps": items(STEP_OUT),
+                    "warnings": items(output({"code": STR, "message": STR, "field": items(STR)})),
+                },
+                ["workflow", "steps", "warnings"],
+            ),
+            Access.DRIVE,
+            writes(lambda tx, a: create.create_workflow_from_yaml(tx, a["yaml"], a.get("name")), _created),
+        ),
+        Tool(
+            "start_workflow",
+            "Start a workflow",
+            "idle -> queued, and executing at once if one of the tenant's slots is free. Then workers claim "
+            "its steps with claim_workflow_step.",
+            obj({"workflowId": v.id_arg("workflow")}, ["workflowId"]),
+            the_workflow,
+            Access.DRIVE,
+            writes(lambda tx, a: create.start_workflow(tx, a["workflowId"]), _started),
+        ),
+        Tool(
+            "get_workflow",
+            "Read a workflow",
+            "A workflow with every step (status, attempt, who holds it, output, last error) and its "
+            "compensations. Changes nothing.",
+            obj({"workflowId": v.id_arg("workflow")}, ["workflowId"]),
+            output(
+                {
+                    "workflow": WORKFLOW_OUT,
+                    "steps": items(STEP_OUT),
+                    "compensations": items(COMPENSATION_OUT),
+                },
+                ["workflow", "steps", "compensations"],
+            ),
+            Access.READ,
+            reads(_get, _shown),
+        ),
+        Tool(
+            "claim_workflow_step",
+            "Claim work",
+            "Take one runnable step of an executing workflow (or, while it is compensating, your next "
+            "compensation). `outcome` is one of: step (the step, now running and yours, is in `step`: do "
+            "it, then complete_workflow_step or fail_workflow_step with its stepId and attempt); "
+            "compensation (undo what `compensation.action` says, then complete_workflow_compensation or "
+            "fail_workflow_compensation); none (nothing for you now: call again later). Steps naming "
+            "another agent are never handed to you. Concurrent claims never hand out the same work twice.",
+            obj(
+                {
+                    "agent": agent,
+                    "workflowId": nullable(
+                        v.id_arg("workflow") | {"description": "Only from this workflow; omitted: from any."}
+                    ),
+                },
+                ["agent"],
+            ),
+            output(
+                {
+                    "outcome": states(ClaimOutcome),
+                    "workflow": or_null(WORKFLOW_OUT),
+                    "step": STEP_OUT,
+                    "compensation": COMPENSATION_OUT,
+                },
+                ["outcome"],
+            ),
+            Access.DRIVE,
+            writes(lambda tx, a: claims.claim_work(tx, a["agent"], a.get("workflowId")), _claimed),
+        ),
+        Tool(
+            "heartbeat_workflow_step",
+            "Prove a claimed step is alive",
+            "Proof of life for your running step (it does not extend its timeout). A CONFLICT refusal says "
+            "the step is no longer yours: stop working on it.",
+            obj({"stepId": step_id, "agent": agent, "attempt": attempt}, ["stepId", "agent"]),
+            step_report,
+            Access.DRIVE,
+            writes(
+                lambda tx, a: reports.heartbeat_workflow_step(tx, a["stepId"], a["agent"], a.get("attempt")),
+                _step_report,
+            ),
+            idempotent=True,
+        ),
+        Tool(
+            "complete_workflow_step",
+            "Report a step done",
+            "Report your running step completed, with what it produced; the steps depending on it may "
+            "run. Next: claim_workflow_step.",
+            obj(
+                {
+                    "stepId": step_id,
+                    "agent": agent,
+                    "output": nullable(v.json_value("What the step produced")),
+                    "attempt": attempt,
+                },
+                ["stepId", "agent"],
+            ),
+            step_report,
+            Access.DRIVE,
+            writes(
+                lambda tx, a: reports.complete_workflow_step(
+                    tx, a["stepId"], a["agent"], a.get("output"), a.get("attempt")
+                ),
+                _step_report,
+            ),
+        ),
+        Tool(
+            "fail_workflow_step",
+            "Report a step failed",
+            "Report your running step failed. The category decides what happens: a retry (the step is "
+            "pending again after its backoff) when its retryPolicy covers it, an escalation to a reviewer "
+            "(governance: the workflow is blocked), or the step's onFailure (abort fails the workflow, skip "
+            "goes on without it, compensate undoes the completed steps).",
+            obj(
+                {
+                    "stepId": step_id,
+                    "agent": agent,
+                    "category": enum(ErrorCategory, "What kind of failure it is."),
+                    "message": v.long_text("What went wrong; required"),
+                    "attempt": attempt,
+                },
+                ["stepId", "agent", "category", "message"],
+            ),
+            step_report,
+            Access.DRIVE,
+            writes(
+                lambda tx, a: reports.fail_workflow_step(
+                    tx, a["stepId"], a["agent"], ErrorCategory(a["category"]), a["message"], a.get("attempt")
+                ),
+                _step_report,
+            ),
+        ),
+        Tool(
+            "complete_workflow_compensation",
+            "Report a compensation done",
+            "Report your running compensation completed (reporting it again changes nothing); after the "
+            "last one the workflow is completed, rolled back.",
+            obj({"compensationId": comp_id, "agent": agent}, ["compensationId", "agent"]),
+            comp_report,
+            Access.DRIVE,
+            writes(
+                lambda tx, a: compensation.complete_compensation(tx, a["compensationId"], a["agent"]),
+                _compensation_report,
+            ),
+            idempotent=True,
+        ),
+        Tool(
+            "fail_workflow_compensation",
+            "Report a compensation failed",
+            "Report your compensation failed: the workflow ends failed, partially rolled back, and no "
+            "further compensation runs (reporting it again changes nothing).",
+            obj(
+                {
+                    "compensationId": comp_id,
+                    "agent": agent,
+                    "message": v.long_text("What went wrong; required"),
+                },
+                ["compensationId", "agent", "message"],
+            ),
+            comp_report,
+            Access.DRIVE,
+            writes(
+                lambda tx, a: compensation.fail_compensation(
+                    tx, a["compensationId"], a["agent"], a["message"]
+                ),
+                _compensation_report,
+            ),
+            idempotent=True,
+            destructive=True,
+        ),
+    ]

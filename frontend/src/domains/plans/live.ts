@@ -9,7 +9,7 @@ import {
   ReviewInboxDocument,
   StallAlertsDocument,
 } from '../../core/graphql.generated';
-import type { ListSource, ListState } from '../../core/liveList';
+import { nodesSide, type ListSource, type ListState } from '../../core/liveList';
 import { subscribeFromSeq } from '../../core/resumable';
 import type { RootSource } from '../../core/rootLive';
 import type { PlanDetail, PlanSummary, ReviewRequest, StallAlert } from './api';
@@ -34,13 +34,11 @@ export const plansSource: ListSource<PlanSummary, PlansExtra> = {
   readRoot: (http, id) => http.request(PlanSummaryDocument, { id }).then((r) => r.researchPlan),
   initial: { alerts: [], inbox: null },
   sides: {
-    inbox: {
-      read: async (http) => {
-        const { reviewInbox } = await http.request(ReviewInboxDocument, { first: INBOX_SIZE });
-        return { inbox: reviewInbox.edges.map((e) => e.node) };
-      },
-      touchedBy: touchesReviews,
-    },
+    inbox: nodesSide<PlansExtra, ReviewRequest>(
+      'inbox',
+      (http) => http.request(ReviewInboxDocument, { first: INBOX_SIZE }).then((r) => r.reviewInbox),
+      touchesReviews,
+    ),
   },
   follow: (client, after, update, fail) => [
     subscribeFromSeq(client, {

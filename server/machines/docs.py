@@ -36,6 +36,7 @@ def render_machine(machine: Machine[Any]) -> str:
     for source in machine.states:
         targets = ", ".join(f"`{t}`" for t in sorted(machine.transitions[source])) or "(none)"
         lines.append(f"| `{source}` | {targets} |")
+    lines += render_actions(machine)
     lines += ["", "```mermaid", "stateDiagram-v2", f"    [*] --> {_mermaid_id(machine.initial)}"]
     for source, target in machine.edges():
         lines.append(f"    {_mermaid_id(source)} --> {_mermaid_id(target)}")
@@ -43,6 +44,28 @@ def render_machine(machine: Machine[Any]) -> str:
         lines.append(f"    {_mermaid_id(state)} --> [*]")
     lines += ["```", ""]
     return "\n".join(lines)
+
+
+def render_actions(machine: Machine[Any]) -> list[str]:
+    """What the services do to the entity, by name: from which states, to where, on what condition."""
+    if not machine.actions:
+        return []
+    lines = ["", "| action | from | to | only when |", "|---|---|---|---|"]
+    for action in machine.actions:
+        sources = ", ".join(f"`{s}`" for s in sorted(action.sources))
+        if action.internal:
+            to = "(stays: a check)"
+        elif action.target is None:
+            to = "where it failed from"
+        else:
+            to = f"`{action.target}`" + (f" (through `{action.via}` if need be)" if action.via else "")
+        guards = "; ".join(
+            f"`{g.column}` is "
+            + " or ".join("none" if v is None else f"`{v}`" for v in sorted(g.allowed, key=str))
+            for g in action.guards
+        )
+        lines.append(f"| `{action.name}` | {sources} | {to} | {guards} |")
+    return lines
 
 
 def render_coordination(title: str, text: str, table: Mapping[Any, frozenset[StrEnum]]) -> str:

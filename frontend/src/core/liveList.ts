@@ -46,6 +46,18 @@ export interface SideRead<X> {
   touchedBy(event: LoggedEvent): boolean;
 }
 
+/** A side read of one paged list (a reviewer's queue): its nodes, newest read, under `key`. */
+export function nodesSide<X, N>(
+  key: keyof X & string,
+  read: (http: GraphQLHttp) => Promise<{ edges: readonly { node: N }[] }>,
+  touchedBy: (event: LoggedEvent) => boolean,
+): SideRead<X> {
+  return {
+    read: async (http) => ({ [key]: (await read(http)).edges.map((e) => e.node) }) as Partial<X>,
+    touchedBy,
+  };
+}
+
 export interface ListSource<T extends Root, X> {
   /** The events followed: `events(filter: {rootType})`. */
   rootType: string;

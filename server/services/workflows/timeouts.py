@@ -34,7 +34,8 @@ from .slots import lock_tenant_slots, promote_queued
 
 W = WorkflowStatus
 S = WorkflowStepStatus
-RUNNING_WORKFLOW = (W.EXECUTING, W.BLOCKED)
+# The candidates' read asks for the states the machine lets a workflow time out from.
+RUNNING_WORKFLOW = sorted(WORKFLOW_MACHINE.action("time_out").sources)
 
 
 async def _pairs(session: AsyncSession, query: Select[str, str]) -> list[tuple[str, str]]:

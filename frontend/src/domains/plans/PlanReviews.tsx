@@ -1,14 +1,13 @@
 /** The plans' part of the Reviews page: every step awaiting input, with the decision buttons; kept live. */
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 
-import { useConnection } from '../../core/connection';
+import { markAnswered, noneAnswered, stillWaiting } from '../../core/answered';
 import { formatTime } from '../../core/format';
-import { ReviewInboxDocument } from '../../core/graphql.generated';
 import { href } from '../../core/router';
 import { words } from '../../core/userErrors';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { ReviewRequest } from './api';
-import { usePlans } from './context';
+import { usePlans, useRefreshPlanInbox } from './context';
 import { DecisionForm, type Decided } from './DecisionForm';
 import { Instructions } from './Instructions';
 import { Questions } from './Questions';
@@ -21,27 +20,14 @@ interface DecidedItem extends Decided {
 }
 
 export function PlanReviews() {
-  const { http, report } = useConnection();
   const plans = usePlans();
-  const [requests, setRequests] = useState<ReviewRequest[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const refreshInbox = useRefreshPlanInbox();
   const [decided, setDecided] = useState<DecidedItem[]>([]);
-
-  const load = useCallback(async () => {
-    try {
-      const result = await http.request(ReviewInboxDocument, { first: 100 });
-      setRequests(result.reviewInbox.edges.map((e) => e.node));
-      setError(null);
-    } catch (e) {
-      report(e);
-      setError(e instanceof Error ? e.message : String(e));
-    }
-  }, [http, report]);
-
-  // Re-read whenever an event may have added or answered a review (plans.reviewVersion).
-  useEffect(() => {
-    void load();
-  }, [load, plans.reviewVersion]);
+  // The inbox is the live list's (domains/plans/live.ts); a step answered here leaves it at once.
+  const [answered, setAnswered] = useState(noneAnswered<ReviewRequest>);
+  const { inbox } = plans;
+  const requests = stillWaiting(inbox, answered, (r) => r.step.id);
+  const error = inbox === null ? plans.error : null;
 
   return (
     <section aria-labelledby="plan-reviews-title" className="review-section" data-testid="plan-reviews">
@@ -70,7 +56,8 @@ export function PlanReviews() {
                 },
                 ...list,
               ]);
-              setRequests((list) => list?.filter((r) => r.step.id !== request.step.id) ?? null);
+              setAnswered((a) => markAnswered(a, inbox, request.step.id));
+              refreshInbox();
             }}
           />
         ))}

@@ -9,6 +9,12 @@ export const PlansProvider = plans.Provider;
 
 export const usePlans: () => PlansState = plans.useListState;
 
+/** Read the review inbox again (after a decision taken on this page; its events follow anyway). */
+export function useRefreshPlanInbox(): () => void {
+  const live = plans.useLiveList();
+  return () => live?.refresh('inbox');
+}
+
 /** Plan steps awaiting a decision (null until the plan list is loaded). */
 export function usePlanReviewCount(): number | null {
   const state = usePlans();

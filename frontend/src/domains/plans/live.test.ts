@@ -4,15 +4,28 @@ import { LiveList } from '../../core/liveList';
 import { RootLive } from '../../core/rootLive';
 import { FakeLiveServer, ScriptedHttp, settle } from '../../test/fakes';
 import { plan } from '../../test/plans';
-import type { PlanSummary } from './api';
+import type { PlanSummary, ReviewRequest } from './api';
 import { planSource, plansSource } from './live';
 
+function request(stepId: string): ReviewRequest {
+  return { step: { id: stepId } } as ReviewRequest;
+}
+
 describe('the live plan list', () => {
-  function setup(latestSeq: number, plans: PlanSummary[], reread: Record<string, PlanSummary>) {
+  function setup(
+    latestSeq: number,
+    plans: PlanSummary[],
+    reread: Record<string, PlanSummary>,
+    inbox: () => unknown = () => [],
+  ) {
     const http = new ScriptedHttp({
       LatestSeq: () => ({ latestSeq }),
       Plans: () => ({ researchPlans: { edges: plans.map((node) => ({ node })) } }),
       PlanSummary: (v) => ({ researchPlan: reread[String(v.id)] ?? null }),
+      ReviewInbox: async () => {
+        const requests = (await inbox()) as unknown[];
+        return { reviewInbox: { edges: requests.map((node) => ({ node })) } };
+      },
     });
     const server = new FakeLiveServer();
     const failures: unknown[] = [];
@@ -28,7 +41,7 @@ describe('the live plan list', () => {
   it('reads the position, then the snapshot, then follows events and stall alerts from that position', async () => {
     const { http, server, live } = setup(12, [plan('1')], {});
     await live.start();
-    expect(http.calls.map((c) => c.operation)).toEqual(['LatestSeq', 'Plans']);
+    expect(http.calls.map((c) => c.operation)).toEqual(['LatestSeq', 'Plans', 'ReviewInbox']);
     expect(live.store.get().loaded).toBe(true);
     const wire = server.subs.map((s) => JSON.parse(JSON.stringify(s.payload)) as { variables: unknown });
     expect(wire.map((w) => w.variables)).toEqual([{ filter: { rootType: 'plan' }, after: 12 }, { after: 12 }]);
@@ -47,13 +60,39 @@ describe('the live plan list', () => {
     expect(state.order).toEqual(['2', '1']);
   });
 
-  it('bumps the review version for review events only', async () => {
-    const { server, live } = setup(0, [], {});
+  it('reads the review inbox with the list, and again for review events only', async () => {
+    const inboxes = [[request('s1')], [request('s1'), request('s2')]];
+    const { http, server, live } = setup(0, [], {}, () => inboxes.shift() ?? []);
+    await live.start();
+    expect(live.store.get().inbox).toEqual([request('s1')]);
+    server.append({ seq: 1, kind: 'step_started', entityType: 'step', rootId: 'x' });
+    await settle();
+    expect(http.calls.filter((c) => c.operation === 'ReviewInbox')).toHaveLength(1);
+    server.append({ seq: 2, kind: 'step_transitioned', entityType: 'step', toState: 'awaiting_input', rootId: 'x' });
+    await settle();
+    expect(http.calls.filter((c) => c.operation === 'ReviewInbox')).toHaveLength(2);
+    expect(live.store.get().inbox?.map((r) => r.step.id)).toEqual(['s1', 's2']);
+  });
+
+  it('keeps the newest inbox when an older read lands after it', async () => {
+    const answers: ((requests: unknown[]) => void)[] = [];
+    let first = true;
+    const { server, live } = setup(0, [], {}, () => {
+      if (first) return ((first = false), []);
+      return new Promise<unknown[]>((resolve) => answers.push(resolve));
+    });
     await live.start();
     server.append({ seq: 1, kind: 'user_reviewed', entityType: 'step', rootId: 'x' });
-    server.append({ seq: 2, kind: 'step_started', entityType: 'step', rootId: 'x' });
     await settle();
-    expect(live.store.get().reviewVersion).toBe(1);
+    server.append({ seq: 2, kind: 'user_reviewed', entityType: 'step', rootId: 'x' });
+    await settle();
+    expect(answers).toHaveLength(2);
+    const [older, newer] = answers;
+    newer?.([request('new')]);
+    await settle();
+    older?.([request('old')]);
+    await settle();
+    expect(live.store.get().inbox?.map((r) => r.step.id)).toEqual(['new']);
   });
 
   it('stops following when stopped', async () => {

@@ -1,26 +1,29 @@
 /**
- * What of the research plans is live: the plan list with the stall alerts (core/liveList.ts), for as long
- * as the dashboard is open, and one plan with its history (core/rootLive.ts).
+ * What of the research plans is live: the plan list with the stall alerts and the review inbox
+ * (core/liveList.ts), for as long as the dashboard is open, and one plan with its history (core/rootLive.ts).
  */
 import {
   PlansDocument,
   PlanSummaryDocument,
   PlanUpdatedDocument,
+  ReviewInboxDocument,
   StallAlertsDocument,
 } from '../../core/graphql.generated';
-import type { ListSource, ListState } from '../../core/liveList';
+import { nodesSide, type ListSource, type ListState } from '../../core/liveList';
 import { subscribeFromSeq } from '../../core/resumable';
 import type { RootSource } from '../../core/rootLive';
-import type { PlanDetail, PlanSummary, StallAlert } from './api';
+import type { PlanDetail, PlanSummary, ReviewRequest, StallAlert } from './api';
 import { addAlert, touchesReviews } from './store';
 
 export const PLAN_LIST_SIZE = 100;
+export const INBOX_SIZE = 100;
 
 export interface PlansExtra {
   /** Newest first. */
   alerts: readonly StallAlert[];
-  /** Bumped whenever an event may have changed the review inbox. */
-  reviewVersion: number;
+  /** Steps awaiting a decision, oldest first; null until read. Read again after every event that may
+   * add a step to it or take one out (the list's one rule: the latest read wins). */
+  inbox: readonly ReviewRequest[] | null;
 }
 
 export type PlansState = ListState<PlanSummary, PlansExtra>;
@@ -29,8 +32,14 @@ export const plansSource: ListSource<PlanSummary, PlansExtra> = {
   rootType: 'plan',
   readList: (http) => http.request(PlansDocument, { first: PLAN_LIST_SIZE }).then((r) => r.researchPlans),
   readRoot: (http, id) => http.request(PlanSummaryDocument, { id }).then((r) => r.researchPlan),
-  initial: { alerts: [], reviewVersion: 0 },
-  onEvent: (state, event) => (touchesReviews(event) ? { ...state, reviewVersion: state.reviewVersion + 1 } : state),
+  initial: { alerts: [], inbox: null },
+  sides: {
+    inbox: nodesSide<PlansExtra, ReviewRequest>(
+      'inbox',
+      (http) => http.request(ReviewInboxDocument, { first: INBOX_SIZE }).then((r) => r.reviewInbox),
+      touchesReviews,
+    ),
+  },
   follow: (client, after, update, fail) => [
     subscribeFromSeq(client, {
       operation: StallAlertsDocument,

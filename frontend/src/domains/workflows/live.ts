@@ -9,7 +9,7 @@ import {
   WorkflowSummaryDocument,
   WorkflowUpdatedDocument,
 } from '../../core/graphql.generated';
-import type { ListSource, ListState } from '../../core/liveList';
+import { nodesSide, type ListSource, type ListState } from '../../core/liveList';
 import type { RootSource } from '../../core/rootLive';
 import { LIST_SIZE, type GateRequest, type WorkflowDetail, type WorkflowSummary } from './api';
 import { touchesGates } from './store';
@@ -27,13 +27,11 @@ export const workflowsSource: ListSource<WorkflowSummary, WorkflowsExtra> = {
   readRoot: (http, id) => http.request(WorkflowSummaryDocument, { id }).then((r) => r.workflow),
   initial: { gates: null },
   sides: {
-    gates: {
-      read: async (http) => {
-        const { workflowStepsAwaitingReview } = await http.request(WorkflowGatesDocument, { first: LIST_SIZE });
-        return { gates: workflowStepsAwaitingReview.edges.map((e) => e.node) };
-      },
-      touchedBy: touchesGates,
-    },
+    gates: nodesSide<WorkflowsExtra, GateRequest>(
+      'gates',
+      (http) => http.request(WorkflowGatesDocument, { first: LIST_SIZE }).then((r) => r.workflowStepsAwaitingReview),
+      touchesGates,
+    ),
   },
 };
 

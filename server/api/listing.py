@@ -90,6 +90,14 @@ def list_query(
     )
 
 
+def checked_query(query: ListQuery) -> ListQuery:
+    """``listing.checked``, its refusal as a top-level VALIDATION_FAILED."""
+    try:
+        return listing.checked(query)
+    except ServiceError as exc:
+        raise top_level_error(exc) from None
+
+
 async def table_connection(
     info: Info[Context, Any],
     table: listing.Listed,
@@ -100,10 +108,7 @@ async def table_connection(
 ) -> Connection[N]:
     """A page of the tenant's rows of ``table`` that match ``query``, in its order."""
     tenant = info.context.principal.tenant_id
-    try:
-        wanted = listing.checked(query)
-    except ServiceError as exc:
-        raise top_level_error(exc) from None
+    wanted = checked_query(query)
 
     async def page(session: AsyncSession, size: int) -> Page[Any]:
         return await listing.list_page(session, table, tenant, wanted, size, after)

@@ -122,7 +122,8 @@ def _after(table: Listed, query: ListQuery, after: str) -> ColumnElement[bool]:
     return position < tuple_(*values) if query.descending else position > tuple_(*values)
 
 
-def _search(session: AsyncSession, table: Listed, term: str) -> ColumnElement[bool] | TextClause:
+def search_condition(session: AsyncSession, table: Listed, term: str) -> ColumnElement[bool] | TextClause:
+    """Rows of ``table`` whose text holds ``term`` (checked by ``checked``), by the database's index."""
     if session.get_bind().dialect.name == "sqlite":
         phrase = '"' + term.replace('"', '""') + '"'
         name = table.model.__tablename__
@@ -144,7 +145,7 @@ def filtered(session: AsyncSession, table: Listed, tenant_id: str, query: ListQu
     if query.until is not None:
         statement = statement.where(when < query.until)
     if query.search is not None:
-        statement = statement.where(_search(session, table, query.search))
+        statement = statement.where(search_condition(session, table, query.search))
     return statement
 
 

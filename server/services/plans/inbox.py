@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, and_, func, or_, select
+from sqlalchemy import ColumnElement, Select, and_, func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...db.models import PlanStep, ResearchPlan
 from ...machines.plan import StepStatus
+from ..listing import ListQuery, search_condition
 from ..pages import Page, decode_time_cursor, time_cursor
+from .queries import PLANS
 
 
 @dataclass
@@ -26,26 +28,49 @@ def _waiting(tenant_id: str) -> ColumnElement[bool]:
     return and_(PlanStep.tenant_id == tenant_id, PlanStep.status == StepStatus.AWAITING_INPUT.value)
 
 
-async def steps_awaiting_input(
-    session: AsyncSession, tenant_id: str, first: int, after: str | None
-) -> Page[WaitingStep]:
-    """Oldest request first (a step's ``updated_at`` is when it started waiting)."""
+OLDEST_FIRST = ListQuery(descending=False)
+
+
+def _matching(session: AsyncSession, tenant_id: str, wanted: ListQuery) -> Select[PlanStep, ResearchPlan]:
+    """Waiting steps with their plans; ``wanted``'s range is on when the step started waiting, its
+    search on the plan's title and question (see ``listing.checked``)."""
     query = (
         select(PlanStep, ResearchPlan)
         .join(ResearchPlan, ResearchPlan.id == PlanStep.plan_id)
         .where(_waiting(tenant_id))
     )
+    if wanted.since is not None:
+        query = query.where(PlanStep.updated_at >= wanted.since)
+    if wanted.until is not None:
+        query = query.where(PlanStep.updated_at < wanted.until)
+    if wanted.search is not None:
+        query = query.where(search_condition(session, PLANS, wanted.search))
+    return query
+
+
+async def steps_awaiting_input(
+    session: AsyncSession,
+    tenant_id: str,
+    first: int,
+    after: str | None,
+    wanted: ListQuery = OLDEST_FIRST,
+) -> Page[WaitingStep]:
+    """Oldest request first unless ``wanted`` is descending (a step's ``updated_at`` is when it started
+    waiting)."""
+    query = _matching(session, tenant_id, wanted)
     if after:
-        since, last_id = decode_time_cursor(after)
-        query = query.where(
-            or_(PlanStep.updated_at > since, and_(PlanStep.updated_at == since, PlanStep.id > last_id))
-        )
-    rows = (await session.execute(query.order_by(PlanStep.updated_at, PlanStep.id).limit(first + 1))).all()
+        position = tuple_(PlanStep.updated_at, PlanStep.id)
+        mark = tuple_(*decode_time_cursor(after))
+        query = query.where(position < mark if wanted.descending else position > mark)
+    order = (PlanStep.updated_at, PlanStep.id)
+    ordered = query.order_by(*(o.desc() if wanted.descending else o.asc() for o in order))
+    rows = (await session.execute(ordered.limit(first + 1))).all()
     items = [WaitingStep(plan, step) for step, plan in rows]
     return Page(items[:first], len(items) > first)
 
 
-async def count_awaiting_input(session: AsyncSession, tenant_id: str) -> int:
-    return int(
-        await session.scalar(select(func.count()).select_from(PlanStep).where(_waiting(tenant_id))) or 0
-    )
+async def count_awaiting_input(
+    session: AsyncSession, tenant_id: str, wanted: ListQuery = OLDEST_FIRST
+) -> int:
+    matching = _matching(session, tenant_id, wanted).with_only_columns(func.count())
+    return int(await session.scalar(matching) or 0)

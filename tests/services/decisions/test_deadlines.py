@@ -19,7 +19,14 @@ from server.errors import ErrorCode
 from server.loops.decision_deadlines import TIMER, run_decision_deadlines
 from server.machines.decision import DecisionKind, Outcome, Terms
 from server.services.decisions import inbox
-from server.services.decisions.policies import PolicyKey, Scope, request_terms, set_decision_terms, set_policy
+from server.services.decisions.policies import (
+    PolicyKey,
+    Scope,
+    remove_policy,
+    request_terms,
+    set_decision_terms,
+    set_policy,
+)
 from server.services.missions.inputs import NewToolStep
 from server.services.plans import review as plan_review
 from server.services.plans.inputs import Decision as PlanDecision
@@ -349,3 +356,16 @@ async def test_a_missions_own_default_rejects_an_implementation_back_to_the_agen
     assert "no answer by the deadline" in (hop.status_reason or "")
     [rejected] = await crew.events(kind="hop_implementation_rejected")
     assert rejected.actor == TIMER
+
+
+async def test_a_removed_policy_no_longer_applies_to_new_decisions(flight: Flight) -> None:
+    await policy(flight, Scope.TENANT, TENANT_APPROVES)
+    _, before = await review_with(flight)
+    tenant = PolicyKey(Scope.TENANT, "", None)
+    assert await flight.call(lambda tx: remove_policy(tx, tenant)) is True
+    assert await flight.call(lambda tx: remove_policy(tx, tenant)) is False
+    _, after = await review_with(flight)
+    [kept] = await decisions_of(flight, before)
+    [plain] = await decisions_of(flight, after)
+    assert (kept.default_outcome, plain.default_outcome, plain.deadline_at) == ("approve", None, None)
+    assert await flight.read(lambda s: inbox.policies(s, flight.tenant_id)) == []

@@ -164,6 +164,9 @@ async def test_bad_terms_are_user_errors_and_roles_are_enforced(
     )
     assert done["step"] is None
     assert sorted(tuple(e["field"]) for e in done["userErrors"]) == [("assignee",)]
+    too_long = {"assignee": "user:" + "x" * 300}  # the column holds 200: refused before the database
+    done, _ = await review_requested(agent, too_long)
+    assert [(e["code"], e["field"]) for e in done["userErrors"]] == [("VALIDATION_FAILED", ["assignee"])]
     done, _ = await review_requested(agent, {"deadlineSeconds": 60})
     assert [(e["code"], e["field"]) for e in done["userErrors"]] == [
         ("VALIDATION_FAILED", ["defaultOutcome"])

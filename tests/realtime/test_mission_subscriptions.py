@@ -108,7 +108,7 @@ async def test_the_event_stream_filtered_to_a_mission_carries_its_hops_steps_and
     filter_ = {"rootType": "mission", "rootId": mission_id}
 
     async with ws_session(live_server.ws_url) as ws:
-        replay = asyncio.create_task(collect(ws, EVENTS, {"after": 0, "filter": filter_}, len(expected) + 3))
+        replay = asyncio.create_task(collect(ws, EVENTS, {"after": 0, "filter": filter_}, len(expected) + 6))
         await wait_for_subscribers(live_server)
         asset = (
             await client.execute(
@@ -122,9 +122,12 @@ async def test_the_event_stream_filtered_to_a_mission_carries_its_hops_steps_and
     assert [r["seq"] for r in results[: len(expected)]] == expected
     assert {r["rootId"] for r in results} == {mission_id}
     assert {r["entityType"] for r in results} >= {"mission", "hop", "tool_step"}
-    live = [(r["kind"], r["entityId"]) for r in results[len(expected) :]]
+    live = [(r["kind"], r["entityId"]) for r in results[len(expected) :] if r["entityType"] == "asset"]
     assert live == [
         ("asset_proposed", asset["id"]),
         ("asset_transitioned", asset["id"]),
         ("asset_expired", asset["id"]),
     ]
+    # The asset's acceptance opened a decision, withdrawn when the asset expired (issue 17).
+    decision = [r["kind"] for r in results[len(expected) :] if r["entityType"] == "decision"]
+    assert decision == ["review_requested", "decision_transitioned", "decision_withdrawn"]

@@ -29,7 +29,7 @@ from ...machines.decision import (
 )
 from ..runtime import Tx
 from ..transitions import enter
-from .points import POINTS, ROOT_ENDS, SUBJECTS, Point
+from .points import BY_SUBJECT, POINTS, ROOT_ENDS, Point
 
 ANY_KIND = "*"
 
@@ -59,11 +59,7 @@ def _read(tx: Tx) -> _Changes:
             for subject, (_, root_id) in list(changes.opened.items()):
                 if root_id == event.entity_id:
                     del changes.opened[subject]
-        if event.entity_type not in SUBJECTS:
-            continue
-        for point in POINTS.values():
-            if point.subject != event.entity_type:
-                continue
+        for point in BY_SUBJECT.get(event.entity_type, ()):
             outcome = point.answer(event)
             if outcome is not None:
                 changes.close(event.entity_id, outcome)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...db.decision_models import Decision
@@ -28,23 +28,33 @@ ROOTS: dict[str, Root[object]] = {"plan": PLAN, "workflow": WORKFLOW, "mission":
 DUE_BATCH = 500
 
 
-async def due_decisions(session: AsyncSession, now: datetime) -> list[tuple[str, str]]:
-    """(tenant, decision) of open decisions past their deadline or (not yet escalated) their
-    escalation time, oldest deadline first, each once."""
-    open_values = [s.value for s in OPEN_STATUSES]
-    past_deadline = (
+def past_deadline_query(now: datetime) -> Select[str, str, datetime | None]:
+    """Open or escalated decisions past their deadline: the (status, deadline_at) index."""
+    return (
         select(Decision.tenant_id, Decision.id, Decision.deadline_at)
-        .where(Decision.status.in_(open_values), Decision.deadline_at <= now)
+        .where(Decision.status.in_([s.value for s in OPEN_STATUSES]), Decision.deadline_at <= now)
         .order_by(Decision.deadline_at)
         .limit(DUE_BATCH)
     )
-    past_escalation = (
+
+
+def past_escalation_query(now: datetime) -> Select[str, str, datetime | None]:
+    """Open decisions (never escalated) past their escalation time: the (status, escalate_at) index."""
+    return (
         select(Decision.tenant_id, Decision.id, Decision.escalate_at)
         .where(Decision.status == DecisionStatus.OPEN.value, Decision.escalate_at <= now)
         .order_by(Decision.escalate_at)
         .limit(DUE_BATCH)
     )
-    rows = [*(await session.execute(past_deadline)).all(), *(await session.execute(past_escalation)).all()]
+
+
+async def due_decisions(session: AsyncSession, now: datetime) -> list[tuple[str, str]]:
+    """(tenant, decision) of open decisions past their deadline or (not yet escalated) their
+    escalation time, the earliest due first, each once."""
+    rows = [
+        *(await session.execute(past_deadline_query(now))).all(),
+        *(await session.execute(past_escalation_query(now))).all(),
+    ]
     seen: dict[tuple[str, str], datetime] = {}
     for tenant, decision_id, at in rows:
         if at is None:

@@ -237,8 +237,11 @@ POINTS: dict[DecisionKind, Point] = {
     )
 }
 
-# The entity types any point is about: the book skips every other event at once.
-SUBJECTS = frozenset(p.subject for p in POINTS.values())
+# The points about each entity type: the book skips every other event at once.
+BY_SUBJECT: dict[str, tuple[Point, ...]] = {
+    subject: tuple(p for p in POINTS.values() if p.subject == subject)
+    for subject in {p.subject for p in POINTS.values()}
+}
 
 # A root entering one of these ends every decision still open under it.
 ROOT_ENDS: dict[str, frozenset[str]] = {

@@ -14,6 +14,7 @@ from ...auth import Role
 from ...db.decision_models import Decision, DecisionPolicy
 from ...errors import invalid, not_found, refused
 from ...events.decision_kinds import DecisionEvent
+from ...limits import SHORT_TEXT
 from ...machines.decision import OPEN_STATUSES, DecisionKind, Terms, term_problems
 from ..aggregates import MISSION, PLAN, lock_root
 from ..runtime import Tx
@@ -52,7 +53,7 @@ def check_assignee(value: str | None, field: list[str], tx: Tx) -> None:
     """``user:<key name>`` or ``role:<role>``."""
     if value is None:
         return
-    check_text(value, field, tx.settings.max_text_bytes)
+    check_text(value, field, SHORT_TEXT)
     kind, _, name = value.partition(":")
     if kind == "role" and name in {r.value for r in Role}:
         return
@@ -89,7 +90,7 @@ async def _check_scope(tx: Tx, key: PolicyKey) -> str:
     if key.scope is Scope.TENANT:
         return tx.tenant_id
     if key.scope is Scope.WORKFLOW_DEFINITION:
-        check_text(key.scope_id, ["scopeId"], 200, required=True)
+        check_text(key.scope_id, ["scopeId"], SHORT_TEXT, required=True)
         return key.scope_id
     scope_id = parse_id(key.scope_id, "scopeId")
     if key.scope is Scope.PLAN:

@@ -19,12 +19,20 @@ from server.errors import ErrorCode
 from server.loops.decision_deadlines import TIMER, run_decision_deadlines
 from server.machines.decision import DecisionKind, Outcome, Terms
 from server.services.decisions import inbox
-from server.services.decisions.policies import PolicyKey, Scope, request_terms, set_decision_terms, set_policy
+from server.services.decisions.policies import (
+    PolicyKey,
+    Scope,
+    remove_policy,
+    request_terms,
+    set_decision_terms,
+    set_policy,
+)
+from server.services.missions.inputs import NewToolStep
 from server.services.plans import review as plan_review
 from server.services.plans.inputs import Decision as PlanDecision
 from server.services.runtime import Runtime, Tx
 from tests.services.helpers import Flight
-from tests.services.missions.driver import Crew
+from tests.services.missions.driver import GOOD_PARAMS, Crew
 from tests.services.workflow_helpers import WorkflowFlight, step, wf
 
 HOUR = 3600.0
@@ -326,3 +334,38 @@ async def test_two_instances_apply_each_deadline_exactly_once(
     await flight.assert_seq_gap_free()
     rows = await flight.read(lambda s: s.scalars(select(Decision.status)))
     assert sorted(rows.all()) == ["defaulted"] * 6
+
+
+async def test_a_missions_own_default_rejects_an_implementation_back_to_the_agent(
+    crew: Crew, runtime: Runtime, clock: FakeClock
+) -> None:
+    mission_id = await crew.approved_mission()
+    reject_soon = Terms(600, Outcome.REJECT, "role:reviewer")
+    await policy(crew, Scope.MISSION, reject_soon, mission_id, DecisionKind.HOP_IMPLEMENTATION)
+    hop_id = await crew.hop_ready_for_implementation(mission_id)
+    steps = [NewToolStep("search", tool_name="web_search", parameters=GOOD_PARAMS)]
+    await crew.propose_implementation(hop_id, steps)
+    [plan_decision, implementation] = await decisions_of(crew, hop_id)
+    assert (plan_decision.kind, plan_decision.status) == ("hop_plan", "decided")
+    assert (implementation.kind, implementation.assignee) == ("hop_implementation", "role:reviewer")
+
+    clock.advance(timedelta(minutes=10))
+    assert (await run_decision_deadlines(runtime)).defaulted == [implementation.id]
+    hop = await crew.hop(hop_id)
+    assert hop.status == "READY_FOR_IMPLEMENTATION"
+    assert "no answer by the deadline" in (hop.status_reason or "")
+    [rejected] = await crew.events(kind="hop_implementation_rejected")
+    assert rejected.actor == TIMER
+
+
+async def test_a_removed_policy_no_longer_applies_to_new_decisions(flight: Flight) -> None:
+    await policy(flight, Scope.TENANT, TENANT_APPROVES)
+    _, before = await review_with(flight)
+    tenant = PolicyKey(Scope.TENANT, "", None)
+    assert await flight.call(lambda tx: remove_policy(tx, tenant)) is True
+    assert await flight.call(lambda tx: remove_policy(tx, tenant)) is False
+    _, after = await review_with(flight)
+    [kept] = await decisions_of(flight, before)
+    [plain] = await decisions_of(flight, after)
+    assert (kept.default_outcome, plain.default_outcome, plain.deadline_at) == ("approve", None, None)
+    assert await flight.read(lambda s: inbox.policies(s, flight.tenant_id)) == []

@@ -39,7 +39,7 @@ logger = logging.getLogger(__name__)
 LEASE_MARGIN_SECONDS = 1.0
 # A woken task waits this long before its pass, so that a burst of commits is sent as one batch (one
 # transaction to record it) rather than one pass per commit.
-COALESCE_SECONDS = 0.05
+COALESCE_SECONDS = 0.2
 
 
 class WebhookDispatcher:

@@ -182,23 +182,20 @@ async def read_work(db: Database, endpoint: EndpointState, now: datetime, limit:
                 select(TenantCounter.last_seq).where(TenantCounter.tenant_id == endpoint.tenant_id)
             )
         ).scalar_one_or_none() or 0
+        # Core rows, not ORM objects: this runs on every pass of every endpoint.
         rows = (
-            (
-                await session.execute(
-                    select(Event)
-                    .where(
-                        Event.tenant_id == endpoint.tenant_id,
-                        Event.seq > endpoint.cursor_seq,
-                        Event.seq <= last,
-                        Event.kind.in_(wanted.kinds),
-                    )
-                    .order_by(Event.seq)
-                    .limit(room)
+            await session.execute(
+                select(*EVENT_COLUMNS)
+                .where(
+                    Event.tenant_id == endpoint.tenant_id,
+                    Event.seq > endpoint.cursor_seq,
+                    Event.seq <= last,
+                    Event.kind.in_(wanted.kinds),
                 )
+                .order_by(Event.seq)
+                .limit(room)
             )
-            .scalars()
-            .all()
-        )
+        ).all()
     for event in rows:
         topic = wanted.topic_of(event.kind, event.from_state, event.to_state, event.data)
         if topic is not None:
@@ -207,14 +204,31 @@ async def read_work(db: Database, endpoint: EndpointState, now: datetime, limit:
     return Work(items, max(cursor, endpoint.cursor_seq), more=len(rows) >= room)
 
 
-async def _events(session: Any, tenant_id: str, seqs: list[int]) -> dict[int, Event]:
+EVENT_COLUMNS = (
+    Event.seq,
+    Event.kind,
+    Event.entity_type,
+    Event.entity_id,
+    Event.root_type,
+    Event.root_id,
+    Event.from_state,
+    Event.to_state,
+    Event.actor,
+    Event.data,
+    Event.created_at,
+)
+
+
+async def _events(session: Any, tenant_id: str, seqs: list[int]) -> dict[int, Any]:
     if not seqs:
         return {}
-    rows = await session.execute(select(Event).where(Event.tenant_id == tenant_id, Event.seq.in_(seqs)))
-    return {e.seq: e for e in rows.scalars()}
+    rows = await session.execute(
+        select(*EVENT_COLUMNS).where(Event.tenant_id == tenant_id, Event.seq.in_(seqs))
+    )
+    return {e.seq: e for e in rows}
 
 
-def message_of(event: Event, topic: str) -> Message:
+def message_of(event: Any, topic: str) -> Message:
     """The Standard Webhooks payload: ``type``, ``timestamp`` and ``data`` (the event as the log has it)."""
     body = {
         "type": topic,

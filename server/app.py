@@ -109,11 +109,16 @@ def create_app(
             if webhooks is not None:
                 webhooks.wake(n.tenant_id)
 
+        def on_resync() -> None:
+            runtime.feed.resync()
+            if webhooks is not None:
+                webhooks.wake_all()
+
         bus = NoticeBus(
             settings.broadcast_url,
             settings.broadcast_channel,
             on_notice=on_notice,
-            on_resync=runtime.feed.resync,
+            on_resync=on_resync,
         )
         runtime.commit_listeners.append(lambda tenant, seqs: bus.publish_nowait(Notice(tenant, max(seqs))))
         await bus.start()

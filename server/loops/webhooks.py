@@ -39,7 +39,7 @@ logger = logging.getLogger(__name__)
 LEASE_MARGIN_SECONDS = 1.0
 # A woken task waits this long before its pass, so that a burst of commits is sent as one batch (one
 # transaction to record it) rather than one pass per commit.
-COALESCE_SECONDS = 0.05
+COALESCE_SECONDS = 0.2
 
 
 class WebhookDispatcher:
@@ -184,14 +184,16 @@ class EndpointWorker:
             # Taken (a write) only when not held or half gone; otherwise the endpoint is only read.
             self.lease_until = None
             endpoint = await delivery.take_lease(db, self.endpoint_id, d.owner, now, d.lease)
-            if endpoint is not None:
-                self.lease_until = now + d.lease
+            if endpoint is None:
+                return False
+            self.lease_until = now + d.lease
+            work = await delivery.read_work(db, endpoint, now, d.batch)
         else:
-            endpoint = await delivery.read_endpoint(db, self.endpoint_id, now)
-        if endpoint is None or self.lease_until is None:
-            return False
+            held = await delivery.read_held(db, self.endpoint_id, now, d.batch)
+            if held is None:
+                return False
+            endpoint, work = held
         lease_until = self.lease_until
-        work = await delivery.read_work(db, endpoint, now, d.batch)
         sent: list[Sent] = []
         cursor = work.cursor
         for item in work.items:

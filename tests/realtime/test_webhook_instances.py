@@ -1,19 +1,32 @@
-"""Webhooks from two `flightdeck serve` processes on PostgreSQL (+ Redis), one of them killed with SIGKILL
-mid-delivery and restarted: every event reaches the receiver, and never two requests at once."""
+"""Webhooks from processes: two `flightdeck serve` on PostgreSQL (+ Redis), one of them killed with SIGKILL
+mid-delivery and restarted (every event reaches the receiver, never two requests at once); and
+`flightdeck deliver-webhooks` delivering alone, stopped cleanly by SIGTERM."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from aiohttp import web
 
+from server.auth import DEV_PRINCIPAL
+from server.clock import SystemClock
+from server.config import Settings
+from server.db.engine import Database
+from server.db.webhook_models import WebhookEndpoint
+from server.services.runtime import Runtime, unit_of_work
+from server.services.webhooks import endpoints
+from server.services.webhooks.topics import Topic
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient
 from tests.realtime.instances import StartInstances
-from tests.realtime.processes import until
+from tests.realtime.processes import end_process, spawn, tail_of, until
 
 on_postgres = pytest.mark.parametrize(
     "db_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
@@ -124,3 +137,52 @@ async def _failed_seqs(api: GraphQLClient) -> set[str]:
             after = node["seq"]
         if not page["pageInfo"]["hasNextPage"]:
             return found
+
+
+on_sqlite = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+
+
+@on_sqlite
+async def test_deliver_webhooks_runs_delivery_in_a_process_of_its_own(
+    db_url: str, tmp_path: Path, slow_receiver: SlowReceiver
+) -> None:
+    settings = Settings(database_url=db_url)
+    db = Database(db_url)
+    runtime = Runtime(
+        db=db,
+        clock=SystemClock(),
+        settings=settings.model_copy(update={"webhook_allow_private_targets": True}),
+    )
+    try:
+        async with unit_of_work(runtime, DEV_PRINCIPAL) as tx:
+            made = await endpoints.create_endpoint(tx, slow_receiver.url, [Topic.STALL_DETECTED], None, True)
+        async with unit_of_work(runtime, DEV_PRINCIPAL) as tx:
+            tx.events.record("plan_stalled", entity_type="plan", entity_id="p", root_type="plan", root_id="p")
+        seq = tx.events.seqs[0]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("FLIGHTDECK_")}
+        env.update(
+            DATABASE_URL=db_url,
+            FLIGHTDECK_WEBHOOK_ALLOW_PRIVATE_TARGETS="true",
+            FLIGHTDECK_WEBHOOK_POLL_SECONDS="0.1",
+            PYTHONUNBUFFERED="1",
+        )
+        log = tmp_path / "deliver.log"
+        proc = spawn([sys.executable, "-m", "server", "deliver-webhooks"], env, log)
+        try:
+
+            async def arrived() -> bool:
+                assert proc.poll() is None, tail_of(log)
+                return slow_receiver.ids == [str(seq)]
+
+            await until(arrived, 30, "the delivery from deliver-webhooks")
+            proc.send_signal(signal.SIGTERM)
+            assert await asyncio.to_thread(proc.wait, 15) == 0, tail_of(log)
+        finally:
+            end_process(proc)
+        async with db.reader() as session:
+            row = await session.get(WebhookEndpoint, made.endpoint.id)
+        assert row is not None
+        assert row.cursor_seq == seq
+        assert row.lease_owner is None  # released on a clean stop: another process may take it at once
+    finally:
+        await db.dispose()

@@ -113,17 +113,27 @@ async def take_lease(
         )
 
 
-async def read_endpoint(db: Database, endpoint_id: str, now: datetime) -> EndpointState | None:
+async def read_endpoint(session: Any, endpoint_id: str, now: datetime) -> EndpointState | None:
     """The endpoint as it is now, for a process that already holds its lease (a read, not a write)."""
+    row = (
+        await session.execute(select(E).where(E.id == endpoint_id, E.enabled.is_(True)))
+    ).scalar_one_or_none()
+    if row is None:
+        return None
+    return EndpointState(
+        row.id, row.tenant_id, row.url, list(row.topics), secrets_of(row, now), row.cursor_seq
+    )
+
+
+async def read_held(
+    db: Database, endpoint_id: str, now: datetime, limit: int
+) -> tuple[EndpointState, Work] | None:
+    """The endpoint and its work in one read, for the holder of its lease; None when it is gone."""
     async with db.reader() as session:
-        row = (
-            await session.execute(select(E).where(E.id == endpoint_id, E.enabled.is_(True)))
-        ).scalar_one_or_none()
-        if row is None:
+        endpoint = await read_endpoint(session, endpoint_id, now)
+        if endpoint is None:
             return None
-        return EndpointState(
-            row.id, row.tenant_id, row.url, list(row.topics), secrets_of(row, now), row.cursor_seq
-        )
+        return endpoint, await _read_work(session, endpoint, now, limit)
 
 
 async def renew_lease(db: Database, endpoint_id: str, owner: str, now: datetime, ttl: timedelta) -> bool:
@@ -145,60 +155,61 @@ async def release_lease(db: Database, endpoint_id: str, owner: str) -> None:
 
 async def read_work(db: Database, endpoint: EndpointState, now: datetime, limit: int) -> Work:
     """Due retries first (oldest due first), then the events after the cursor that match the topics."""
-    wanted = TopicFilter.of(endpoint.topics)
     async with db.reader() as session:
-        due = (
-            await session.execute(
-                select(D.seq, D.topic, D.attempts, D.first_attempt_at)
-                .where(
-                    D.endpoint_id == endpoint.id,
-                    D.status == DeliveryStatus.PENDING.value,
-                    D.next_attempt_at <= now,
-                )
-                .order_by(D.next_attempt_at, D.seq)
-                .limit(limit)
+        return await _read_work(session, endpoint, now, limit)
+
+
+async def _read_work(session: Any, endpoint: EndpointState, now: datetime, limit: int) -> Work:
+    wanted = TopicFilter.of(endpoint.topics)
+    due = (
+        await session.execute(
+            select(D.seq, D.topic, D.attempts, D.first_attempt_at)
+            .where(
+                D.endpoint_id == endpoint.id,
+                D.status == DeliveryStatus.PENDING.value,
+                D.next_attempt_at <= now,
             )
-        ).all()
-        retry_events = await _events(session, endpoint.tenant_id, [r.seq for r in due])
-        items = [
-            Item(
-                r.seq,
-                r.topic,
-                message_of(retry_events[r.seq], r.topic),
-                False,
-                r.attempts,
-                r.first_attempt_at,
-            )
-            for r in due
-            if r.seq in retry_events
-        ]
-        room = limit - len(due)
-        if room <= 0 or not wanted.kinds:
-            return Work(items, endpoint.cursor_seq, more=room <= 0)
-        # The counter first: every event up to it has committed (a seq is allocated in the transaction
-        # that writes its event), so the cursor may pass events of other kinds up to it.
-        last = (
-            await session.execute(
-                select(TenantCounter.last_seq).where(TenantCounter.tenant_id == endpoint.tenant_id)
-            )
-        ).scalar_one_or_none() or 0
-        rows = (
-            (
-                await session.execute(
-                    select(Event)
-                    .where(
-                        Event.tenant_id == endpoint.tenant_id,
-                        Event.seq > endpoint.cursor_seq,
-                        Event.seq <= last,
-                        Event.kind.in_(wanted.kinds),
-                    )
-                    .order_by(Event.seq)
-                    .limit(room)
-                )
-            )
-            .scalars()
-            .all()
+            .order_by(D.next_attempt_at, D.seq)
+            .limit(limit)
         )
+    ).all()
+    retry_events = await _events(session, endpoint.tenant_id, [r.seq for r in due])
+    items = [
+        Item(
+            r.seq,
+            r.topic,
+            message_of(retry_events[r.seq], r.topic),
+            False,
+            r.attempts,
+            r.first_attempt_at,
+        )
+        for r in due
+        if r.seq in retry_events
+    ]
+    room = limit - len(due)
+    if room <= 0 or not wanted.kinds:
+        return Work(items, endpoint.cursor_seq, more=room <= 0)
+    # The counter first: every event up to it has committed (a seq is allocated in the transaction
+    # that writes its event), so the cursor may pass events of other kinds up to it.
+    last = (
+        await session.execute(
+            select(TenantCounter.last_seq).where(TenantCounter.tenant_id == endpoint.tenant_id)
+        )
+    ).scalar_one_or_none() or 0
+    # Core rows, not ORM objects: this runs on every pass of every endpoint.
+    rows = (
+        await session.execute(
+            select(*EVENT_COLUMNS)
+            .where(
+                Event.tenant_id == endpoint.tenant_id,
+                Event.seq > endpoint.cursor_seq,
+                Event.seq <= last,
+                Event.kind.in_(wanted.kinds),
+            )
+            .order_by(Event.seq)
+            .limit(room)
+        )
+    ).all()
     for event in rows:
         topic = wanted.topic_of(event.kind, event.from_state, event.to_state, event.data)
         if topic is not None:
@@ -207,14 +218,31 @@ async def read_work(db: Database, endpoint: EndpointState, now: datetime, limit:
     return Work(items, max(cursor, endpoint.cursor_seq), more=len(rows) >= room)
 
 
-async def _events(session: Any, tenant_id: str, seqs: list[int]) -> dict[int, Event]:
+EVENT_COLUMNS = (
+    Event.seq,
+    Event.kind,
+    Event.entity_type,
+    Event.entity_id,
+    Event.root_type,
+    Event.root_id,
+    Event.from_state,
+    Event.to_state,
+    Event.actor,
+    Event.data,
+    Event.created_at,
+)
+
+
+async def _events(session: Any, tenant_id: str, seqs: list[int]) -> dict[int, Any]:
     if not seqs:
         return {}
-    rows = await session.execute(select(Event).where(Event.tenant_id == tenant_id, Event.seq.in_(seqs)))
-    return {e.seq: e for e in rows.scalars()}
+    rows = await session.execute(
+        select(*EVENT_COLUMNS).where(Event.tenant_id == tenant_id, Event.seq.in_(seqs))
+    )
+    return {e.seq: e for e in rows}
 
 
-def message_of(event: Event, topic: str) -> Message:
+def message_of(event: Any, topic: str) -> Message:
     """The Standard Webhooks payload: ``type``, ``timestamp`` and ``data`` (the event as the log has it)."""
     body = {
         "type": topic,

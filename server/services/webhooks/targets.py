@@ -1,17 +1,13 @@
 """Which URLs a webhook may go to (SSRF): http(s) only, and only public addresses unless the operator
 allows private ones (``webhook_allow_private_targets``).
 
-Checked twice: when an endpoint is saved (the URL's form, and an address literal), and at every delivery,
-where the host's resolved addresses are checked and the request is sent to a checked address, so a
-name that re-resolves to an internal address between check and connect (DNS rebinding) gains nothing.
+Checked twice: when an endpoint is saved (the URL's form, and an address literal), and at every
+connection a delivery makes (``sender.py``: the resolved addresses, and an address literal).
 """
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
-import socket
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ...db.webhook_models import URL_LIMIT
@@ -79,38 +75,3 @@ def _literal(host: str) -> IP | None:
         return ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return None
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where one request goes: the address it connects to, and the name it is addressed to."""
-
-    host: str
-    address: str
-    port: int
-
-
-async def resolve(url: str, allow_private: bool) -> Target:
-    """The address to connect to for ``url``: the first of its host's addresses, all of them checked.
-
-    Raises TargetRefused when any resolved address is not public (unless allowed) or none resolves.
-    """
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    literal = _literal(host)
-    if literal is not None:
-        addresses = [literal]
-    else:
-        try:
-            infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except OSError as exc:
-            raise TargetRefused(f"cannot resolve {host}: {exc.strerror or exc}") from None
-        addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
-        if not addresses:
-            raise TargetRefused(f"{host} has no address")
-    if not allow_private:
-        for address in addresses:
-            if not is_public(address):
-                raise TargetRefused(f"{host} resolves to a non-public address ({address})")
-    return Target(host, str(addresses[0]), port)

@@ -52,7 +52,9 @@ async def test_only_a_failed_step_can_be_retried(flight: Flight, state: str) -> 
     if state == "completed":
         await flight.submit(step_id)
     error = await flight.refused(lambda tx: plan_modify.retry_step(tx, step_id), ErrorCode.INVALID_TRANSITION)
-    assert (error.problems[0].entity, error.problems[0].from_state) == ("step", state)
+    problem = error.problems[0]
+    assert (problem.entity, problem.from_state, problem.to_state) == ("step", state, "pending")
+    assert problem.message == f"step {step_id} is {state}: only a failed step can be retried"
 
 
 async def test_a_failed_step_of_a_completed_plan_cannot_be_retried(flight: Flight) -> None:

@@ -83,12 +83,28 @@ async def test_only_a_waiting_step_can_be_decided_and_an_agent_cannot_complete_a
     error = await workflows.refused(
         lambda tx: workflow_review.approve_workflow_step(tx, draft.id), ErrorCode.INVALID_TRANSITION
     )
-    assert error.problems[0].from_state == "running"
+    problem = error.problems[0]
+    assert (problem.entity, problem.from_state, problem.to_state, problem.field) == (
+        "workflow_step",
+        "running",
+        "completed",
+        ["stepId"],
+    )
+    assert problem.message == (
+        f"workflow_step {draft.id} is running: "
+        "only a step waiting for a reviewer (approval gate or governance escalation) can be decided"
+    )
     await workflows.complete(draft.id)
     gate_id = (await workflows.wf_steps(workflow_id))["sign-off"].id
-    await workflows.refused(
+    error = await workflows.refused(
         lambda tx: workflow_reports.complete_workflow_step(tx, gate_id, "worker"),
         ErrorCode.INVALID_TRANSITION,
+    )
+    problem = error.problems[0]
+    assert (problem.from_state, problem.to_state) == ("running", "completed")
+    assert (
+        problem.message
+        == f"workflow_step {gate_id} is running: it waits for a reviewer (approval), not for its agent"
     )
     await workflows.refused(
         lambda tx: workflow_review.reject_workflow_step(tx, gate_id, ""), ErrorCode.VALIDATION_FAILED

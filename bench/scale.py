@@ -14,6 +14,7 @@ import sqlite3
 import statistics
 import time
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -45,8 +46,34 @@ async def list_latency(url: str) -> dict[str, float]:
     return {"p50": statistics.median(timings), "p99": timings[int(len(timings) * 0.99) - 1]}
 
 
-async def over_http(base_urls: list[str]) -> float:
-    """16 agents, spread over the given servers: plan-step transitions per second."""
+@dataclass
+class Run:
+    rate: float  # transitions per second
+    transitions: int
+    cpu_seconds: float  # the servers', while the agents ran
+    gc: dict[str, float]  # the servers' garbage collections meanwhile (ServerProcess.gc_pauses)
+    timings: list[float]  # each start's and submit's round trip, ms, sorted
+
+    def figures(self) -> dict[str, float]:
+        return {
+            "transitions_per_second": round(self.rate, 1),
+            # Their plan creations included.
+            "server_cpu_ms_per_transition": round(self.cpu_seconds * 1000 / self.transitions, 2),
+            "request_p50_ms": round(statistics.median(self.timings), 1),
+            "request_p99_ms": round(self.timings[int(len(self.timings) * 0.99) - 1], 1),
+            "gc_ms_per_transition": round(self.gc["seconds"] * 1000 / self.transitions, 3),
+            "gc_pauses_over_10ms": int(self.gc["over_10ms"]),
+        }
+
+
+def _gc(servers: list[ServerProcess]) -> dict[str, float]:
+    totals = [s.gc_pauses() for s in servers]
+    return {k: sum(t[k] for t in totals) for k in totals[0]}
+
+
+async def over_http(servers: list[ServerProcess]) -> Run:
+    """16 agents, spread over the given servers, each creating a plan and running its steps."""
+    base_urls = [s.url for s in servers]
     sessions = [
         aiohttp.ClientSession(
             u,
@@ -58,15 +85,21 @@ async def over_http(base_urls: list[str]) -> float:
     try:
         for s in sessions:
             await transitions.http_agent(s)  # warm up
+        timings: list[float] = []
+        gc_before = await asyncio.to_thread(_gc, servers)
+        cpu = sum(s.cpu_seconds() for s in servers)
         started = time.perf_counter()
         counts = await asyncio.gather(
-            *(transitions.http_agent(sessions[i % len(sessions)]) for i in range(transitions.AGENTS))
+            *(transitions.http_agent(sessions[i % len(sessions)], timings) for i in range(transitions.AGENTS))
         )
         elapsed = time.perf_counter() - started
+        cpu = sum(s.cpu_seconds() for s in servers) - cpu
+        gc_after = await asyncio.to_thread(_gc, servers)
     finally:
         for s in sessions:
             await s.close()
-    return sum(counts) / elapsed
+    gc = {k: gc_after[k] - gc_before[k] for k in gc_after}
+    return Run(sum(counts) / elapsed, sum(counts), cpu, gc, sorted(timings))
 
 
 def _now() -> str:
@@ -176,18 +209,20 @@ def sqlite_ceiling(path: str) -> float:
     return count / elapsed
 
 
-def measure(url: str, size: int, processes: int = 1, **env: str) -> dict[str, Any]:
-    """Load ``size`` plans into the migrated database at ``url``, then measure (one row of the series)."""
-    loaded = loader.load(url, size)
-    row: dict[str, Any] = {"plans": size, "load_seconds": round(loaded.seconds, 1)}
+def measure(url: str, size: int, processes: int = 1, *, load: bool = True, **env: str) -> dict[str, Any]:
+    """Load ``size`` plans into the migrated database at ``url`` (unless already done), then measure with
+    ``processes`` servers (one row of the series)."""
+    row: dict[str, Any] = {"plans": size}
+    if load:
+        row["load_seconds"] = round(loader.load(url, size).seconds, 1)
     parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database:
+    if parsed.get_backend_name() == "sqlite" and parsed.database and load:
         row["ceiling_transitions_per_second"] = round(sqlite_ceiling(parsed.database), 1)
     servers = [ServerProcess(url, FLIGHTDECK_OPERATION_LOG="true", **env) for _ in range(processes)]
     for s in servers:
         s.__enter__()
     try:
-        row["transitions_per_second"] = round(asyncio.run(over_http([s.url for s in servers])), 1)
+        row.update(asyncio.run(over_http(servers)).figures())
         latency = asyncio.run(list_latency(servers[0].url))
     finally:
         for s in servers:

@@ -93,6 +93,11 @@ GC_PAUSES = Histogram(
     buckets=(0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25),
     registry=REGISTRY,
 )
+GC_CPU = Counter(
+    "flightdeck_gc_cpu_seconds",
+    "CPU time of the thread that ran each garbage collection (its pause on a busy machine is longer).",
+    registry=REGISTRY,
+)
 
 _names: set[str] = set()
 _names_lock = threading.Lock()
@@ -101,9 +106,12 @@ _gc_started: list[float] = []
 
 def _time_gc(phase: str, info: dict[str, int]) -> None:
     if phase == "start":
-        _gc_started[:] = [time.perf_counter()]
+        _gc_started[:] = [time.perf_counter(), time.thread_time()]
     elif _gc_started:
-        GC_PAUSES.labels(str(info["generation"])).observe(time.perf_counter() - _gc_started.pop())
+        wall, cpu = _gc_started
+        _gc_started.clear()
+        GC_PAUSES.labels(str(info["generation"])).observe(time.perf_counter() - wall)
+        GC_CPU.inc(time.thread_time() - cpu)
 
 
 def watch_gc() -> None:

@@ -1,6 +1,8 @@
 """`make bench`: start real servers, measure, print JSON and a Markdown table.
 
-python -m bench [--only transitions,mcp,latency,stall,memory,catchup,webhooks]
+python -m bench [--only transitions,mcp,latency,stall,memory,catchup,webhooks,scale]
+                [--sizes 100,10000,100000,1000000]
+                [--postgres-url URL --redis-url URL]   (the scale series on PostgreSQL, 1 and 2 processes)
 python -m bench soak [--minutes 8] [--rate 48] [--database-url URL] [--broadcast-url URL]   (`make soak`)
 """
 
@@ -14,9 +16,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import make_url
+
 from server.db.migrate import upgrade
 
-from . import catch_up, latency, mcp_transitions, soak, stall_scan, transitions, webhooks
+from . import catch_up, latency, mcp_transitions, scale, soak, stall_scan, transitions, webhooks
 
 TARGETS = {
     "transitions_per_second_http": (">=", 1000.0),
@@ -28,7 +32,10 @@ TARGETS = {
     "catch_up_events_per_second": (">=", 50_000.0),
     "webhook_slowdown_separate_process": ("<=", 0.05),
     "mcp_to_graphql_ratio": (">=", 0.7),
+    "scale_ratio_100k_to_100": (">=", 0.9),
+    "pg_1_scale_ratio_100k_to_100": (">=", 0.9),
 }
+DEFAULT_SIZES = "100,10000,100000"  # 1,000,000 on request: its load alone takes minutes
 
 
 def fresh_sqlite(folder: Path, name: str) -> str:
@@ -37,7 +44,49 @@ def fresh_sqlite(folder: Path, name: str) -> str:
     return url
 
 
-def run(only: set[str]) -> dict[str, Any]:
+def fresh_postgres(url: str) -> str:
+    """Empties the PostgreSQL database at ``url`` (its public schema) and migrates it."""
+    import asyncpg
+
+    async def reset() -> None:
+        conn = await asyncpg.connect(make_url(url).set(drivername="postgresql").render_as_string(False))
+        try:
+            await conn.execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+        finally:
+            await conn.close()
+
+    asyncio.run(reset())
+    upgrade(url)
+    return url
+
+
+def run_scale(
+    folder: Path, sizes: list[int], postgres_url: str | None, redis_url: str | None
+) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    rows = [scale.measure(fresh_sqlite(folder, f"scale-{n}.db"), n) for n in sizes]
+    results["scale_sqlite"] = rows
+    results.update(scale.ratios(rows))
+    if postgres_url:
+        # One load per size; the two-process run follows the one-process run on the same database.
+        one: list[dict[str, Any]] = []
+        two: list[dict[str, Any]] = []
+        env = {"BROADCAST_URL": redis_url} if redis_url else {}
+        for n in sizes:
+            one.append(scale.measure(fresh_postgres(postgres_url), n, 1, **env))
+            two.append(scale.measure(postgres_url, n, 2, load=False, **env))
+        for processes, pg in ((1, one), (2, two)):
+            results[f"scale_postgres_{processes}_process"] = pg
+            results.update(scale.ratios(pg, f"pg_{processes}_"))
+    return results
+
+
+def run(
+    only: set[str],
+    sizes: list[int] | None = None,
+    postgres_url: str | None = None,
+    redis_url: str | None = None,
+) -> dict[str, Any]:
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -67,6 +116,8 @@ def run(only: set[str]) -> dict[str, Any]:
         if "memory" in only:
             memory = asyncio.run(latency.idle_memory(fresh_sqlite(folder, "memory.db")))
             results["memory_per_idle_subscriber_kb"] = memory["memory_per_idle_subscriber_kb"]
+        if "scale" in only:
+            results.update(run_scale(folder, sizes or [], postgres_url, redis_url))
     return results
 
 
@@ -104,11 +155,26 @@ def main() -> None:
         run_soak(sys.argv[2:])
         return
     parser = argparse.ArgumentParser(prog="python -m bench")
-    parser.add_argument("--only", default="transitions,mcp,latency,stall,memory,catchup,webhooks")
+    parser.add_argument("--only", default="transitions,mcp,latency,stall,memory,catchup,webhooks,scale")
+    parser.add_argument(
+        "--sizes", default=DEFAULT_SIZES, help="plans loaded for each run of the scale series"
+    )
+    parser.add_argument(
+        "--postgres-url", help="also run the scale series on this (emptied!) PostgreSQL database"
+    )
+    parser.add_argument("--redis-url", help="the broadcast for the two-process PostgreSQL series")
     args = parser.parse_args()
-    results = run(set(args.only.split(",")))
+    sizes = [int(n) for n in args.sizes.split(",")]
+    results = run(set(args.only.split(",")), sizes, args.postgres_url, args.redis_url)
     print(json.dumps(results, indent=2))
     print()
+    series = {
+        k: results.pop(k) for k in list(results) if k.startswith("scale_") and isinstance(results[k], list)
+    }
+    for name, rows in series.items():
+        print(f"{name}:\n")
+        print(scale.table(rows))
+        print()
     print("| figure | value | target |")
     print("|---|---|---|")
     for name, value in results.items():

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 
 
 def free_port() -> int:
@@ -19,7 +20,9 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    def __init__(self, database_url: str, **env: str) -> None:
+    def __init__(self, database_url: str, log: Path | None = None, **env: str) -> None:
+        """``log``: a file for the server's output (default: discarded)."""
+        self.log = log
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}/graphql"
@@ -27,19 +30,25 @@ class ServerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> ServerProcess:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+        out = self.log.open("wb") if self.log else subprocess.DEVNULL
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
+                env=self.env,
+                stdout=out,
+                stderr=out,
+            )
+        finally:
+            if self.log:
+                out.close()  # type: ignore[union-attr]
+        deadline = time.monotonic() + 120  # a loaded machine starts slowly
+        while time.monotonic() < deadline and self.proc.poll() is None:
             try:
                 if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
                     return self
             except httpx.HTTPError:
                 time.sleep(0.1)
+        self.__exit__()  # not left running
         raise RuntimeError("server did not start")
 
     def __exit__(self, *exc: object) -> None:
@@ -49,6 +58,32 @@ class ServerProcess:
                 self.proc.wait(20)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+    def cpu_seconds(self) -> float:
+        """User and system CPU time the server process has used so far."""
+        assert self.proc is not None
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def gc_pauses(self) -> dict[str, float]:
+        """The server's garbage collections so far (its ``flightdeck_gc_pause_seconds`` histogram):
+        their count, total seconds (wall: pauses), CPU seconds, and how many took longer than 10 ms."""
+        text = httpx.get(f"{self.url}/metrics", timeout=10).text
+        totals = {"count": 0.0, "seconds": 0.0, "cpu_seconds": 0.0, "over_10ms": 0.0}
+        for family in text_string_to_metric_families(text):
+            if family.name == "flightdeck_gc_cpu_seconds":
+                totals["cpu_seconds"] = sum(s.value for s in family.samples if s.name.endswith("_total"))
+            if family.name != "flightdeck_gc_pause_seconds":
+                continue
+            for sample in family.samples:
+                if sample.name.endswith("_count"):
+                    totals["count"] += sample.value
+                    totals["over_10ms"] += sample.value
+                elif sample.name.endswith("_sum"):
+                    totals["seconds"] += sample.value
+                elif sample.name.endswith("_bucket") and sample.labels["le"] == "0.01":
+                    totals["over_10ms"] -= sample.value
+        return totals
 
     def rss_kb(self) -> int:
         assert self.proc is not None

@@ -35,10 +35,16 @@ def plan_input() -> dict[str, Any]:
     return {"researchQuestion": "bench", "steps": steps}
 
 
-async def http_agent(client: aiohttp.ClientSession) -> int:
+async def http_agent(client: aiohttp.ClientSession, timings: list[float] | None = None) -> int:
+    """One agent: creates a plan, then starts and submits each of its steps; ``timings`` gets each
+    start's and submit's round trip in ms."""
+
     async def call(query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        started = time.perf_counter()
         async with client.post("/graphql", json={"query": query, "variables": variables}) as response:
             body: dict[str, Any] = await response.json(content_type=None)
+        if timings is not None and query is not CREATE:
+            timings.append((time.perf_counter() - started) * 1000)
         assert "errors" not in body, body
         return body["data"]
 

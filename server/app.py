@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -80,8 +81,14 @@ class GraphQLEndpoint:
 
 
 def create_app(
-    settings: Settings | None = None, clock: Clock | None = None, *, migrate: bool = True
+    settings: Settings | None = None,
+    clock: Clock | None = None,
+    *,
+    migrate: bool = True,
+    freeze_gc: bool = False,
 ) -> Starlette:
+    """The application. ``freeze_gc``: once started, exempt what start-up made from garbage collection
+    (``flightdeck serve`` asks for it; a test process starting many apps does not)."""
     settings = settings or load_settings()
     clock = clock or SystemClock()
 
@@ -175,6 +182,11 @@ def create_app(
         app.state.mcp = McpHttp(runtime, authenticator)
         app.state.process_metrics = CollectorRegistry(auto_describe=True)
         app.state.process_metrics.register(StateCollector(lambda: process_state(runtime)))
+        if freeze_gc:
+            # Modules, the schema and the caches are made; collections now walk only what requests
+            # make, instead of every long-lived object again each time the oldest generation is due.
+            gc.collect()
+            gc.freeze()
         try:
             # The MCP SDK's session manager runs inside this lifespan: its tasks end before ours stop.
             async with app.state.mcp.run():

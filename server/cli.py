@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -71,6 +72,7 @@ def serve(
     import uvicorn
 
     from .app import create_app
+    from .metrics import watch_gc
 
     settings = _settings()
     # The app decides dev mode from the address it is actually bound to.
@@ -85,12 +87,15 @@ def serve(
     except DevModeRefused as exc:
         typer.echo(f"refusing to bind {settings.host}: {exc}", err=True)
         raise typer.Exit(2) from None
+    gc.set_threshold(settings.gc_threshold, *gc.get_threshold()[1:])
+    watch_gc()
     uvicorn.run(
-        create_app(settings, migrate=False),
+        create_app(settings, migrate=False, freeze_gc=settings.gc_freeze),
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
         log_config=logging_config(settings.log_format, settings.log_level),
+        access_log=settings.access_log,
         ws="websockets-sansio",
         # Compression state costs ~50 KB per WebSocket; our messages are small JSON.
         ws_per_message_deflate=False,

@@ -149,6 +149,17 @@ class Settings(BaseSettings):
         default="info", description="The least severe log records written."
     )
     operation_log: bool = Field(default=True, description="Record every GraphQL operation.")
+    access_log: bool = Field(default=True, description="uvicorn's log line for every HTTP request.")
+    gc_freeze: bool = Field(
+        default=True,
+        description="After start-up, exempt every object made so far from garbage collection (gc.freeze): "
+        "collections then walk only what requests make.",
+    )
+    gc_threshold: int = Field(
+        default=700,
+        ge=1,
+        description="Allocations between two collections of the youngest generation (Python's default: 700).",
+    )
     operation_log_max_age_days: float = Field(
         default=30, gt=0, le=3650, description="Operation log records older than this are deleted."
     )

@@ -9,6 +9,7 @@ the first ``MAX_OPERATION_NAMES`` distinct ones get a series of their own and th
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -85,9 +86,38 @@ LOOP_SECONDS = Histogram(
     buckets=LATENCY_BUCKETS,
     registry=REGISTRY,
 )
+GC_PAUSES = Histogram(
+    "flightdeck_gc_pause_seconds",
+    "Garbage collections of this process (everything else waits for them), by generation.",
+    ["generation"],
+    buckets=(0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25),
+    registry=REGISTRY,
+)
+GC_CPU = Counter(
+    "flightdeck_gc_cpu_seconds",
+    "CPU time of the thread that ran each garbage collection (its pause on a busy machine is longer).",
+    registry=REGISTRY,
+)
 
 _names: set[str] = set()
 _names_lock = threading.Lock()
+_gc_started: list[float] = []
+
+
+def _time_gc(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        _gc_started[:] = [time.perf_counter(), time.thread_time()]
+    elif _gc_started:
+        wall, cpu = _gc_started
+        _gc_started.clear()
+        GC_PAUSES.labels(str(info["generation"])).observe(time.perf_counter() - wall)
+        GC_CPU.inc(time.thread_time() - cpu)
+
+
+def watch_gc() -> None:
+    """Time every garbage collection into ``GC_PAUSES`` (once per process; ``flightdeck serve`` calls it)."""
+    if _time_gc not in gc.callbacks:
+        gc.callbacks.append(_time_gc)
 
 
 def operation_label(name: str | None) -> str:

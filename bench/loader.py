@@ -1,0 +1,227 @@
+"""A bulk loader for benchmarks: fills a migrated database with research plans, fast (issue 14, item 2).
+
+Not the API: rows are made here in Python and written in large batches straight to the tables (SQLite
+through the standard ``sqlite3`` module's ``executemany``; PostgreSQL through asyncpg's binary ``COPY``),
+in the formats SQLAlchemy itself writes, so the server reads them like rows it wrote. Each plan has
+``steps`` steps, one branching condition (after its first step) and its events: the ``plan_modified``
+of its creation, and for a completed plan each step's move to ``completed``. Nine plans in ten are
+completed, the tenth is still ``planning`` with pending steps; no step is ``in_progress`` (the stall
+loop would otherwise start working). Plans are one second apart, the newest a little before ``now``;
+the tenant's event counter is advanced past the events written.
+
+Usage: ``python -m bench.loader URL PLANS`` or ``load(url, plans)`` from another bench.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy.engine import make_url
+
+from server.auth import DEV_TENANT
+
+BATCH = 5_000  # plans per batch (each batch is one transaction)
+TABLES = ("research_plans", "plan_steps", "branching_conditions", "events")
+# The columns the loader fills (the rows below are tuples in this order); any other column keeps its default.
+COLUMNS = {
+    "research_plans": ["id", "tenant_id", "title", "research_question", "status", "output_formatting_notes",
+                       "stall_threshold_seconds", "session_id", "failure_reason", "created_at", "updated_at",
+                       "completed_at"],
+    "plan_steps": ["id", "tenant_id", "plan_id", "step_order", "step_type", "title", "instructions", "status",
+                   "result_summary", "result_data", "confidence", "step_execution_report",
+                   "output_formatting_notes", "failure_reason", "review_summary", "review_questions",
+                   "started_at", "completed_at", "created_at", "updated_at"],
+    "branching_conditions": ["id", "tenant_id", "plan_id", "position", "after_step_id", "target_step_id",
+                             "field", "op", "value", "action"],
+    "events": ["tenant_id", "seq", "entity_type", "entity_id", "root_type", "root_id", "kind", "from_state",
+               "to_state", "actor", "data", "created_at"],
+}  # fmt: skip
+JSON_COLUMNS = {"result_data", "review_questions", "value", "data"}
+
+
+@dataclass
+class Loaded:
+    plans: int
+    rows: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TABLES, 0))
+    seconds: float = 0.0
+
+    @property
+    def rows_per_second(self) -> float:
+        return sum(self.rows.values()) / self.seconds if self.seconds else 0.0
+
+
+def _batch(
+    start: int, count: int, total: int, steps: int, tenant: str, now: datetime, seq: int
+) -> dict[str, list[tuple[Any, ...]]]:
+    """Rows of plans ``start`` .. ``start + count - 1`` as tuples in ``COLUMNS`` order (native types)."""
+    out: dict[str, list[tuple[Any, ...]]] = {t: [] for t in TABLES}
+    plans, step_rows, conditions, events = (out[t] for t in TABLES)
+    for i in range(start, start + count):
+        plan_id = str(uuid.uuid4())
+        created = now - timedelta(seconds=total - i)
+        done = created + timedelta(milliseconds=500)
+        completed = i % 10 != 9
+        status = "completed" if completed else "planning"
+        plans.append(
+            (plan_id, tenant, f"bench plan {i}", f"bench question {i}?", status, None, None, None, None,
+             created, done if completed else created, done if completed else None)
+        )  # fmt: skip
+        seq += 1
+        step_ids = [str(uuid.uuid4()) for _ in range(steps)]
+        events.append(
+            (tenant, seq, "plan", plan_id, "plan", plan_id, "plan_modified", None, "planning", "bench",
+             {"action": "created", "stepIds": step_ids, "branchingConditions": 1,
+              "linkedSkillExecutionId": None}, created)
+        )  # fmt: skip
+        for order, step_id in enumerate(step_ids, 1):
+            step_status = "completed" if completed else "pending"
+            step_rows.append(
+                (step_id, tenant, plan_id, order, "search", "", f"search {order} of plan {i}", step_status,
+                 "ok" if completed else None, None, 0.9 if completed else None, None, None, None, None, None,
+                 created if completed else None, done if completed else None, created,
+                 done if completed else created)
+            )  # fmt: skip
+            if completed:
+                seq += 1
+                events.append(
+                    (tenant, seq, "step", step_id, "plan", plan_id, "step_transitioned", "in_progress",
+                     "completed", "bench", {}, done)
+                )  # fmt: skip
+        conditions.append(
+            (str(uuid.uuid4()), tenant, plan_id, 0, step_ids[0], None, "confidence", "lt", 0.1, "fail")
+        )
+    return out
+
+
+def _batches(
+    plans: int, steps: int, tenant: str, now: datetime, seq: int
+) -> Iterator[dict[str, list[tuple[Any, ...]]]]:
+    for start in range(0, plans, BATCH):
+        rows = _batch(start, min(BATCH, plans - start), plans, steps, tenant, now, seq)
+        seq += len(rows["events"])
+        yield rows
+
+
+def _sqlite_value(column: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if column in JSON_COLUMNS:
+        return json.dumps(value)
+    if isinstance(value, datetime):  # SQLAlchemy's SQLite DateTime format, naive UTC
+        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return value
+
+
+def _load_sqlite(path: str, plans: int, steps: int, tenant: str, now: datetime, loaded: Loaded) -> None:
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        # A bulk load: no fsync per batch (a crash loses a bench database), and a page cache large
+        # enough for the random (uuid) keys of the indexes, which otherwise go back to the disk.
+        db.execute("PRAGMA synchronous=OFF")
+        db.execute("PRAGMA cache_size=-1000000")
+        db.execute("PRAGMA foreign_keys=ON")
+        seq = _last_seq_sqlite(db, tenant)
+        for rows in _batches(plans, steps, tenant, now, seq):
+            db.execute("BEGIN IMMEDIATE")
+            for table in TABLES:
+                columns = COLUMNS[table]
+                json_or_time = [i for i, c in enumerate(columns) if c in JSON_COLUMNS or "_at" in c]
+                converted = rows[table]
+                if json_or_time:
+                    converted = [
+                        tuple(
+                            _sqlite_value(columns[i], v) if i in json_or_time else v for i, v in enumerate(r)
+                        )
+                        for r in converted
+                    ]
+                marks = ", ".join("?" * len(columns))
+                db.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", converted)
+                loaded.rows[table] += len(converted)
+            seq += len(rows["events"])
+            db.execute(
+                "INSERT INTO tenant_counters (tenant_id, last_seq) VALUES (?, ?) "
+                "ON CONFLICT (tenant_id) DO UPDATE SET last_seq = excluded.last_seq",
+                (tenant, seq),
+            )
+            db.execute("COMMIT")
+    finally:
+        db.close()
+
+
+def _last_seq_sqlite(db: sqlite3.Connection, tenant: str) -> int:
+    row = db.execute("SELECT last_seq FROM tenant_counters WHERE tenant_id = ?", (tenant,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+async def _load_postgres(
+    url: str, plans: int, steps: int, tenant: str, now: datetime, loaded: Loaded
+) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(make_url(url).set(drivername="postgresql").render_as_string(False))
+    try:
+        seq = int(
+            await conn.fetchval("SELECT last_seq FROM tenant_counters WHERE tenant_id = $1", tenant) or 0
+        )
+        for rows in _batches(plans, steps, tenant, now, seq):
+            async with conn.transaction():
+                for table in TABLES:
+                    columns = COLUMNS[table]
+                    json_at = [i for i, c in enumerate(columns) if c in JSON_COLUMNS]
+                    records = [
+                        tuple(json.dumps(v) if i in json_at and v is not None else v for i, v in enumerate(r))
+                        for r in rows[table]
+                    ]
+                    await conn.copy_records_to_table(table, records=records, columns=columns)
+                    loaded.rows[table] += len(records)
+                seq += len(rows["events"])
+                await conn.execute(
+                    "INSERT INTO tenant_counters (tenant_id, last_seq) VALUES ($1, $2) "
+                    "ON CONFLICT (tenant_id) DO UPDATE SET last_seq = excluded.last_seq",
+                    tenant,
+                    seq,
+                )
+        await conn.execute("ANALYZE")  # autovacuum would, some time later; the bench measures now
+    finally:
+        await conn.close()
+
+
+def load(
+    url: str, plans: int, *, steps: int = 3, tenant: str = DEV_TENANT, now: datetime | None = None
+) -> Loaded:
+    """Add ``plans`` plans (with their steps, conditions and events) to the migrated database at ``url``."""
+    now = now or datetime.now(UTC)
+    loaded = Loaded(plans)
+    started = time.perf_counter()
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        assert parsed.database, "a SQLite file"
+        _load_sqlite(parsed.database, plans, steps, tenant, now, loaded)
+    else:
+        asyncio.run(_load_postgres(url, plans, steps, tenant, now, loaded))
+    loaded.seconds = time.perf_counter() - started
+    return loaded
+
+
+def main() -> None:
+    from server.db.migrate import upgrade
+
+    url, plans = sys.argv[1], int(sys.argv[2])
+    upgrade(url)
+    loaded = load(url, plans)
+    print(json.dumps({"plans": plans, "rows": loaded.rows, "seconds": round(loaded.seconds, 1),
+                      "rows_per_second": round(loaded.rows_per_second)}))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

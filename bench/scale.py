@@ -1,0 +1,257 @@
+"""The scale series (issue 14, item 2): transitions/s and list latency as the database grows.
+
+For each size a fresh database is filled by the bulk loader (``bench/loader.py``), then real
+``flightdeck serve`` processes take 16 agents' plan-step transitions over HTTP (``transitions.http_agent``)
+and answer ``researchPlans(first: 100)`` one request at a time. On SQLite the same run measures the
+ceiling: the statements the server issues per transition (its start and submit transactions, as
+captured from the service layer), run by the standard ``sqlite3`` module on the same database file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import statistics
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import aiohttp
+from sqlalchemy.engine import make_url
+
+from . import loader, transitions
+from .server_process import ServerProcess
+
+LIST = "query { researchPlans(first: 100) { edges { node { id title status createdAt } } } }"
+LIST_REQUESTS = 200
+CEILING_PLANS = 16
+
+
+async def list_latency(url: str) -> dict[str, float]:
+    """``researchPlans(first: 100)``, one request at a time: p50 and p99 in ms."""
+    timings: list[float] = []
+    async with aiohttp.ClientSession(url) as client:
+        for n in range(LIST_REQUESTS + 10):
+            started = time.perf_counter()
+            async with client.post("/graphql", json={"query": LIST}) as response:
+                body: dict[str, Any] = await response.json(content_type=None)
+            elapsed = (time.perf_counter() - started) * 1000
+            assert "errors" not in body, body
+            assert len(body["data"]["researchPlans"]["edges"]) == 100, body
+            if n >= 10:  # the first few warm caches
+                timings.append(elapsed)
+    timings.sort()
+    return {"p50": statistics.median(timings), "p99": timings[int(len(timings) * 0.99) - 1]}
+
+
+@dataclass
+class Run:
+    rate: float  # transitions per second
+    transitions: int
+    cpu_seconds: float  # the servers', while the agents ran
+    gc: dict[str, float]  # the servers' garbage collections meanwhile (ServerProcess.gc_pauses)
+    timings: list[float]  # each start's and submit's round trip, ms, sorted
+
+    def figures(self) -> dict[str, float]:
+        return {
+            "transitions_per_second": round(self.rate, 1),
+            # Their plan creations included.
+            "server_cpu_ms_per_transition": round(self.cpu_seconds * 1000 / self.transitions, 2),
+            "request_p50_ms": round(statistics.median(self.timings), 1),
+            "request_p99_ms": round(self.timings[int(len(self.timings) * 0.99) - 1], 1),
+            "gc_pause_ms_per_transition": round(self.gc["seconds"] * 1000 / self.transitions, 3),
+            "gc_cpu_ms_per_transition": round(self.gc["cpu_seconds"] * 1000 / self.transitions, 3),
+            "gc_pauses_over_10ms": int(self.gc["over_10ms"]),
+        }
+
+
+def _gc(servers: list[ServerProcess]) -> dict[str, float]:
+    totals = [s.gc_pauses() for s in servers]
+    return {k: sum(t[k] for t in totals) for k in totals[0]}
+
+
+async def over_http(servers: list[ServerProcess]) -> Run:
+    """16 agents, spread over the given servers, each creating a plan and running its steps."""
+    base_urls = [s.url for s in servers]
+    sessions = [
+        aiohttp.ClientSession(
+            u,
+            connector=aiohttp.TCPConnector(limit=transitions.AGENTS),
+            timeout=aiohttp.ClientTimeout(total=120),
+        )
+        for u in base_urls
+    ]
+    try:
+        for s in sessions:
+            await transitions.http_agent(s)  # warm up
+        timings: list[float] = []
+        gc_before = await asyncio.to_thread(_gc, servers)
+        cpu = sum(s.cpu_seconds() for s in servers)
+        started = time.perf_counter()
+        counts = await asyncio.gather(
+            *(transitions.http_agent(sessions[i % len(sessions)], timings) for i in range(transitions.AGENTS))
+        )
+        elapsed = time.perf_counter() - started
+        cpu = sum(s.cpu_seconds() for s in servers) - cpu
+        gc_after = await asyncio.to_thread(_gc, servers)
+    finally:
+        for s in sessions:
+            await s.close()
+    gc = {k: gc_after[k] - gc_before[k] for k in gc_after}
+    return Run(sum(counts) / elapsed, sum(counts), cpu, gc, sorted(timings))
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def sqlite_ceiling(path: str) -> float:
+    """The server's per-transition statements in raw ``sqlite3`` on one connection: transitions/s.
+
+    Per step: a start transaction (the plan by id, the first pending step, the step and plan updates,
+    the seq allocation, three events) and a submit transaction (the step joined to its plan, its update,
+    the conditions after it, the plan's step statuses, the seq allocation, two events), two transitions
+    as the HTTP bench counts them.
+    """
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA foreign_keys=ON")
+    tenant = "default"
+    plans = []
+    db.execute("BEGIN IMMEDIATE")
+    for _ in range(CEILING_PLANS):
+        plan_id, now = str(uuid.uuid4()), _now()
+        db.execute(
+            "INSERT INTO research_plans (id, tenant_id, title, research_question, status, created_at,"
+            " updated_at) VALUES (?, ?, '', 'ceiling', 'planning', ?, ?)",
+            (plan_id, tenant, now, now),
+        )
+        db.executemany(
+            "INSERT INTO plan_steps (id, tenant_id, plan_id, step_order, step_type, title, instructions,"
+            " status, created_at, updated_at) VALUES (?, ?, ?, ?, 'search', '', 'x', 'pending', ?, ?)",
+            [(str(uuid.uuid4()), tenant, plan_id, n + 1, now, now) for n in range(transitions.STEPS)],
+        )
+        plans.append(plan_id)
+    db.execute("COMMIT")
+
+    def events(rows: list[tuple[Any, ...]]) -> None:
+        (last,) = db.execute(
+            "INSERT INTO tenant_counters (tenant_id, last_seq) VALUES (?, ?)"
+            " ON CONFLICT (tenant_id) DO UPDATE SET last_seq = (tenant_counters.last_seq + excluded.last_seq)"
+            " RETURNING last_seq",
+            (tenant, len(rows)),
+        ).fetchone()
+        first = last - len(rows) + 1
+        db.executemany(
+            "INSERT INTO events (tenant_id, seq, entity_type, entity_id, root_type, root_id, kind,"
+            " from_state, to_state, actor, data, created_at)"
+            " VALUES (?, ?, ?, ?, 'plan', ?, ?, ?, ?, 'dev', ?, ?)",
+            [(tenant, first + i, *r) for i, r in enumerate(rows)],
+        )
+
+    count = 0
+    started = time.perf_counter()
+    for _ in range(transitions.STEPS):
+        for plan_id in plans:
+            now = _now()
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                "SELECT * FROM research_plans WHERE id = ? AND tenant_id = ?", (plan_id, tenant)
+            ).fetchall()
+            (step_id, *_) = db.execute(
+                "SELECT * FROM plan_steps WHERE plan_id = ? AND status = ?"
+                " ORDER BY step_order LIMIT ? OFFSET ?",
+                (plan_id, "pending", 1, 0),
+            ).fetchone()
+            db.execute(
+                "UPDATE plan_steps SET status=?, started_at=?, updated_at=? WHERE id = ?",
+                ("in_progress", now, now, step_id),
+            )
+            db.execute(
+                "UPDATE research_plans SET status=?, updated_at=? WHERE id = ?", ("executing", now, plan_id)
+            )
+            events(
+                [
+                    ("step", step_id, plan_id, "step_transitioned", "pending", "in_progress", "{}", now),
+                    ("plan", plan_id, plan_id, "plan_transitioned", "planning", "executing", "{}", now),
+                    ("step", step_id, plan_id, "step_started", None, None, '{"stepOrder": 1}', now),
+                ]
+            )
+            db.execute("COMMIT")
+            now = _now()
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                "SELECT * FROM plan_steps JOIN research_plans ON research_plans.id = plan_steps.plan_id"
+                " WHERE plan_steps.id = ? AND plan_steps.tenant_id = ?",
+                (step_id, tenant),
+            ).fetchall()
+            db.execute(
+                "UPDATE plan_steps SET status=?, result_summary=?, confidence=?, completed_at=?, updated_at=?"
+                " WHERE id = ?",
+                ("completed", "ok", 0.9, now, now, step_id),
+            )
+            db.execute(
+                "SELECT * FROM branching_conditions WHERE after_step_id = ? ORDER BY position", (step_id,)
+            ).fetchall()
+            db.execute("SELECT status FROM plan_steps WHERE plan_id = ?", (plan_id,)).fetchall()
+            events(
+                [
+                    ("step", step_id, plan_id, "step_transitioned", "in_progress", "completed", "{}", now),
+                    ("step", step_id, plan_id, "step_completed", None, None, '{"confidence": 0.9}', now),
+                ]
+            )
+            db.execute("COMMIT")
+            count += 2
+    elapsed = time.perf_counter() - started
+    db.close()
+    return count / elapsed
+
+
+def measure(url: str, size: int, processes: int = 1, *, load: bool = True, **env: str) -> dict[str, Any]:
+    """Load ``size`` plans into the migrated database at ``url`` (unless already done), then measure with
+    ``processes`` servers (one row of the series)."""
+    row: dict[str, Any] = {"plans": size}
+    if load:
+        row["load_seconds"] = round(loader.load(url, size).seconds, 1)
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and load:
+        row["ceiling_transitions_per_second"] = round(sqlite_ceiling(parsed.database), 1)
+    servers = [ServerProcess(url, FLIGHTDECK_OPERATION_LOG="true", **env) for _ in range(processes)]
+    for s in servers:
+        s.__enter__()
+    try:
+        row.update(asyncio.run(over_http(servers)).figures())
+        latency = asyncio.run(list_latency(servers[0].url))
+    finally:
+        for s in servers:
+            s.__exit__(None, None, None)
+    row["list_p50_ms"] = round(latency["p50"], 2)
+    row["list_p99_ms"] = round(latency["p99"], 2)
+    if "ceiling_transitions_per_second" in row:
+        row["fraction_of_ceiling"] = round(
+            row["transitions_per_second"] / row["ceiling_transitions_per_second"], 3
+        )
+    return row
+
+
+def ratios(rows: list[dict[str, Any]], prefix: str = "") -> dict[str, float]:
+    """Transitions/s at 100k plans over that at 100 (target ≥ 0.9), when both were measured."""
+    by_size = {r["plans"]: r for r in rows}
+    if 100 in by_size and 100_000 in by_size:
+        ratio = by_size[100_000]["transitions_per_second"] / by_size[100]["transitions_per_second"]
+        return {f"{prefix}scale_ratio_100k_to_100": round(ratio, 3)}
+    return {}
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The series as a Markdown table, one column per size."""
+    names = [k for k in rows[0] if k != "plans"] if rows else []
+    lines = [
+        "| | " + " | ".join(f"{r['plans']:,} plans" for r in rows) + " |",
+        "|---" * (len(rows) + 1) + "|",
+    ]
+    lines += [f"| {name} | " + " | ".join(str(r.get(name, "")) for r in rows) + " |" for name in names]
+    return "\n".join(lines)

@@ -1,0 +1,66 @@
+"""The benchmarks' bulk loader writes rows the server reads and moves like its own (issue 14, item 2).
+
+A small load on each database, then a real server lists the plans with their steps and conditions,
+replays the events, and runs a loaded plan's first step to the loaded condition (confidence below 0.1
+fails the plan): the loaded event counter must continue where the loaded events end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from bench import loader
+from tests.conftest import GraphQLClient
+
+PLANS = 25  # one loader batch holds 5,000: this covers the row shapes, not the batching
+LIST = """{ researchPlans(first: 100) { totalCount edges { node { id status researchQuestion createdAt
+  steps { id order status confidence } branchingConditions { afterStepId field op value action } } } }
+  latestSeq }"""
+START = "mutation($p: ID!) { startNextStep(planId: $p) { step { id order } userErrors { code } } }"
+SUBMIT = """mutation($s: ID!) {
+  submitStepResult(input: {stepId: $s, resultSummary: "weak", confidence: 0.05}) {
+  step { status } plan { status failureReason } userErrors { code } } }"""
+EVENTS = "query($after: Int!) { events(after: $after, first: 100) { edges { node { seq kind } } } }"
+
+
+async def test_loaded_plans_read_and_move_like_the_servers_own(db_url: str, client: GraphQLClient) -> None:
+    loaded = await asyncio.to_thread(loader.load, db_url, PLANS)
+    assert loaded.rows == {
+        "research_plans": PLANS,
+        "plan_steps": 3 * PLANS,
+        "branching_conditions": PLANS,
+        "events": PLANS + 3 * (PLANS - PLANS // 10),  # a creation each, and 3 step events per completed plan
+    }
+
+    data = await client.execute(LIST)
+    plans = [e["node"] for e in data["researchPlans"]["edges"]]
+    assert data["researchPlans"]["totalCount"] == PLANS
+    assert [p["researchQuestion"] for p in plans] == [f"bench question {i}?" for i in reversed(range(PLANS))]
+    statuses = {p["status"] for p in plans}
+    assert statuses == {"COMPLETED", "PLANNING"}
+    for plan in plans:
+        assert [s["order"] for s in plan["steps"]] == [1, 2, 3]
+        step_status = "COMPLETED" if plan["status"] == "COMPLETED" else "PENDING"
+        assert {s["status"] for s in plan["steps"]} == {step_status}
+        (condition,) = plan["branchingConditions"]
+        assert condition == {
+            "afterStepId": plan["steps"][0]["id"],
+            "field": "confidence",
+            "op": "LT",
+            "value": 0.1,
+            "action": "FAIL",
+        }
+    last_loaded = data["latestSeq"]
+    assert last_loaded == loaded.rows["events"]
+    seqs = [e["node"]["seq"] for e in (await client.execute(EVENTS, {"after": 0}))["events"]["edges"]]
+    assert seqs == list(range(1, last_loaded + 1))  # all of them, in order (fewer than a page)
+
+    waiting = next(p for p in plans if p["status"] == "PLANNING")
+    started = (await client.execute(START, {"p": waiting["id"]}))["startNextStep"]
+    assert started["step"] == {"id": waiting["steps"][0]["id"], "order": 1}
+    submitted = (await client.execute(SUBMIT, {"s": started["step"]["id"]}))["submitStepResult"]
+    assert submitted["userErrors"] == []
+    assert submitted["plan"]["status"] == "FAILED"
+    after = (await client.execute(EVENTS, {"after": last_loaded}))["events"]["edges"]
+    assert [e["node"]["seq"] for e in after] == list(range(last_loaded + 1, last_loaded + 1 + len(after)))
+    assert len(after) >= 4

@@ -28,6 +28,7 @@ from ..runtime import Tx
 from .rows import (
     cancel_open_steps,
     finish_workflow,
+    hard_deadline,
     move_step,
     move_workflow,
     record_step_event,
@@ -184,6 +185,7 @@ def conclude_step_failure(
         return
     if decision.action is FailureAction.ESCALATE:
         step.blocked_on = BlockedOn.GOVERNANCE.value
+        step.timeout_at = hard_deadline(step)  # a reviewer holds it now: no heartbeats are due
         record_step_event(
             tx, workflow, step, WorkflowEvent.ESCALATED, {"stepName": step.name, "message": message}
         )

@@ -39,6 +39,7 @@ from .plans.queries import PlanQueries
 from .wire_json import JSON_SCALAR
 from .workflows.mutations import WorkflowMutations
 from .workflows.queries import WorkflowQueries, WorkflowSubscriptions
+from .workflows.subscriptions import WorkSubscriptions
 
 VALIDATION_CACHE_SIZE = 512
 _SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
@@ -88,7 +89,7 @@ class Mutation(PlanMutations, MissionMutations, WorkflowMutations):
     description="Streams over WebSocket (graphql-transport-ws), scoped to your tenant. Event streams "
     "resume without gaps from the last seq you saw."
 )
-class Subscription(EventSubscriptions, MissionSubscriptions, WorkflowSubscriptions):
+class Subscription(EventSubscriptions, MissionSubscriptions, WorkflowSubscriptions, WorkSubscriptions):
     pass
 
 

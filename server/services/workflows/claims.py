@@ -58,7 +58,7 @@ class Claim:
 
 
 async def claim_work(tx: Tx, agent: str, workflow_id: str | None = None) -> Claim:
-    check_acting_agent(tx, agent)
+    check_acting_agent(tx.principal, agent)
     if workflow_id is not None:
         workflow = await lock_workflow(tx, workflow_id)
         return await _claim_in(tx, workflow, agent) or await _nothing_in(tx, workflow, agent)

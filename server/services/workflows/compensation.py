@@ -30,7 +30,7 @@ class CompensationReport:
 
 
 async def _report(tx: Tx, compensation_id: str, agent: str, to: C, error: str | None) -> CompensationReport:
-    check_acting_agent(tx, agent)
+    check_acting_agent(tx.principal, agent)
     workflow, compensation = await lock_workflow_of(
         tx, WorkflowCompensation, compensation_id, "compensationId"
     )

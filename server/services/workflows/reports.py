@@ -28,7 +28,7 @@ async def claimed_step(
     tx: Tx, step_id: str, agent: str, attempt: int | None, to_state: WorkflowStepStatus
 ) -> tuple[Workflow, WorkflowStep]:
     """The running step ``agent`` holds, locked with its workflow; CONFLICT when someone else holds it."""
-    check_acting_agent(tx, agent)
+    check_acting_agent(tx.principal, agent)
     workflow, step = await lock_workflow_of(tx, WorkflowStep, step_id, "stepId")
     if step.status != WorkflowStepStatus.RUNNING:
         why = "only a running step takes a worker's report"

@@ -188,6 +188,10 @@ async def mark_retries_due(tx: Tx, workflow_id: str) -> list[str]:
         step.next_attempt_at = None
         step.updated_at = tx.now
         record_step_event(
-            tx, workflow, step, WorkflowEvent.RETRY_DUE, {"stepName": step.name, "attempt": step.attempt + 1}
+            tx,
+            workflow,
+            step,
+            WorkflowEvent.RETRY_DUE,
+            {"stepName": step.name, "attempt": step.attempt + 1, "agent": step.agent},
         )
     return [s.id for s in due]

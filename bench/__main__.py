@@ -1,6 +1,6 @@
 """`make bench`: start real servers, measure, print JSON and a Markdown table.
 
-python -m bench [--only transitions,latency,stall,memory,catchup]
+python -m bench [--only transitions,latency,stall,memory,catchup,workers]
 python -m bench soak [--minutes 8] [--rate 48] [--database-url URL] [--broadcast-url URL]   (`make soak`)
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from server.db.migrate import upgrade
 
-from . import catch_up, latency, soak, stall_scan, transitions
+from . import catch_up, latency, soak, stall_scan, transitions, workers
 
 TARGETS = {
     "transitions_per_second_http": (">=", 1000.0),
@@ -26,6 +26,8 @@ TARGETS = {
     "stall_scan_ms": ("<=", 50.0),
     "memory_per_idle_subscriber_kb": ("<=", 50.0),
     "catch_up_events_per_second": (">=", 50_000.0),
+    "workers_wake_steps_per_second": (">=", 300.0),
+    "workers_wake_claim_ms_p99": ("<=", 50.0),
 }
 
 
@@ -57,6 +59,8 @@ def run(only: set[str]) -> dict[str, Any]:
             results["stall_scan_with_100_stalls_found"] = busy["stalled_found"]
         if "catchup" in only:
             results.update(asyncio.run(catch_up.catch_up(fresh_sqlite(folder, "catchup.db"))))
+        if "workers" in only:
+            results.update(workers.run(fresh_sqlite))
         if "memory" in only:
             memory = asyncio.run(latency.idle_memory(fresh_sqlite(folder, "memory.db")))
             results["memory_per_idle_subscriber_kb"] = memory["memory_per_idle_subscriber_kb"]
@@ -97,7 +101,7 @@ def main() -> None:
         run_soak(sys.argv[2:])
         return
     parser = argparse.ArgumentParser(prog="python -m bench")
-    parser.add_argument("--only", default="transitions,latency,stall,memory,catchup")
+    parser.add_argument("--only", default="transitions,latency,stall,memory,catchup,workers")
     args = parser.parse_args()
     results = run(set(args.only.split(",")))
     print(json.dumps(results, indent=2))

@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -90,8 +91,10 @@ class Worker:
         self.wake_ups = wake_ups
         self.grace = grace
         self.handlers: dict[str, StepHandler] = {}
+        self.default_handler: StepHandler | None = None  # for steps without a handler of their own
         self.undo_handlers: dict[str, UndoHandler] = {}
-        self.on_claimed: Callable[[datetime], None] | None = None  # for measurements: claim-to-start
+        # For measurements: called with each successful claim's round trip, in seconds.
+        self.on_claimed: Callable[[float], None] | None = None
         self._stopping = asyncio.Event()
         self._wake = asyncio.Event()
         self._running: set[asyncio.Task[None]] = set()
@@ -159,11 +162,12 @@ class Worker:
 
     async def _claim_one(self, slots: asyncio.Semaphore) -> tuple[bool, datetime | None]:
         """Claim one piece of work and start it (True), or say when to come back (retryAt, or None)."""
+        sent = time.perf_counter()
         payload = (await self.client.claim_workflow_step(self.agent, self.workflow_id)).claim_workflow_step
         raise_for(payload.user_errors)
         if payload.outcome is ClaimOutcome.STEP and payload.step is not None:
             if self.on_claimed is not None:
-                self.on_claimed(datetime.now(UTC))
+                self.on_claimed(time.perf_counter() - sent)
             self._spawn(self._run_step(StepRun(payload.step, self.agent)), slots)
             return True, None
         if payload.outcome is ClaimOutcome.COMPENSATION and payload.compensation is not None:
@@ -222,7 +226,7 @@ class Worker:
     # -- one step, one compensation --
 
     async def _run_step(self, run: StepRun) -> None:
-        handler = self.handlers.get(run.name)
+        handler = self.handlers.get(run.name, self.default_handler)
         beats = asyncio.create_task(self._heartbeat(run))
         work: asyncio.Task[Any] | None = None
         try:

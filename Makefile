@@ -5,21 +5,32 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP_PYTHON := $(VENV)/.stamp-python
 LOCK := requirements.lock
+# clients/python's code generator (ariadne-codegen) needs graphql-core < 3.3 and an older ruff than the
+# server's, so it has a venv and a lock of its own (docs/decisions.md, "Workers (issue 13)").
+CODEGEN_VENV := .venv-codegen
+CODEGEN_LOCK := clients/python/codegen.lock
+CODEGEN_STAMP := $(CODEGEN_VENV)/.stamp
 UV := uv==0.13.9
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install frontend lint typecheck jstest codegen pytest schema docs bench soak lock clean
+.PHONY: run test install frontend lint typecheck jstest codegen client-codegen pytest schema docs bench soak lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 
 # Everything comes from the lock, every file checked against its hash; the project itself is installed
 # editable without its dependencies (they are all in the lock) and built by the locked setuptools.
-$(STAMP_PYTHON): pyproject.toml $(LOCK) | $(BIN)/python
+$(STAMP_PYTHON): pyproject.toml $(LOCK) clients/python/pyproject.toml | $(BIN)/python
 	$(BIN)/python .ci/lockfile.py check
 	$(BIN)/pip install --quiet --require-hashes -r $(LOCK)
 	PYTHONWARNINGS=ignore $(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	PYTHONWARNINGS=ignore $(BIN)/pip install --quiet --no-deps --no-build-isolation -e clients/python
+	touch $@
+
+$(CODEGEN_STAMP): $(CODEGEN_LOCK)
+	$(PYTHON) -m venv $(CODEGEN_VENV) || python3 -m venv $(CODEGEN_VENV)
+	$(CODEGEN_VENV)/bin/pip install --quiet --require-hashes -r $(CODEGEN_LOCK)
 	touch $@
 
 # Re-resolve requirements.lock after changing dependencies in pyproject.toml: one universal resolution
@@ -31,12 +42,15 @@ lock: | $(BIN)/python
 	    --all-extras --universal --python-version 3.11 --generate-hashes $(if $(UPGRADE),--upgrade) \
 	    --custom-compile-command 'make lock' --quiet --output-file $(LOCK)
 	$(BIN)/python .ci/lockfile.py stamp
+	cd clients/python && ../../$(BIN)/uv pip compile codegen.in --universal --python-version 3.11 \
+	    --generate-hashes $(if $(UPGRADE),--upgrade) --custom-compile-command 'make lock' --quiet \
+	    --output-file codegen.lock
 
 .stamp-frontend: frontend/package.json frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund
 	touch $@
 
-install: $(STAMP_PYTHON) .stamp-frontend
+install: $(STAMP_PYTHON) .stamp-frontend $(CODEGEN_STAMP)
 
 # Type-checks the TypeScript (tsc), then builds the dashboard and GraphiQL with Vite.
 frontend: .stamp-frontend
@@ -46,8 +60,8 @@ run: install frontend
 	$(BIN)/flightdeck serve --host $(HOST) --port $(PORT)
 
 lint: $(STAMP_PYTHON)
-	$(BIN)/ruff check server tests $(wildcard bench) examples .ci
-	$(BIN)/ruff format --check server tests $(wildcard bench) examples .ci
+	$(BIN)/ruff check server tests $(wildcard bench) examples .ci clients/python
+	$(BIN)/ruff format --check server tests $(wildcard bench) examples .ci clients/python
 
 typecheck: $(STAMP_PYTHON)
 	$(BIN)/mypy
@@ -58,8 +72,12 @@ jstest: .stamp-frontend
 	cd frontend && npm run codegen:check && npm test
 
 # Regenerates the dashboard's operation types after schema.graphql or an operation changed.
-codegen: .stamp-frontend
+codegen: .stamp-frontend client-codegen
 	cd frontend && npm run codegen
+
+# Regenerates clients/python/flightdeck_client/generated from schema.graphql and its .graphql operations.
+client-codegen: $(CODEGEN_STAMP)
+	cd clients/python && ../../$(CODEGEN_VENV)/bin/ariadne-codegen
 
 # Two workers, whole files each (pytest-xdist): the suite waits on databases, servers and the browser
 # more than on the CPU, and this halves its time on two cores. TEST_WORKERS=0 runs it in one process.

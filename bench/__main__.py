@@ -1,6 +1,6 @@
 """`make bench`: start real servers, measure, print JSON and a Markdown table.
 
-python -m bench [--only transitions,mcp,latency,stall,memory,catchup,webhooks,scale]
+python -m bench [--only transitions,mcp,latency,stall,memory,catchup,webhooks,scale,workers]
                 [--sizes 100,10000,100000,1000000]
                 [--postgres-url URL --redis-url URL]   (the scale series on PostgreSQL, 1 and 2 processes)
 python -m bench soak [--minutes 8] [--rate 48] [--database-url URL] [--broadcast-url URL]   (`make soak`)
@@ -20,7 +20,7 @@ from sqlalchemy.engine import make_url
 
 from server.db.migrate import upgrade
 
-from . import catch_up, latency, mcp_transitions, scale, soak, stall_scan, transitions, webhooks
+from . import catch_up, latency, mcp_transitions, scale, soak, stall_scan, transitions, webhooks, workers
 
 TARGETS = {
     "transitions_per_second_http": (">=", 1000.0),
@@ -34,6 +34,8 @@ TARGETS = {
     "mcp_to_graphql_ratio": (">=", 0.7),
     "scale_ratio_100k_to_100": (">=", 0.9),
     "pg_1_scale_ratio_100k_to_100": (">=", 0.9),
+    "workers_wake_steps_per_second": (">=", 300.0),
+    "workers_wake_claim_ms_p99": ("<=", 50.0),
 }
 DEFAULT_SIZES = "100,10000,100000"  # 1,000,000 on request: its load alone takes minutes
 
@@ -113,6 +115,8 @@ def run(
         if "webhooks" in only:
             urls = [fresh_sqlite(folder, f"webhooks{i}.db") for i in range(4)]
             results.update(asyncio.run(webhooks.fan_out(urls, folder)))
+        if "workers" in only:
+            results.update(workers.run(fresh_sqlite))
         if "memory" in only:
             memory = asyncio.run(latency.idle_memory(fresh_sqlite(folder, "memory.db")))
             results["memory_per_idle_subscriber_kb"] = memory["memory_per_idle_subscriber_kb"]
@@ -155,7 +159,9 @@ def main() -> None:
         run_soak(sys.argv[2:])
         return
     parser = argparse.ArgumentParser(prog="python -m bench")
-    parser.add_argument("--only", default="transitions,mcp,latency,stall,memory,catchup,webhooks,scale")
+    parser.add_argument(
+        "--only", default="transitions,mcp,latency,stall,memory,catchup,webhooks,scale,workers"
+    )
     parser.add_argument(
         "--sizes", default=DEFAULT_SIZES, help="plans loaded for each run of the scale series"
     )

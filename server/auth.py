@@ -32,6 +32,8 @@ class Principal:
     tenant_id: str
     role: Role
     name: str
+    # The agent names this principal claims and reports workflow work as; None: any (dev mode, old keys).
+    agents: frozenset[str] | None = None
 
     @property
     def can_write(self) -> bool:
@@ -54,8 +56,18 @@ def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-async def create_key(db: Database, tenant_id: str, role: Role, name: str, now: datetime) -> tuple[str, str]:
-    """Store a new key's hash; return (key id, the key itself), which is shown once and never stored."""
+async def create_key(
+    db: Database,
+    tenant_id: str,
+    role: Role,
+    name: str,
+    now: datetime,
+    agents: Collection[str] | None = None,
+) -> tuple[str, str]:
+    """Store a new key's hash; return (key id, the key itself), which is shown once and never stored.
+
+    ``agents``: the agent names the key may claim and report as; None or empty: any name.
+    """
     key = KEY_PREFIX + secrets.token_urlsafe(32)
     key_id = str(uuid.uuid4())
     async with db.transaction() as session:
@@ -67,6 +79,7 @@ async def create_key(db: Database, tenant_id: str, role: Role, name: str, now: d
                 name=name,
                 key_hash=hash_key(key),
                 created_at=now,
+                agents=sorted(set(agents)) if agents else None,
             )
         )
     return key_id, key
@@ -115,7 +128,8 @@ async def principal_for_key(db: Database, key: str) -> Principal | None:
         )
     if row is None:
         return None
-    return Principal(row.tenant_id, Role(row.role), f"key:{row.name or row.id[:8]}")
+    agents = frozenset(row.agents) if row.agents else None
+    return Principal(row.tenant_id, Role(row.role), f"key:{row.name or row.id[:8]}", agents)
 
 
 class DevModeRefused(Exception):

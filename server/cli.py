@@ -197,6 +197,10 @@ def keys_create(
     tenant: Annotated[str, typer.Option(help="Tenant the key acts for.")],
     role: Annotated[Role, typer.Option(help="agent, reviewer, viewer or admin.")],
     name: Annotated[str, typer.Option(help="A label to recognise the key by.")] = "",
+    agent: Annotated[
+        list[str] | None,
+        typer.Option(help="An agent name the key claims and reports work as (repeatable); none: any."),
+    ] = None,
 ) -> None:
     """Create a key. It is printed once; only its hash is stored."""
     settings = _settings()
@@ -205,7 +209,7 @@ def keys_create(
     async def run() -> tuple[str, str]:
         db = Database(settings.database_url)
         try:
-            return await create_key(db, tenant, role, name, SystemClock().now())
+            return await create_key(db, tenant, role, name, SystemClock().now(), agent)
         finally:
             await db.dispose()
 
@@ -225,7 +229,8 @@ def keys_list() -> None:
         try:
             for row in await list_keys(db):
                 state = "revoked" if row.revoked_at else "active"
-                typer.echo(f"{row.id}  {row.tenant_id}  {row.role}  {state}  {row.name}")
+                acts_as = f"  agents={','.join(row.agents)}" if row.agents else ""
+                typer.echo(f"{row.id}  {row.tenant_id}  {row.role}  {state}  {row.name}{acts_as}")
         finally:
             await db.dispose()
 

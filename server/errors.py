@@ -13,6 +13,7 @@ class ErrorCode(StrEnum):
     NOT_FOUND = "NOT_FOUND"
     VALIDATION_FAILED = "VALIDATION_FAILED"
     CONFLICT = "CONFLICT"
+    FORBIDDEN = "FORBIDDEN"
 
 
 class ServiceError(Exception):

@@ -16,6 +16,10 @@ SHORT_TEXT = 200
 """Names, session ids, media types, agents, branching fields: the ``String(200)`` columns. Counted in
 UTF-8 bytes, so it never exceeds the column's 200 characters."""
 
+PROGRESS_BYTES = 4096
+"""Largest progress payload a heartbeat may carry (serialized JSON, UTF-8 bytes): it is shown on the
+step, and heartbeats come often, so it stays small."""
+
 MAX_JSON_DEPTH = 32
 """Deepest nesting of objects and arrays in a JSON value (result data, tool parameters, a JSON Schema,
 a branching value). Deeper values recurse in every reader of them (jsonschema, the drivers)."""

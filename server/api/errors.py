@@ -32,6 +32,8 @@ UserErrorCode = described_enum(
         "and call again.",
         ErrorCode.CONFLICT: "The workflow step or compensation is held by (or belongs to) another agent, "
         "or the report is for an older attempt: it is not yours to report.",
+        ErrorCode.FORBIDDEN: "Your API key may not do this: it acts as other agents (see the key's "
+        "agents), so claiming or reporting under this name is refused.",
     },
 )
 

@@ -42,6 +42,7 @@ from .webhooks.resolvers import WebhookMutations, WebhookQueries
 from .wire_json import JSON_SCALAR
 from .workflows.mutations import WorkflowMutations
 from .workflows.queries import WorkflowQueries, WorkflowSubscriptions
+from .workflows.subscriptions import WorkSubscriptions
 
 VALIDATION_CACHE_SIZE = 512
 _SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
@@ -94,7 +95,7 @@ class Mutation(PlanMutations, MissionMutations, WorkflowMutations, DecisionMutat
     description="Streams over WebSocket (graphql-transport-ws), scoped to your tenant. Event streams "
     "resume without gaps from the last seq you saw."
 )
-class Subscription(EventSubscriptions, MissionSubscriptions, WorkflowSubscriptions):
+class Subscription(EventSubscriptions, MissionSubscriptions, WorkflowSubscriptions, WorkSubscriptions):
     pass
 
 

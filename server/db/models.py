@@ -30,6 +30,8 @@ class ApiKey(Base):
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # The agent names this key claims and reports as (issue 13); null: any name.
+    agents: Mapped[list[str] | None] = mapped_column(JSONType, nullable=True)
 
 
 class TenantCounter(Base):

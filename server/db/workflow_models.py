@@ -61,6 +61,8 @@ class WorkflowStep(Base):
     agent: Mapped[str | None] = mapped_column(NAME, nullable=True)  # only this agent may claim it
     depends_on: Mapped[list[str]] = mapped_column(JSONType)
     timeout_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # The longest a claimed step may go without a heartbeat before it times out (issue 13).
+    heartbeat_timeout_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
     on_failure: Mapped[str] = mapped_column(String(16))
     retry_policy: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
     approval: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -79,6 +81,7 @@ class WorkflowStep(Base):
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     last_error_category: Mapped[str | None] = mapped_column(String(16), nullable=True)
     output: Mapped[Any] = mapped_column(JSONType, nullable=True)
+    progress: Mapped[Any] = mapped_column(JSONType, nullable=True)  # the last heartbeat's payload
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
 

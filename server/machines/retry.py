@@ -97,6 +97,18 @@ def decide_step_failure(
     return settle_failed_step(on_failure)
 
 
+def decide_heartbeat_timeout(policy: RetryPolicy, attempt: int, on_failure: OnFailure) -> FailureDecision:
+    """A claimed step whose worker stopped heartbeating (issue 13, Temporal's semantics).
+
+    Its category is ``timeout``, but unlike a step that ran past its own timeout (never retried, §3.1)
+    nothing judged the work: the worker vanished. So the step's retry policy decides, whatever its
+    ``retryOn``: retried while attempts are left, then ``onFailure``.
+    """
+    if attempt <= policy.max_retries:
+        return FailureDecision(FailureAction.RETRY, next_delay(policy, attempt))
+    return settle_failed_step(on_failure)
+
+
 def settle_failed_step(on_failure: OnFailure) -> FailureDecision:
     """A failure that will not be retried: skip the step, or fail it (the workflow then aborts or undoes)."""
     if on_failure is OnFailure.SKIP:

@@ -219,7 +219,7 @@ WORKFLOW_STEP_MACHINE = Machine(
     },
     clears={
         S.PENDING: ("next_attempt_at", "timeout_at", "blocked_on"),
-        S.RUNNING: ("next_attempt_at", "timeout_at", "heartbeat_at"),
+        S.RUNNING: ("next_attempt_at", "timeout_at", "heartbeat_at", "progress"),
         S.COMPLETED: ("next_attempt_at", "timeout_at", "blocked_on"),
         S.SKIPPED: ("next_attempt_at", "timeout_at", "blocked_on"),
         S.FAILED: ("next_attempt_at", "timeout_at", "blocked_on"),

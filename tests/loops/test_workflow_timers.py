@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 
 import pytest
@@ -10,9 +9,8 @@ import pytest
 from server.auth import Principal
 from server.clock import FakeClock
 from server.config import Settings
-from server.db.engine import Database
 from server.errors import ErrorCode
-from server.loops.workflow_timers import TIMER, TimerPass, run_workflow_timers
+from server.loops.workflow_timers import TIMER
 from server.services.runtime import Runtime
 from server.services.workflows import reports as workflow_reports
 from tests.api import workflow_operations as ops
@@ -186,13 +184,7 @@ async def test_with_two_instances_every_timer_fires_once(
     retrying = await workflows.running(wf(step("r", retryPolicy={**RETRYING, "initialDelay": "30s"})))
     await workflows.fail((await workflows.claim_step(workflow_id=retrying)).id, "transient")
     clock.advance(timedelta(minutes=2))
-    second = Runtime(db=Database(runtime.settings.database_url), clock=clock, settings=runtime.settings)
-    try:
-        passes: list[TimerPass] = await workflows.checked(
-            lambda: asyncio.gather(*(run_workflow_timers(r) for r in (runtime, second, runtime, second)))
-        )
-    finally:
-        await second.db.dispose()
+    passes = await workflows.timers_on_two_instances()
     assert sum(len(p.steps_timed_out) for p in passes) == 3
     assert sum(len(p.workflows_timed_out) for p in passes) == 1
     assert sum(len(p.retries_due) for p in passes) == 1

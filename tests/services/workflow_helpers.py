@@ -6,15 +6,18 @@ input becomes exactly such a document.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from server.db.engine import Database
 from server.db.models import Event
 from server.db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from server.loops.workflow_timers import TimerPass, run_workflow_timers
 from server.machines.retry import ErrorCategory
+from server.services.runtime import Runtime
 from server.services.workflows import claims as workflow_claims
 from server.services.workflows import compensation as workflow_compensation
 from server.services.workflows import create as workflow_create
@@ -181,6 +184,20 @@ class WorkflowFlight(Flight):
 
     async def timers(self) -> TimerPass:
         return await self.checked(lambda: run_workflow_timers(self.runtime))
+
+    async def timers_on_two_instances(self) -> list[TimerPass]:
+        """Four timer passes at once on two runtimes sharing the database, each with its own connections,
+        like two server processes."""
+        runtime = self.runtime
+        second = Runtime(
+            db=Database(runtime.settings.database_url), clock=self.clock, settings=runtime.settings
+        )
+        try:
+            return await self.checked(
+                lambda: asyncio.gather(*(run_workflow_timers(r) for r in (runtime, second, runtime, second)))
+            )
+        finally:
+            await second.db.dispose()
 
     # -- common set-ups --
 

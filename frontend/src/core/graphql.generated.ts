@@ -196,6 +196,8 @@ export type UserDecision =
 export type UserErrorCode =
   /** The workflow step or compensation is held by (or belongs to) another agent, or the report is for an older attempt: it is not yours to report. */
   | 'CONFLICT'
+  /** Your API key may not do this: it acts as other agents (see the key's agents), so claiming or reporting under this name is refused. */
+  | 'FORBIDDEN'
   /** The object's current state does not allow this (fromState says which state); retrying the same call will not help until the state changes. */
   | 'INVALID_TRANSITION'
   /** No such object in your tenant (`field` names the id). */
@@ -482,7 +484,7 @@ export type DecideMutation = { submitUserDecision: { plan: { id: string, status:
 
 export type WorkflowSummaryFieldsFragment = { id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } };
 
-export type WorkflowStepFieldsFragment = { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null };
+export type WorkflowStepFieldsFragment = { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null };
 
 export type WorkflowsQueryVariables = Exact<{
   first: number;
@@ -503,7 +505,7 @@ export type WorkflowUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type WorkflowUpdatedSubscription = { workflowUpdated: { queuedAt: string | null, id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, steps: { totalCount: number, edges: Array<{ node: { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null } }> }, compensations: Array<{ id: string, stepId: string, stepName: string, position: number, action: string, agent: string, status: WorkflowCompensationStatus, error: string | null, startedAt: string | null, completedAt: string | null }>, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } } };
+export type WorkflowUpdatedSubscription = { workflowUpdated: { queuedAt: string | null, id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, steps: { totalCount: number, edges: Array<{ node: { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null } }> }, compensations: Array<{ id: string, stepId: string, stepName: string, position: number, action: string, agent: string, status: WorkflowCompensationStatus, error: string | null, startedAt: string | null, completedAt: string | null }>, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } } };
 
 export type WorkflowGatesQueryVariables = Exact<{
   first: number;
@@ -801,6 +803,9 @@ export const WorkflowStepFieldsFragmentDoc = new TypedDocumentString(`
   claimedBy
   nextAttemptAt
   timeoutAt
+  heartbeatTimeout
+  heartbeatAt
+  progress
   startedAt
   completedAt
   completionOrder
@@ -1740,6 +1745,9 @@ fragment WorkflowStepFields on WorkflowStep {
   claimedBy
   nextAttemptAt
   timeoutAt
+  heartbeatTimeout
+  heartbeatAt
+  progress
   startedAt
   completedAt
   completionOrder

@@ -61,7 +61,8 @@ class StallAlert:
         )
 
 
-async def _start(info: I, after: int | None) -> int:
+async def start_position(info: I, after: int | None) -> int:
+    """Where a resumable stream starts: ``after``, or the tenant's newest seq."""
     if after is not None and after < 0:
         raise GraphQLError("after must be a seq (>= 0)", extensions={"code": "VALIDATION_FAILED"})
     ctx = info.context
@@ -89,7 +90,7 @@ class EventSubscriptions:
         ] = None,
     ) -> AsyncIterator[EventType]:
         ctx = info.context
-        start = await _start(info, after)
+        start = await start_position(info, after)
         if filter is not None:
             checked_filter(filter)
         identity = ("events", filter.identity() if filter is not None else None)
@@ -129,7 +130,7 @@ class EventSubscriptions:
         ] = None,
     ) -> AsyncIterator[StallAlert]:
         ctx = info.context
-        start = await _start(info, after)
+        start = await start_position(info, after)
         return FeedStream(ctx.runtime.feed, ctx.principal.tenant_id, start, _stall_alert, ("stallAlerts",))
 
 

@@ -12,7 +12,7 @@ from ...machines.workflow import (
     WorkflowStatus,
     WorkflowStepStatus,
 )
-from ...services.workflows.claims import ClaimOutcome
+from ...services.workflows.claims import ClaimOutcome, ClaimWait
 from ..descriptions import described_enum
 
 WorkflowStatusEnum = described_enum(
@@ -134,6 +134,21 @@ ClaimOutcomeEnum = described_enum(
     {
         ClaimOutcome.STEP: "A step, now RUNNING and yours: `step` is set.",
         ClaimOutcome.COMPENSATION: "A compensation, now RUNNING and yours: `compensation` is set.",
-        ClaimOutcome.NONE: "Nothing ready for you now; ask again later.",
+        ClaimOutcome.NONE: "Nothing ready for you now: `reason` says why, `retryAt` when to ask again "
+        "(or subscribe to workAvailable).",
+    },
+)
+ClaimWaitEnum = described_enum(
+    ClaimWait,
+    "ClaimWaitReason",
+    "Why a claim handed out nothing.",
+    {
+        ClaimWait.NOTHING_READY: "No step is ready for you: its dependencies are still running, or "
+        "every ready step names another agent (or, compensating, it is not your compensation's turn).",
+        ClaimWait.BACKING_OFF: "A step of yours waits out a retry's back-off; `retryAt` says until when.",
+        ClaimWait.WAITING_AT_GATE: "The workflow is BLOCKED: it waits for a reviewer (an approval gate "
+        "or an escalation).",
+        ClaimWait.WORKFLOW_QUEUED: "The workflow is QUEUED for one of the tenant's execution slots.",
+        ClaimWait.WORKFLOW_NOT_EXECUTING: "The workflow is IDLE (not started) or finished.",
     },
 )

@@ -67,6 +67,12 @@ class WorkflowStepInput:
         description=f"How long the step may run from its claim before it fails (category timeout). "
         f"{DURATION}",
     )
+    heartbeat_timeout: str | None = strawberry.field(
+        default=None,
+        description=f"How long a claimed step may go without a heartbeat (from its claim, then from each "
+        f"heartbeat) before it times out (category timeout) and its retry policy, then onFailure, "
+        f"decide. Not for gates. {DURATION}",
+    )
     on_failure: OnFailure | None = strawberry.field(
         default=None,
         description="What the step's failure does once it is not retried; default: the workflow's "
@@ -87,7 +93,11 @@ class WorkflowStepInput:
             "dependsOn": list(self.depends_on),
             "approval": self.approval,
         }
-        for key, value in (("agent", self.agent), ("timeout", self.timeout)):
+        for key, value in (
+            ("agent", self.agent),
+            ("timeout", self.timeout),
+            ("heartbeatTimeout", self.heartbeat_timeout),
+        ):
             if value is not None:
                 doc[key] = value
         if self.on_failure is not None:

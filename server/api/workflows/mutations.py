@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 import strawberry
@@ -9,13 +10,14 @@ from strawberry.permission import BasePermission
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
+from ...limits import PROGRESS_BYTES
 from ...machines.retry import ErrorCategory
 from ...services.workflows import claims as workflow_claims
 from ...services.workflows import compensation as workflow_compensation
 from ...services.workflows import create as workflow_create
 from ...services.workflows import reports as workflow_reports
 from ...services.workflows import review as workflow_review
-from ...services.workflows.claims import ClaimOutcome
+from ...services.workflows.claims import ClaimOutcome, ClaimWait
 from ...services.workflows.compensation import CompensationReport
 from ...services.workflows.create import CreatedWorkflow
 from ...services.workflows.reports import StepReport
@@ -84,6 +86,15 @@ class ClaimWorkflowStepPayload:
     )
     compensation: WorkflowCompensationType | None = strawberry.field(
         default=None, description="COMPENSATION: the compensation, now RUNNING and held by you."
+    )
+    reason: ClaimWait | None = strawberry.field(
+        default=None, description="NONE: why nothing was handed out; null otherwise."
+    )
+    retry_at: datetime | None = strawberry.field(
+        default=None,
+        description="NONE: the earliest moment something may become claimable for you (a back-off's "
+        "end, UTC); null when it waits on other work (a step finishing, a reviewer, a slot): subscribe "
+        "to workAvailable instead.",
     )
     user_errors: list[UserError] = user_errors()
 
@@ -201,6 +212,8 @@ class WorkflowMutations:
             compensation=WorkflowCompensationType.from_row(claim.compensation)
             if claim.compensation
             else None,
+            reason=claim.reason,
+            retry_at=claim.retry_at,
         )
 
     @strawberry.mutation(
@@ -245,14 +258,24 @@ class WorkflowMutations:
 
     @strawberry.mutation(
         permission_classes=DRIVE,
-        description="Proof of life for your RUNNING step (it does not extend the timeout); a userError "
-        "says the step is no longer yours. Agent or admin keys.",
+        description="Proof of life for your RUNNING step: it restarts the step's heartbeat deadline "
+        "(heartbeatTimeout), never its own timeout; a userError says the step is no longer yours. Agent "
+        "or admin keys.",
     )
     async def heartbeat_workflow_step(
-        self, info: I, step_id: StepId, agent: Agent, attempt: Attempt = None
+        self,
+        info: I,
+        step_id: StepId,
+        agent: Agent,
+        attempt: Attempt = None,
+        progress: Annotated[
+            JSON | None,
+            A(description=f"How far along it is, shown on the step; at most {PROGRESS_BYTES} bytes of JSON."),
+        ] = None,
     ) -> WorkflowStepPayload:
         report, errors = await run_mutation(
-            info, lambda tx: workflow_reports.heartbeat_workflow_step(tx, str(step_id), agent, attempt)
+            info,
+            lambda tx: workflow_reports.heartbeat_workflow_step(tx, str(step_id), agent, attempt, progress),
         )
         return WorkflowStepPayload.of(report, errors)
 

@@ -70,6 +70,13 @@ class WorkflowStepType(Node):
     agent: str | None = strawberry.field(description="Only this agent may claim the step, if set.")
     timeout: str | None = strawberry.field(description='As in the definition, e.g. "5m".')
     timeout_seconds: float | None = strawberry.field(description="The same timeout in seconds.")
+    heartbeat_timeout: str | None = strawberry.field(
+        description='As in the definition, e.g. "30s": the longest a claimed step may go without a '
+        "heartbeat; null: no heartbeats are required."
+    )
+    heartbeat_timeout_seconds: float | None = strawberry.field(
+        description="The same heartbeat timeout in seconds."
+    )
     on_failure: OnFailure = strawberry.field(
         description="What its failure does once not retried (the workflow's failurePolicy if it named none)."
     )
@@ -85,11 +92,16 @@ class WorkflowStepType(Node):
         description="When a retried step may be claimed again (its back-off ends), UTC."
     )
     timeout_at: datetime | None = strawberry.field(
-        description="When the running step times out (UTC); null when not running or without a timeout."
+        description="When the running step times out (UTC): the sooner of its own timeout and its "
+        "heartbeat deadline; null when not running or without either."
     )
     started_at: datetime | None = strawberry.field(description="When it last went RUNNING (UTC).")
     heartbeat_at: datetime | None = strawberry.field(
-        description="The holder's last heartbeat in this attempt (UTC); heartbeats do not extend timeouts."
+        description="The holder's last heartbeat in this attempt (UTC); heartbeats never extend the "
+        "step's own timeout, only its heartbeat deadline."
+    )
+    progress: JSON | None = strawberry.field(
+        description="The last progress payload a heartbeat carried in this attempt (small JSON)."
     )
     completed_at: datetime | None = strawberry.field(
         description="When it reached COMPLETED, SKIPPED or FAILED (UTC)."
@@ -124,6 +136,8 @@ class WorkflowStepType(Node):
             agent=row.agent,
             timeout=_duration(row.timeout_seconds),
             timeout_seconds=row.timeout_seconds,
+            heartbeat_timeout=_duration(row.heartbeat_timeout_seconds),
+            heartbeat_timeout_seconds=row.heartbeat_timeout_seconds,
             on_failure=OnFailure(row.on_failure),
             retry_policy=RetryPolicyType(
                 max_retries=policy.max_retries,
@@ -144,6 +158,7 @@ class WorkflowStepType(Node):
             timeout_at=row.timeout_at,
             started_at=row.started_at,
             heartbeat_at=row.heartbeat_at,
+            progress=cast(JSON, row.progress),
             completed_at=row.completed_at,
             completion_order=row.completion_order,
             last_error=row.last_error,

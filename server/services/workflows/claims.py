@@ -9,13 +9,13 @@ the lock, so under any number of concurrent claims every step goes to exactly on
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import or_, select
+from sqlalchemy import func, or_, select
 
 from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...events.workflow_kinds import WorkflowEvent
-from ...limits import SHORT_TEXT
 from ...machines.workflow import (
     COMPENSATION_MACHINE,
     WORKFLOW_MACHINE,
@@ -24,9 +24,9 @@ from ...machines.workflow import (
     WorkflowStepStatus,
 )
 from ...machines.workflow_policy import ready_steps
+from ..acting import check_acting_agent
 from ..runtime import Tx
 from ..transitions import allowed
-from ..validation import check_text
 from .rows import (
     compensation_act,
     load_compensations,
@@ -44,25 +44,101 @@ class ClaimOutcome(StrEnum):
     NONE = "none"
 
 
+class ClaimWait(StrEnum):
+    """Why a claim handed out nothing (issue 13 item 1)."""
+
+    NOTHING_READY = "nothing_ready"
+    BACKING_OFF = "backing_off"
+    WAITING_AT_GATE = "waiting_at_gate"
+    WORKFLOW_QUEUED = "workflow_queued"
+    WORKFLOW_NOT_EXECUTING = "workflow_not_executing"
+
+
 @dataclass
 class Claim:
     outcome: ClaimOutcome
     workflow: Workflow | None = None
     step: WorkflowStep | None = None
     compensation: WorkflowCompensation | None = None
+    reason: ClaimWait | None = None  # NONE only: why
+    retry_at: datetime | None = None  # NONE only: the earliest moment a claim may succeed, when known
 
 
 async def claim_work(tx: Tx, agent: str, workflow_id: str | None = None) -> Claim:
-    check_text(agent, ["agent"], SHORT_TEXT, required=True)
+    check_acting_agent(tx.principal, agent)
     if workflow_id is not None:
         workflow = await lock_workflow(tx, workflow_id)
-        return await _claim_in(tx, workflow, agent) or Claim(ClaimOutcome.NONE, workflow)
+        return await _claim_in(tx, workflow, agent) or await _nothing_in(tx, workflow, agent)
     for candidate in await _candidates(tx, agent):
         workflow = await lock_workflow(tx, candidate)
         claim = await _claim_in(tx, workflow, agent)
         if claim is not None:
             return claim
-    return Claim(ClaimOutcome.NONE)
+    return await _nothing_anywhere(tx, agent)
+
+
+def _backoff_ends(steps: list[WorkflowStep], agent: str, now: datetime) -> datetime | None:
+    """When the first of ``agent``'s steps waiting out a retry back-off may run (their dependencies were
+    met before their first attempt, so the back-off is all they wait for)."""
+    waiting = [
+        s.next_attempt_at
+        for s in steps
+        if s.status == WorkflowStepStatus.PENDING
+        and s.next_attempt_at is not None
+        and s.next_attempt_at > now
+        and (s.agent is None or s.agent == agent)
+    ]
+    return min(waiting, default=None)
+
+
+async def _nothing_in(tx: Tx, workflow: Workflow, agent: str) -> Claim:
+    """NONE from one workflow, with why and, when it is known, when to ask again."""
+    status = WorkflowStatus(workflow.status)
+    if status is WorkflowStatus.EXECUTING:
+        retry_at = _backoff_ends(await load_steps(tx, workflow.id), agent, tx.now)
+        if retry_at is not None:
+            return Claim(ClaimOutcome.NONE, workflow, reason=ClaimWait.BACKING_OFF, retry_at=retry_at)
+        return Claim(ClaimOutcome.NONE, workflow, reason=ClaimWait.NOTHING_READY)
+    reason = {
+        WorkflowStatus.BLOCKED: ClaimWait.WAITING_AT_GATE,
+        WorkflowStatus.QUEUED: ClaimWait.WORKFLOW_QUEUED,
+        WorkflowStatus.COMPENSATING: ClaimWait.NOTHING_READY,
+    }.get(status, ClaimWait.WORKFLOW_NOT_EXECUTING)
+    return Claim(ClaimOutcome.NONE, workflow, reason=reason)
+
+
+async def _nothing_anywhere(tx: Tx, agent: str) -> Claim:
+    """NONE from every workflow of the tenant: a back-off ending beats a queue, which beats a gate."""
+    retry_at = await tx.session.scalar(
+        select(func.min(WorkflowStep.next_attempt_at))
+        .join(Workflow, WorkflowStep.workflow_id == Workflow.id)
+        .where(
+            Workflow.tenant_id == tx.tenant_id,
+            Workflow.status == WorkflowStatus.EXECUTING.value,
+            WorkflowStep.status == WorkflowStepStatus.PENDING.value,
+            WorkflowStep.next_attempt_at > tx.now,
+            or_(WorkflowStep.agent.is_(None), WorkflowStep.agent == agent),
+        )
+    )
+    if retry_at is not None:
+        return Claim(ClaimOutcome.NONE, reason=ClaimWait.BACKING_OFF, retry_at=retry_at)
+    statuses = set(
+        (
+            await tx.session.scalars(
+                select(Workflow.status)
+                .where(
+                    Workflow.tenant_id == tx.tenant_id,
+                    Workflow.status.in_([WorkflowStatus.QUEUED.value, WorkflowStatus.BLOCKED.value]),
+                )
+                .distinct()
+            )
+        ).all()
+    )
+    if WorkflowStatus.QUEUED.value in statuses:
+        return Claim(ClaimOutcome.NONE, reason=ClaimWait.WORKFLOW_QUEUED)
+    if WorkflowStatus.BLOCKED.value in statuses:
+        return Claim(ClaimOutcome.NONE, reason=ClaimWait.WAITING_AT_GATE)
+    return Claim(ClaimOutcome.NONE, reason=ClaimWait.NOTHING_READY)
 
 
 async def _candidates(tx: Tx, agent: str) -> list[str]:

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from ...db.workflow_models import Workflow, WorkflowCompensation
 from ...errors import ErrorCode, fail
-from ...limits import SHORT_TEXT
 from ...machines.workflow import CompensationStatus
+from ..acting import check_acting_agent
 from ..runtime import Tx
 from ..validation import check_text
 from .progress import settle_compensation
@@ -29,7 +29,7 @@ class CompensationReport:
 
 
 async def _report(tx: Tx, compensation_id: str, agent: str, to: C, error: str | None) -> CompensationReport:
-    check_text(agent, ["agent"], SHORT_TEXT, required=True)
+    check_acting_agent(tx.principal, agent)
     workflow, compensation = await lock_workflow_of(
         tx, WorkflowCompensation, compensation_id, "compensationId"
     )

@@ -61,6 +61,7 @@ async def _insert(
             agent=s.agent,
             depends_on=list(s.depends_on),
             timeout_seconds=s.timeout.total_seconds() if s.timeout else None,
+            heartbeat_timeout_seconds=s.heartbeat_timeout.total_seconds() if s.heartbeat_timeout else None,
             on_failure=s.on_failure.value,
             retry_policy=retry_policy_document(s.retry_policy) if s.retry_policy else None,
             approval=s.approval,

@@ -32,6 +32,7 @@ class StepDefinition:
     retry_policy: RetryPolicy | None
     approval: bool
     compensation: Compensation | None
+    heartbeat_timeout: timedelta | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,8 @@ def step_document(step: StepDefinition) -> dict[str, Any]:
         out["agent"] = step.agent
     if step.timeout is not None:
         out["timeout"] = format_duration(step.timeout)
+    if step.heartbeat_timeout is not None:
+        out["heartbeatTimeout"] = format_duration(step.heartbeat_timeout)
     out["onFailure"] = step.on_failure.value
     if step.approval:
         out["approval"] = True

@@ -30,6 +30,7 @@ from ..transitions import allowed
 from .rows import (
     cancel_open_steps,
     finish_workflow,
+    hard_deadline,
     record_step_event,
     record_workflow_event,
     step_act,
@@ -191,6 +192,7 @@ def conclude_step_failure(
     if decision.action is FailureAction.ESCALATE:
         step_act(tx, workflow, step, "escalate")
         step.blocked_on = BlockedOn.GOVERNANCE.value
+        step.timeout_at = hard_deadline(step)  # a reviewer holds it now: no heartbeats are due
         record_step_event(
             tx, workflow, step, WorkflowEvent.ESCALATED, {"stepName": step.name, "message": message}
         )

@@ -174,7 +174,16 @@ class _Reader:
 
     def step(self, raw: Any, i: int, policy: FailurePolicy, count: int) -> StepDefinition:
         step = self.mapping(raw, "steps", i) or {}
-        known = {"name", "dependsOn", "agent", "timeout", "onFailure", "retryPolicy", "approval"}
+        known = {
+            "name",
+            "dependsOn",
+            "agent",
+            "timeout",
+            "heartbeatTimeout",
+            "onFailure",
+            "retryPolicy",
+            "approval",
+        }
         for key in sorted(set(step) - known, key=str):
             self.bad(
                 f"steps.{i}: unknown field {shown(key)} (known: {', '.join(sorted(known))})", "steps", i, key
@@ -208,7 +217,11 @@ class _Reader:
                 "approval",
             )
         timeout = self.duration(step.get("timeout"), "steps", i, "timeout")
-        return StepDefinition(name, depends_on, agent, timeout, on_failure, retry, approval, None)
+        heartbeat = self.duration(step.get("heartbeatTimeout"), "steps", i, "heartbeatTimeout")
+        if approval and heartbeat is not None:
+            why = "no worker heartbeats a gate, so it takes no heartbeatTimeout"
+            self.bad(f'step "{name}" is an approval gate: {why}', "steps", i, "heartbeatTimeout")
+        return StepDefinition(name, depends_on, agent, timeout, on_failure, retry, approval, None, heartbeat)
 
     def retry_policy(self, raw: Any, i: int) -> RetryPolicy | None:
         if raw is None:

@@ -7,15 +7,16 @@ from typing import Any
 
 from ...db.workflow_models import Workflow, WorkflowStep
 from ...errors import ErrorCode, fail
-from ...limits import SHORT_TEXT
+from ...limits import PROGRESS_BYTES
 from ...machines.retry import ErrorCategory, decide_step_failure
 from ...machines.workflow import WORKFLOW_STEP_MACHINE, OnFailure
+from ..acting import check_acting_agent
 from ..runtime import Tx
 from ..transitions import require
 from ..validation import check_json_size, check_text
 from .definition import retry_policy_from_document
 from .progress import conclude_step_failure, settle_workflow
-from .rows import complete_step, load_steps, lock_workflow_of
+from .rows import complete_step, load_steps, lock_workflow_of, step_deadline
 
 
 @dataclass
@@ -29,7 +30,7 @@ async def claimed_step(
 ) -> tuple[Workflow, WorkflowStep]:
     """The running step ``agent`` holds, locked with its workflow, if WORKFLOW_STEP_MACHINE's action
     ``report`` may start from its state; CONFLICT when someone else holds it."""
-    check_text(agent, ["agent"], SHORT_TEXT, required=True)
+    check_acting_agent(tx.principal, agent)
     workflow, step = await lock_workflow_of(tx, WorkflowStep, step_id, "stepId")
     require(WORKFLOW_STEP_MACHINE, step, report, "stepId")
     if step.claimed_by != agent:
@@ -67,8 +68,17 @@ async def fail_workflow_step(
     return StepReport(workflow, step)
 
 
-async def heartbeat_workflow_step(tx: Tx, step_id: str, agent: str, attempt: int | None = None) -> StepReport:
-    """Proof of life; tells a worker whether the step is still its own. It does not move the timeout."""
+async def heartbeat_workflow_step(
+    tx: Tx, step_id: str, agent: str, attempt: int | None = None, progress: Any = None
+) -> StepReport:
+    """Proof of life; tells a worker whether the step is still its own. It never moves the step's own
+    timeout; it restarts the heartbeat timeout, if the step has one. ``progress`` (small JSON) is kept
+    on the step until the next heartbeat that carries one."""
+    check_json_size(progress, ["progress"], PROGRESS_BYTES)
     workflow, step = await claimed_step(tx, step_id, agent, attempt, "heartbeat")
     step.heartbeat_at = tx.now
+    if progress is not None:
+        step.progress = progress
+    if step.heartbeat_timeout_seconds is not None:
+        step.timeout_at = step_deadline(step, tx.now)
     return StepReport(workflow, step)

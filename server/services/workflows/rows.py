@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from sqlalchemy import select
@@ -127,8 +127,24 @@ def step_act(tx: Tx, workflow: Workflow, step: WorkflowStep, action: str, **data
             root_id=workflow.id,
             data=dict(data) or None,
         )
-        if state is S.RUNNING and step.timeout_seconds is not None:
-            step.timeout_at = tx.now + timedelta(seconds=step.timeout_seconds)
+        if state is S.RUNNING:  # stamped started_at: the step's own timeout and its heartbeat's count from it
+            step.timeout_at = step_deadline(step, tx.now)
+
+
+def hard_deadline(step: WorkflowStep) -> datetime | None:
+    """When a running step passes its own ``timeout`` (from its claim)."""
+    if step.timeout_seconds is None or step.started_at is None:
+        return None
+    return step.started_at + timedelta(seconds=step.timeout_seconds)
+
+
+def step_deadline(step: WorkflowStep, last_sign_of_life: datetime) -> datetime | None:
+    """``timeout_at`` of a running step: the sooner of its own timeout and, while its worker holds it,
+    the heartbeat deadline counted from ``last_sign_of_life`` (the claim, then each heartbeat)."""
+    deadlines = [d for d in (hard_deadline(step),) if d is not None]
+    if step.heartbeat_timeout_seconds is not None and step.blocked_on is None:
+        deadlines.append(last_sign_of_life + timedelta(seconds=step.heartbeat_timeout_seconds))
+    return min(deadlines, default=None)
 
 
 def complete_step(

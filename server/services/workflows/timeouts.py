@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ...db.workflow_models import Workflow, WorkflowStep
 from ...events.workflow_kinds import WorkflowEvent
 from ...machines.durations import format_duration
-from ...machines.retry import ErrorCategory, settle_failed_step
+from ...machines.retry import ErrorCategory, decide_heartbeat_timeout, settle_failed_step
 from ...machines.workflow import (
     WORKFLOW_MACHINE,
     WORKFLOW_STEP_MACHINE,
@@ -28,8 +28,16 @@ from ...machines.workflow import (
 from ...machines.workflow_policy import failure_policy_verdict
 from ..runtime import Tx
 from ..transitions import allowed
+from .definition import retry_policy_from_document
 from .progress import apply_verdict, conclude_step_failure
-from .rows import load_steps, lock_workflow, record_step_event, record_workflow_event, step_act
+from .rows import (
+    hard_deadline,
+    load_steps,
+    lock_workflow,
+    record_step_event,
+    record_workflow_event,
+    step_act,
+)
 from .slots import lock_tenant_slots, promote_queued
 
 W = WorkflowStatus
@@ -123,10 +131,12 @@ def _fail_by_policy(tx: Tx, workflow: Workflow, steps: list[WorkflowStep], reaso
 
 
 async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
-    """Running steps past their timeout fail (category timeout, never retried) and apply ``onFailure``.
+    """Running steps past their timeout fail (category timeout) and apply ``onFailure``.
 
-    A step the workflow is blocked on (an approval gate, an escalation) fails the whole workflow, which
-    then follows its failure policy like a workflow timeout does.
+    Past the step's own timeout: never retried (seed §3.1). Past its heartbeat timeout (its worker
+    stopped heartbeating, issue 13): the retry policy decides first, as Temporal does. A step the
+    workflow is blocked on (an approval gate, an escalation) fails the whole workflow, which then follows
+    its failure policy like a workflow timeout does.
     """
     workflow = await lock_workflow(tx, workflow_id)
     if not allowed(WORKFLOW_MACHINE, workflow, "time_out"):
@@ -140,7 +150,13 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
         if not allowed(WORKFLOW_MACHINE, workflow, "time_out"):
             continue  # an earlier step's timeout ended the workflow
         timed_out.append(step.id)
-        message = f"the step timed out after {_seconds(step.timeout_seconds)}"
+        own = hard_deadline(step)
+        heartbeat = step.blocked_on is None and (own is None or own > tx.now)
+        if heartbeat:
+            since = _seconds(step.heartbeat_timeout_seconds)
+            message = f"no heartbeat from {step.claimed_by} for {since} (heartbeatTimeout)"
+        else:
+            message = f"the step timed out after {_seconds(step.timeout_seconds)}"
         record_step_event(
             tx,
             workflow,
@@ -150,6 +166,7 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
                 "stepName": step.name,
                 "timeoutSeconds": step.timeout_seconds,
                 "blockedOn": step.blocked_on,
+                **({"heartbeatTimeoutSeconds": step.heartbeat_timeout_seconds} if heartbeat else {}),
             },
         )
         if step.blocked_on is not None:
@@ -160,7 +177,12 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
             why = f'step "{step.name}" timed out while the workflow was blocked'
             _fail_by_policy(tx, workflow, steps, why)
             continue
-        decision = settle_failed_step(OnFailure(step.on_failure))
+        on_failure = OnFailure(step.on_failure)
+        if heartbeat:
+            policy = retry_policy_from_document(step.retry_policy)
+            decision = decide_heartbeat_timeout(policy, step.attempt, on_failure)
+        else:
+            decision = settle_failed_step(on_failure)
         conclude_step_failure(tx, workflow, step, steps, decision, ErrorCategory.TIMEOUT, message)
     return timed_out
 
@@ -178,6 +200,10 @@ async def mark_retries_due(tx: Tx, workflow_id: str) -> list[str]:
         step.next_attempt_at = None
         step.updated_at = tx.now
         record_step_event(
-            tx, workflow, step, WorkflowEvent.RETRY_DUE, {"stepName": step.name, "attempt": step.attempt + 1}
+            tx,
+            workflow,
+            step,
+            WorkflowEvent.RETRY_DUE,
+            {"stepName": step.name, "attempt": step.attempt + 1, "agent": step.agent},
         )
     return [s.id for s in due]

@@ -37,6 +37,17 @@ export function StepPanel({ step, undo }: { step: WorkflowStep; undo: Compensati
           {step.timeout ?? 'none'}
           {step.timeoutAt ? ` (times out at ${formatTime(step.timeoutAt)})` : ''}
         </Fact>
+        {step.heartbeatTimeout || step.heartbeatAt ? (
+          <Fact term="Heartbeat">
+            {step.heartbeatTimeout ? `at least every ${step.heartbeatTimeout}` : 'not required'}
+            {step.heartbeatAt ? ` (last at ${formatTime(step.heartbeatAt)})` : ''}
+          </Fact>
+        ) : null}
+        {step.progress != null ? (
+          <Fact term="Progress">
+            <pre className="output">{JSON.stringify(step.progress, null, 2)}</pre>
+          </Fact>
+        ) : null}
         <Fact term="On failure">{words(step.onFailure)}</Fact>
         <Fact term="Retries">{describeRetryPolicy(step)}</Fact>
         {step.startedAt ? <Fact term="Started">{formatTime(step.startedAt)}</Fact> : null}

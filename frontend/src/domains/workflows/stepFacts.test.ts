@@ -37,6 +37,16 @@ describe('nodeFacts', () => {
     expect(facts(step('x'), undefined, NOW)).toEqual(['timeout: no timeout']);
   });
 
+  it('shows a running step\'s heartbeat progress, cut short, with the whole of it in the tooltip', () => {
+    const running = step('long', { status: 'RUNNING', attempt: 1, progress: { done: 0.5, phase: 'copying files' } });
+    expect(facts(running, undefined, NOW)).toEqual(['timeout: no timeout', 'progress: progress: {"done":0.5,"phase":"copying files"}']);
+    const long = step('long', { status: 'RUNNING', attempt: 1, progress: { log: 'x'.repeat(100) } });
+    const fact = nodeFacts(long, undefined, NOW).find((f) => f.key === 'progress');
+    expect(fact?.text).toHaveLength('progress: '.length + 48);
+    expect(fact?.title).toContain('x'.repeat(100));
+    expect(facts(step('done', { status: 'COMPLETED', progress: { done: 1 } }), undefined, NOW)).toEqual(['timeout: no timeout']);
+  });
+
   it('says what a blocked step waits for, and how its undo stands', () => {
     const gate = step('gate', { status: 'RUNNING', approval: true, blockedOn: 'APPROVAL' });
     expect(facts(gate, undefined, NOW)).toContain('gate: waiting for approval');

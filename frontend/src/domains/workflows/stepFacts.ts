@@ -59,6 +59,17 @@ function nextFact(step: WorkflowStep, now: number): Fact | null {
   return null;
 }
 
+/** A running step's last heartbeat progress, in one short line (the whole JSON in the tooltip). */
+export function progressText(progress: unknown): string {
+  const compact = typeof progress === 'string' ? progress : JSON.stringify(progress);
+  return compact.length > 48 ? `${compact.slice(0, 47)}…` : compact;
+}
+
+function progressFact(step: WorkflowStep): Fact | null {
+  if (step.status !== 'RUNNING' || step.progress == null) return null;
+  return { key: 'progress', text: `progress: ${progressText(step.progress)}`, tone: 'info', title: JSON.stringify(step.progress, null, 2) };
+}
+
 const UNDO_TONE: Record<string, Tone> = { PENDING: 'plain', RUNNING: 'info', COMPLETED: 'ok', FAILED: 'bad' };
 
 function undoFact(undo: CompensationSummary | undefined): Fact | null {
@@ -68,7 +79,7 @@ function undoFact(undo: CompensationSummary | undefined): Fact | null {
 
 /** The lines under a node's name and state, most urgent last so the eye lands on them. */
 export function nodeFacts(step: WorkflowStep, undo: CompensationSummary | undefined, now: number): Fact[] {
-  return [timeoutFact(step, now), errorFact(step), nextFact(step, now), undoFact(undo)].filter(
+  return [timeoutFact(step, now), progressFact(step), errorFact(step), nextFact(step, now), undoFact(undo)].filter(
     (f): f is Fact => f !== null,
   );
 }

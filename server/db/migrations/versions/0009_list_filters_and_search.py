@@ -1,7 +1,7 @@
 """list sorting, text search and history indexes
 
 Revision ID: 0009
-Revises: 0006
+Revises: 0007
 Create Date: 2026-11-24 20:40:00
 
 Issue 16, item 1 and 3: the plan, mission and workflow lists sort by last change (with or without a
@@ -16,7 +16,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0009"
-down_revision = "0006"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 

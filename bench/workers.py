@@ -1,0 +1,106 @@
+"""Workers (issue 13 item 7): a workflow of 1,000 independent short steps drained by 8 worker
+processes of the Python client, once waking on workAvailable and once polling every second, each on a
+fresh database and server, in the same run (``BENCH_WORKER_STEPS`` changes the count).
+
+- ``steps_per_second``: steps / (workflow started -> workflow completed), wall clock.
+- ``claim_ms_p50/p99``: each successful claim's round trip as the worker saw it (request sent ->
+  step handed back); the handler starts right after.
+- ``first_start_ms``: workflow started (the workers idle until then) -> the first handler started: how
+  long idle workers take to notice new work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .server_process import ServerProcess
+
+STEPS = int(os.environ.get("BENCH_WORKER_STEPS", "1000"))
+WORKERS = 8
+
+CREATE = """
+mutation($yaml: String!) {
+  createWorkflowFromYaml(yaml: $yaml, name: "bench") { workflow { id } userErrors { message } }
+}
+"""
+START = "mutation($id: ID!) { startWorkflow(workflowId: $id) { workflow { status } userErrors { message } } }"
+STATUS = "query($id: ID!) { workflow(id: $id) { status outcome } }"
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _gql(http: httpx.Client, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+    body = http.post("/graphql", json={"query": query, "variables": variables}).json()
+    assert "errors" not in body, body
+    data: dict[str, Any] = body["data"]
+    return data
+
+
+def _workers(url: str, mode: str, outs: list[Path]) -> list[subprocess.Popen[bytes]]:
+    return [
+        subprocess.Popen(
+            [sys.executable, "-m", "bench.worker_process", url, f"w{i}", mode, str(out)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for i, out in enumerate(outs)
+    ]
+
+
+def drain(database_url: str, mode: str, folder: Path) -> dict[str, float]:
+    env = {"FLIGHTDECK_MAX_STEPS": str(STEPS), "FLIGHTDECK_WORKFLOW_TIMER_INTERVAL_SECONDS": "0.2"}
+    yaml = "steps:\n" + "".join(f"  - name: s{i}\n" for i in range(STEPS))
+    outs = [folder / f"{mode}-{i}.json" for i in range(WORKERS)]
+    with ServerProcess(database_url, **env) as server, httpx.Client(base_url=server.url, timeout=60) as http:
+        workflow_id = _gql(http, CREATE, {"yaml": yaml})["createWorkflowFromYaml"]["workflow"]["id"]
+        procs = _workers(server.url, mode, outs)
+        try:
+            time.sleep(3)  # every worker has claimed once, found nothing, and sleeps
+            started = time.time()
+            _gql(http, START, {"id": workflow_id})
+            while _gql(http, STATUS, {"id": workflow_id})["workflow"]["outcome"] is None:
+                time.sleep(0.02)
+            finished = time.time()
+        finally:
+            for proc in procs:
+                proc.send_signal(signal.SIGTERM)
+            for proc in procs:
+                proc.wait(30)
+    claims: list[float] = []
+    starts: list[float] = []
+    for out in outs:
+        data = json.loads(out.read_text())
+        claims += data["claims"]
+        starts += data["starts"]
+    assert len(starts) == STEPS, f"{len(starts)} handler runs for {STEPS} steps"
+    return {
+        f"workers_{mode}_steps": STEPS,
+        f"workers_{mode}_steps_per_second": round(STEPS / (finished - started), 1),
+        f"workers_{mode}_claim_ms_p50": round(statistics.median(claims) * 1000, 1),
+        f"workers_{mode}_claim_ms_p99": round(_percentile(claims, 0.99) * 1000, 1),
+        f"workers_{mode}_first_start_ms": round((min(starts) - started) * 1000, 1),
+    }
+
+
+def run(fresh_db: Callable[[Path, str], str]) -> dict[str, float]:
+    results: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for mode in ("wake", "poll"):
+            results.update(drain(fresh_db(folder, f"workers-{mode}.db"), mode, folder))
+    return results

@@ -1,0 +1,33 @@
+"""A typed client for Flightdeck: generated operations (``FlightdeckGraphQL``), a workflow ``Worker``
+and a ``PlanAgent`` for research plans."""
+
+from .connection import connect
+from .errors import (
+    AgentError,
+    ClientError,
+    ExternalError,
+    GovernanceBlocked,
+    StepFailed,
+    StepTimeout,
+    TransientError,
+    ValidationFailed,
+)
+from .generated.client import FlightdeckGraphQL
+from .plan_agent import PlanAgent
+from .worker import StepRun, Worker
+
+__all__ = [
+    "AgentError",
+    "ClientError",
+    "ExternalError",
+    "FlightdeckGraphQL",
+    "GovernanceBlocked",
+    "PlanAgent",
+    "StepFailed",
+    "StepRun",
+    "StepTimeout",
+    "TransientError",
+    "ValidationFailed",
+    "Worker",
+    "connect",
+]

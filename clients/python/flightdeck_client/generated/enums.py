@@ -1,0 +1,204 @@
+from enum import Enum
+
+
+class AssetStatus(str, Enum):
+    PROPOSED = "PROPOSED"
+    PENDING = "PENDING"
+    IN_PROGRESS = "IN_PROGRESS"
+    READY = "READY"
+    ERROR = "ERROR"
+    EXPIRED = "EXPIRED"
+
+
+class BackoffStrategy(str, Enum):
+    CONSTANT = "CONSTANT"
+    LINEAR = "LINEAR"
+    EXPONENTIAL = "EXPONENTIAL"
+
+
+class BranchAction(str, Enum):
+    SKIP_TO = "SKIP_TO"
+    FAIL = "FAIL"
+
+
+class BranchOperator(str, Enum):
+    LT = "LT"
+    LTE = "LTE"
+    GT = "GT"
+    GTE = "GTE"
+    EQ = "EQ"
+    NE = "NE"
+    CONTAINS = "CONTAINS"
+
+
+class ClaimOutcome(str, Enum):
+    STEP = "STEP"
+    COMPENSATION = "COMPENSATION"
+    NONE = "NONE"
+
+
+class ClaimWaitReason(str, Enum):
+    NOTHING_READY = "NOTHING_READY"
+    BACKING_OFF = "BACKING_OFF"
+    WAITING_AT_GATE = "WAITING_AT_GATE"
+    WORKFLOW_QUEUED = "WORKFLOW_QUEUED"
+    WORKFLOW_NOT_EXECUTING = "WORKFLOW_NOT_EXECUTING"
+
+
+class HopStatus(str, Enum):
+    PLAN_PROPOSED = "PLAN_PROPOSED"
+    READY_FOR_IMPLEMENTATION = "READY_FOR_IMPLEMENTATION"
+    IMPLEMENTATION_PROPOSED = "IMPLEMENTATION_PROPOSED"
+    READY_FOR_EXECUTION = "READY_FOR_EXECUTION"
+    EXECUTING = "EXECUTING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+
+class MissionStatus(str, Enum):
+    PROPOSED = "PROPOSED"
+    APPROVED = "APPROVED"
+    BUILDING_HOP = "BUILDING_HOP"
+    HOP_READY = "HOP_READY"
+    EXECUTING_HOP = "EXECUTING_HOP"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+
+class NextStepOutcome(str, Enum):
+    STARTED = "STARTED"
+    PLAN_COMPLETE = "PLAN_COMPLETE"
+    PLAN_FAILED = "PLAN_FAILED"
+    AWAITING_REVIEW = "AWAITING_REVIEW"
+    NO_PENDING_STEPS = "NO_PENDING_STEPS"
+
+
+class OperationType(str, Enum):
+    QUERY = "QUERY"
+    MUTATION = "MUTATION"
+    SUBSCRIPTION = "SUBSCRIPTION"
+
+
+class PlanModificationAction(str, Enum):
+    ADD_STEPS = "ADD_STEPS"
+    REMOVE_STEP = "REMOVE_STEP"
+    REORDER_STEPS = "REORDER_STEPS"
+    UPDATE_STEP_INSTRUCTIONS = "UPDATE_STEP_INSTRUCTIONS"
+    FAIL_STEP = "FAIL_STEP"
+
+
+class PlanStatus(str, Enum):
+    PLANNING = "PLANNING"
+    EXECUTING = "EXECUTING"
+    AWAITING_REVIEW = "AWAITING_REVIEW"
+    STALLED = "STALLED"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+
+
+class SkillExecutionStatus(str, Enum):
+    STARTED = "STARTED"
+    COMPLETED = "COMPLETED"
+
+
+class StepFailureAction(str, Enum):
+    ABORT = "ABORT"
+    SKIP = "SKIP"
+    COMPENSATE = "COMPENSATE"
+
+
+class StepStatus(str, Enum):
+    PENDING = "PENDING"
+    IN_PROGRESS = "IN_PROGRESS"
+    AWAITING_INPUT = "AWAITING_INPUT"
+    COMPLETED = "COMPLETED"
+    SKIPPED = "SKIPPED"
+    FAILED = "FAILED"
+
+
+class StepType(str, Enum):
+    SEARCH = "SEARCH"
+    EXTRACT = "EXTRACT"
+    ANALYZE = "ANALYZE"
+    CRITIQUE = "CRITIQUE"
+    SYNTHESIZE = "SYNTHESIZE"
+    CHECKPOINT = "CHECKPOINT"
+    CUSTOM = "CUSTOM"
+
+
+class ToolStepStatus(str, Enum):
+    PROPOSED = "PROPOSED"
+    READY_TO_CONFIGURE = "READY_TO_CONFIGURE"
+    READY_TO_EXECUTE = "READY_TO_EXECUTE"
+    EXECUTING = "EXECUTING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+
+
+class UserDecision(str, Enum):
+    APPROVE = "APPROVE"
+    REJECT = "REJECT"
+    MODIFY = "MODIFY"
+    SKIP = "SKIP"
+
+
+class UserErrorCode(str, Enum):
+    INVALID_TRANSITION = "INVALID_TRANSITION"
+    NOT_FOUND = "NOT_FOUND"
+    VALIDATION_FAILED = "VALIDATION_FAILED"
+    CONFLICT = "CONFLICT"
+    FORBIDDEN = "FORBIDDEN"
+
+
+class WorkflowBlockedOn(str, Enum):
+    APPROVAL = "APPROVAL"
+    GOVERNANCE = "GOVERNANCE"
+
+
+class WorkflowCompensationStatus(str, Enum):
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+
+
+class WorkflowErrorCategory(str, Enum):
+    TRANSIENT = "TRANSIENT"
+    AGENT_ERROR = "AGENT_ERROR"
+    TIMEOUT = "TIMEOUT"
+    VALIDATION = "VALIDATION"
+    EXTERNAL = "EXTERNAL"
+    GOVERNANCE = "GOVERNANCE"
+
+
+class WorkflowFailurePolicy(str, Enum):
+    ABORT = "ABORT"
+    COMPENSATE = "COMPENSATE"
+
+
+class WorkflowOutcome(str, Enum):
+    SUCCEEDED = "SUCCEEDED"
+    ROLLED_BACK = "ROLLED_BACK"
+    PARTIALLY_ROLLED_BACK = "PARTIALLY_ROLLED_BACK"
+    FAILED = "FAILED"
+
+
+class WorkflowStatus(str, Enum):
+    IDLE = "IDLE"
+    QUEUED = "QUEUED"
+    EXECUTING = "EXECUTING"
+    BLOCKED = "BLOCKED"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    COMPENSATING = "COMPENSATING"
+
+
+class WorkflowStepStatus(str, Enum):
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    SKIPPED = "SKIPPED"

@@ -1,0 +1,298 @@
+"""A worker for Flightdeck workflow steps (seed 002): claim, heartbeat, complete or fail, undo.
+
+    worker = Worker("http://127.0.0.1:8000", agent="data-pipeline")
+
+    @worker.step("provision-workspace")
+    async def provision(step: StepRun) -> dict:
+        return {"workspace": "ws-1"}
+
+    worker.run()   # until SIGTERM or SIGINT
+
+It claims while it has free slots (``concurrency``), runs each claimed step's handler with a heartbeat in
+the background, and reports the result with the attempt it claimed, so a report for a step it lost
+(its heartbeat timed out, another worker took the retry) is refused instead of overwriting. When nothing
+is claimable it sleeps until ``workAvailable`` wakes it, or until the claim's ``retryAt``, or at most
+``idle_poll`` seconds. SIGTERM stops claiming, lets running handlers finish for ``grace`` seconds, then
+cancels them and reports them failed as ``TRANSIENT`` so that the server retries them elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .connection import connect, raise_for
+from .errors import ClientError, category_of
+from .generated.client import FlightdeckGraphQL
+from .generated.enums import ClaimOutcome, WorkflowErrorCategory
+from .generated.fragments import CompensationFields, StepFields
+
+logger = logging.getLogger("flightdeck_client.worker")
+
+
+@dataclass
+class StepRun:
+    """The step a handler runs: what it is, and a way to report progress with the next heartbeat."""
+
+    step: StepFields
+    agent: str
+    progress: Any = None
+    lost: asyncio.Event = field(default_factory=asyncio.Event)  # set when the step is no longer ours
+
+    @property
+    def id(self) -> str:
+        return self.step.id
+
+    @property
+    def name(self) -> str:
+        return self.step.name
+
+    @property
+    def attempt(self) -> int:
+        return self.step.attempt
+
+    @property
+    def workflow_id(self) -> str:
+        return self.step.workflow_id
+
+
+StepHandler = Callable[[StepRun], Coroutine[Any, Any, Any]]
+UndoHandler = Callable[[CompensationFields], Awaitable[None]]
+
+
+class Worker:
+    def __init__(
+        self,
+        url: str | FlightdeckGraphQL,
+        agent: str,
+        *,
+        token: str | None = None,
+        concurrency: int = 4,
+        workflow_id: str | None = None,
+        heartbeat_seconds: float = 10.0,
+        idle_poll: float = 30.0,
+        wake_ups: bool = True,
+        grace: float = 30.0,
+    ) -> None:
+        self._owns_client = isinstance(url, str)
+        self.client = connect(url, token) if isinstance(url, str) else url
+        self.agent = agent
+        self.concurrency = concurrency
+        self.workflow_id = workflow_id
+        self.heartbeat_seconds = heartbeat_seconds
+        self.idle_poll = idle_poll
+        self.wake_ups = wake_ups
+        self.grace = grace
+        self.handlers: dict[str, StepHandler] = {}
+        self.default_handler: StepHandler | None = None  # for steps without a handler of their own
+        self.undo_handlers: dict[str, UndoHandler] = {}
+        # For measurements: called with each successful claim's round trip, in seconds.
+        self.on_claimed: Callable[[float], None] | None = None
+        self._stopping = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._running: set[asyncio.Task[None]] = set()
+
+    # -- registration --
+
+    def step(self, name: str) -> Callable[[StepHandler], StepHandler]:
+        """Register the handler of the steps called ``name``; what it returns is the step's output."""
+
+        def register(fn: StepHandler) -> StepHandler:
+            self.handlers[name] = fn
+            return fn
+
+        return register
+
+    def undo(self, name: str) -> Callable[[UndoHandler], UndoHandler]:
+        """Register the compensation of step ``name`` (it must be idempotent: seed 002 §4.2)."""
+
+        def register(fn: UndoHandler) -> UndoHandler:
+            self.undo_handlers[name] = fn
+            return fn
+
+        return register
+
+    # -- running --
+
+    def run(self) -> None:
+        """Run until SIGTERM or SIGINT (the blocking entry point of a worker process)."""
+        asyncio.run(self.serve())
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+
+    async def serve(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, self.stop)
+        listener = asyncio.create_task(self._listen()) if self.wake_ups else None
+        slots = asyncio.Semaphore(self.concurrency)
+        try:
+            while not self._stopping.is_set():
+                await slots.acquire()
+                if self._stopping.is_set():
+                    slots.release()
+                    break
+                self._wake.clear()  # before the claim: a wake-up during it is not lost
+                try:
+                    started, retry_at = await self._claim_one(slots)
+                except (ClientError, OSError, ValueError) as exc:  # the server is away: try again later
+                    logger.warning("claim failed: %s", exc)
+                    slots.release()
+                    started, retry_at = False, None
+                if not started:
+                    await self._idle(retry_at)
+        finally:
+            await self._drain()
+            if listener is not None:
+                listener.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await listener
+            if self._owns_client:
+                await self.client.http_client.aclose()
+
+    async def _claim_one(self, slots: asyncio.Semaphore) -> tuple[bool, datetime | None]:
+        """Claim one piece of work and start it (True), or say when to come back (retryAt, or None)."""
+        sent = time.perf_counter()
+        payload = (await self.client.claim_workflow_step(self.agent, self.workflow_id)).claim_workflow_step
+        raise_for(payload.user_errors)
+        if payload.outcome is ClaimOutcome.STEP and payload.step is not None:
+            if self.on_claimed is not None:
+                self.on_claimed(time.perf_counter() - sent)
+            self._spawn(self._run_step(StepRun(payload.step, self.agent)), slots)
+            return True, None
+        if payload.outcome is ClaimOutcome.COMPENSATION and payload.compensation is not None:
+            self._spawn(self._run_undo(payload.compensation), slots)
+            return True, None
+        slots.release()
+        return False, payload.retry_at
+
+    def _spawn(self, work: Awaitable[None], slots: asyncio.Semaphore) -> None:
+        async def run() -> None:
+            try:
+                await work
+            finally:
+                slots.release()
+                self._wake.set()  # a free slot: look for more work
+
+        task = asyncio.create_task(run())
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
+    async def _idle(self, retry_at: datetime | None) -> None:
+        wait = self.idle_poll
+        if retry_at is not None:
+            wait = min(wait, max(0.0, (retry_at - datetime.now(UTC)).total_seconds()))
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(wait):
+                await self._wake.wait()
+
+    async def _listen(self) -> None:
+        """Follow workAvailable, resuming after the last seq seen; every wake-up sets ``_wake``."""
+        after: int | None = None
+        while not self._stopping.is_set():
+            try:
+                if after is None:
+                    after = (await self.client.latest_seq()).latest_seq
+                    self._wake.set()  # anything before the subscription: one more claim covers it
+                async for item in self.client.work_available(self.agent, self.workflow_id, after):
+                    after = item.work_available.seq
+                    self._wake.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the connection dropped: resume from `after`
+                logger.info("workAvailable ended (%s); resuming", exc)
+                await asyncio.sleep(1.0)
+
+    async def _drain(self) -> None:
+        """Let running work finish for ``grace`` seconds; then cancel it (it is reported TRANSIENT)."""
+        if not self._running:
+            return
+        _done, pending = await asyncio.wait(set(self._running), timeout=self.grace)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending)
+
+    # -- one step, one compensation --
+
+    async def _run_step(self, run: StepRun) -> None:
+        handler = self.handlers.get(run.name, self.default_handler)
+        beats = asyncio.create_task(self._heartbeat(run))
+        work: asyncio.Task[Any] | None = None
+        try:
+            if handler is None:
+                raise LookupError(f"no handler for step {run.name!r} on this worker")
+            work = asyncio.create_task(handler(run))
+            lost = asyncio.create_task(run.lost.wait())
+            await asyncio.wait({work, lost}, return_when=asyncio.FIRST_COMPLETED)
+            lost.cancel()
+            if run.lost.is_set():
+                work.cancel()
+                logger.warning("step %s (attempt %s) is no longer ours; dropped", run.id, run.attempt)
+                return
+            output = work.result()
+        except asyncio.CancelledError:
+            if work is not None:
+                work.cancel()
+            await self._fail(run, WorkflowErrorCategory.TRANSIENT, "the worker shut down")
+            raise
+        except Exception as exc:
+            await self._fail(run, category_of(exc), f"{type(exc).__name__}: {exc}")
+            return
+        finally:
+            beats.cancel()
+        payload = await self.client.complete_workflow_step(run.id, self.agent, run.attempt, output)
+        self._note(payload.complete_workflow_step.user_errors, run)
+
+    async def _fail(self, run: StepRun, category: WorkflowErrorCategory, message: str) -> None:
+        payload = await self.client.fail_workflow_step(
+            run.id, self.agent, category, message[:4000], run.attempt
+        )
+        self._note(payload.fail_workflow_step.user_errors, run)
+
+    def _note(self, errors: list[Any], run: StepRun) -> None:
+        if errors:  # the step was taken from us (timed out, cancelled): nothing to do but say so
+            logger.warning("report for step %s refused: %s", run.id, errors[0].message)
+
+    async def _heartbeat(self, run: StepRun) -> None:
+        every = self.heartbeat_seconds
+        if run.step.heartbeat_timeout_seconds:
+            every = min(every, run.step.heartbeat_timeout_seconds / 3)
+        while True:
+            await asyncio.sleep(every)
+            try:
+                payload = await self.client.heartbeat_workflow_step(
+                    run.id, self.agent, run.attempt, run.progress
+                )
+            except Exception as exc:  # one lost heartbeat is not fatal; the deadline leaves room for more
+                logger.info("heartbeat for %s failed: %s", run.id, exc)
+                continue
+            if payload.heartbeat_workflow_step.user_errors:
+                run.lost.set()
+                return
+
+    async def _run_undo(self, compensation: CompensationFields) -> None:
+        handler = self.undo_handlers.get(compensation.step_name)
+        try:
+            if handler is None:
+                raise LookupError(f"no undo handler for step {compensation.step_name!r} on this worker")
+            await handler(compensation)
+        except asyncio.CancelledError:
+            raise  # left RUNNING: a compensation has no timeout; another run of this agent claims nothing
+        except Exception as exc:
+            message = f"{type(exc).__name__}: {exc}"[:4000]
+            failed = await self.client.fail_workflow_compensation(compensation.id, self.agent, message)
+            raise_for(failed.fail_workflow_compensation.user_errors)
+            return
+        done = await self.client.complete_workflow_compensation(compensation.id, self.agent)
+        raise_for(done.complete_workflow_compensation.user_errors)

@@ -1,0 +1,52 @@
+"""A worker process for the client tests: ``python -m tests.clients.worker_app URL AGENT LOG``.
+
+Every handler appends a line to LOG (``O_APPEND``: lines from several processes never interleave):
+``start <step> <attempt> <pid>``, ``done <step> <attempt> <pid>``, ``undo <step> <pid>``.
+Step names steer it: ``hang*`` hangs on its first attempt (to be killed), the steps named in $FAIL_STEPS fail
+as VALIDATION after half a second, anything else completes at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+
+from flightdeck_client import StepRun, ValidationFailed, Worker
+from flightdeck_client.generated.fragments import CompensationFields
+
+
+def main() -> None:
+    url, agent, log = sys.argv[1:4]
+    worker = Worker(url, agent, concurrency=4, heartbeat_seconds=0.2, idle_poll=5.0, grace=5.0)
+
+    def note(line: str) -> None:
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            os.write(fd, f"{line} {os.getpid()}\n".encode())
+        finally:
+            os.close(fd)
+
+    async def handle(step: StepRun) -> dict[str, object]:
+        note(f"start {step.name} {step.attempt}")
+        if step.name.startswith("hang") and step.attempt == 1:
+            await asyncio.sleep(3600)
+        if step.name in os.environ.get("FAIL_STEPS", "").split(","):
+            await asyncio.sleep(0.5)
+            raise ValidationFailed("the output did not match its schema")
+        note(f"done {step.name} {step.attempt}")
+        return {"by": agent}
+
+    async def undo(compensation: CompensationFields) -> None:
+        note(f"undo {compensation.step_name}")
+
+    for name in sys.argv[4:]:
+        worker.step(name)(handle)
+        worker.undo(name)(undo)
+    logging.basicConfig(level=logging.WARNING)
+    worker.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -111,11 +111,13 @@ export function DagView({ steps, undoByStep, selected, onSelect, outcome = null 
     if (el && target && el.scrollWidth > el.clientWidth) el.scrollLeft = target.x + target.width / 2 - el.clientWidth / 2;
   }, [layout]);
 
-  const zoomTo = (value: number) => setZoom(Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, Math.round(value * 100) / 100)));
+  const zoomTo = (value: number) => setZoom(Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, value)));
   const fit = () => {
     const el = frame.current;
     if (!el || !layout) return;
-    zoomTo(Math.min(1, el.clientWidth / layout.width, Math.max(el.clientHeight, 240) / layout.height));
+    // Rounded down, so the whole graph fits rather than a pixel or two more than the frame.
+    const whole = Math.min(1, el.clientWidth / layout.width, Math.max(el.clientHeight, 240) / layout.height);
+    zoomTo(Math.floor(whole * 100) / 100);
     el.scrollTo(0, 0);
   };
 

@@ -239,7 +239,7 @@ async def test_dark_mode_follows_the_system_and_the_toggle_times_show_their_zone
         await assert_axe_clean(page, f"{path} (dark)")
         if path == "/#/reviews":
             await assert_control_names_unique(page)
-    await look(browser_page, "reviews-dark")
+    await look(browser_page, "machines-dark")
 
     # The toggle overrides the system, and a reload keeps the choice.
     await toggle.click()

@@ -115,23 +115,30 @@ export function BulkDecide({ what, targets, selection, decide, onDone }: Props) 
     onDone();
   }
 
-  if (!targets.length && !result) return null;
+  if (targets.length < 2 && !chosen.length && !result && asking === null) return null;
   const verb = asking ? 'Approve' : 'Reject';
   const needsReason = asking === false;
   return (
     <div className="bulk" role="group" aria-label={`Decide on several ${what} at once`}>
-      {targets.length ? (
+      {targets.length > 1 || chosen.length ? (
         <div className="bulk-bar">
-          <label className="select-box">
-            <input type="checkbox" checked={allChecked} onChange={(e) => selection.setAll(e.target.checked)} />
-            Select all {targets.length} waiting {what}
-          </label>
-          <button type="button" className="decision-approve" disabled={!chosen.length} onClick={() => setAsking(true)}>
-            Approve {chosen.length} selected {what}…
-          </button>
-          <button type="button" className="decision-reject" disabled={!chosen.length} onClick={() => setAsking(false)}>
-            Reject {chosen.length} selected {what}…
-          </button>
+          {targets.length > 1 ? (
+            <label className="select-box">
+              <input type="checkbox" checked={allChecked} onChange={(e) => selection.setAll(e.target.checked)} />
+              Select all {targets.length} waiting {what}
+            </label>
+          ) : null}
+          {/* Offered once something is ticked, so an idle page is not crowded with disabled buttons. */}
+          {chosen.length ? (
+            <>
+              <button type="button" className="decision-approve" onClick={() => setAsking(true)}>
+                Approve {chosen.length} selected {what}…
+              </button>
+              <button type="button" className="decision-reject" onClick={() => setAsking(false)}>
+                Reject {chosen.length} selected {what}…
+              </button>
+            </>
+          ) : null}
         </div>
       ) : null}
       {result ? (

@@ -3,7 +3,7 @@
  * right, edges routed orthogonally between the nodes (an edge that spans several layers runs through
  * the gaps, never behind a node), crossings kept low. ELK works asynchronously; the caller awaits it.
  */
-import ELK, { type ElkExtendedEdge, type ElkNode } from 'elkjs/lib/elk.bundled.js';
+import type { ELK, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk.bundled.js';
 
 export interface DagStep {
   name: string;
@@ -45,7 +45,13 @@ const PAD = 12;
 /** Rounding of an edge's corners. */
 const CORNER = 6;
 
-const elk = new ELK();
+// ELK is large (about 1.4 MB): loaded on the first workflow page that draws a graph, in a chunk of its own,
+// so the other pages do not wait for it.
+let elk: Promise<ELK> | null = null;
+function loadElk(): Promise<ELK> {
+  elk ??= import('elkjs/lib/elk.bundled.js').then(({ default: Elk }) => new Elk());
+  return elk;
+}
 
 /**
  * Depth of each step: 0 for a root, else one more than its deepest dependency. Unknown dependencies are
@@ -113,7 +119,7 @@ export async function layoutDag(steps: readonly DagStep[], available = Number.PO
     children: steps.map((s) => ({ id: s.name, width: nodeW, height: DAG_NODE_H })),
     edges: pairs.map(({ from, to }) => ({ id: `${from}>${to}`, sources: [from], targets: [to] })),
   };
-  const placed = await elk.layout(graph);
+  const placed = await (await loadElk()).layout(graph);
   const nodes: DagNode[] = (placed.children ?? []).map((n) => ({
     name: n.id,
     depth: depth.get(n.id) ?? 0,

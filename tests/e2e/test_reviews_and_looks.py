@@ -12,6 +12,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from server.clock import FakeClock
+from tests.api import workflow_operations as workflow_ops
 from tests.conftest import GraphQLClient, LiveServer
 from tests.e2e.checks import assert_axe_clean, assert_control_names_unique
 from tests.e2e.conftest import BrowserPage
@@ -26,7 +27,19 @@ from tests.e2e.dashboard import (
     start_next,
 )
 from tests.e2e.missions import approve_mission, propose_asset, propose_mission
-from tests.e2e.workflows import GATED, claim, complete, create_workflow, node, start_workflow
+from tests.e2e.workflows import (
+    GATED,
+    claim,
+    complete,
+    create_from_yaml,
+    create_workflow,
+    fail,
+    node,
+    start_workflow,
+)
+from tests.services.workflow_helpers import seed_4_3_yaml
+
+NO_RETRY = {"retryPolicy": {"maxRetries": 0, "backoff": "CONSTANT", "initialDelay": "1s"}}
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("dashboard_built")]
 
@@ -288,3 +301,58 @@ async def test_graphiql_is_usable_at_phone_width(live_server: LiveServer, browse
     assert response_box["y"] + 40 <= PHONE["height"]
     assert await page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     await browser_page.screenshot("graphiql-390")
+
+
+async def undo_fails(client: GraphQLClient, workflow_id: str, agent: str) -> str:
+    """The agent claims its compensation and reports that undoing failed; returns the step it was for."""
+    compensation = await claim(client, workflow_id, agent)
+    variables = {"id": compensation["id"], "agent": agent, "message": "workspace locked"}
+    report = (await client.execute(workflow_ops.FAIL_COMPENSATION, variables))["failWorkflowCompensation"]
+    assert report["userErrors"] == [], report
+    return str(compensation["stepName"])
+
+
+async def test_outcome_colours_tell_success_partial_rollback_and_failure_apart(
+    live_server: LiveServer, client: GraphQLClient, browser_page: BrowserPage
+) -> None:
+    page = browser_page.page
+    # Succeeded: one step, done.
+    ok = await create_workflow(client, {"name": "quick", "steps": [{"name": "only"}]})
+    await start_workflow(client, ok)
+    await complete(client, (await claim(client, ok))["id"])
+    # Failed: one step that fails under the default (abort) policy.
+    bad = await create_workflow(client, {"name": "broken", "steps": [{"name": "only", **NO_RETRY}]})
+    await start_workflow(client, bad)
+    await fail(client, (await claim(client, bad))["id"], "VALIDATION", "bad input")
+    # Partially rolled back (seed 002 §4.3): two steps done, the third fails, the first undo fails.
+    partial = await create_from_yaml(client, seed_4_3_yaml())
+    await start_workflow(client, partial)
+    steps = {s["name"]: s["id"] for s in [await claim(client, partial, f"w{i}") for i in range(4)]}
+    await complete(client, steps["create-account"], "w0")
+    await complete(client, steps["provision-workspace"], "w1")
+    await fail(client, steps["setup-analytics"], "VALIDATION", "bad config", "w2")
+    assert await undo_fails(client, partial, "product-analyst") == "provision-workspace"
+
+    await open_dashboard(browser_page, f"{live_server.url}/#/workflows")
+    outcomes = {ok: "succeeded", bad: "failed", partial: "partially_rolled_back"}
+    for workflow_id, outcome in outcomes.items():
+        card = page.locator(f"[data-workflow-id='{workflow_id}']")
+        await expect(card).to_have_attribute("data-outcome", outcome)
+        await expect(card).to_have_class(re.compile(f"outcome-{outcome}"))
+    # Only the success is green: the failed ones' status badges take the failure colours.
+    colours = await page.evaluate(
+        """(ids) => ids.map((id) => getComputedStyle(
+             document.querySelector(`[data-workflow-id='${id}'] .status-line .badge`)).color)""",
+        [ok, bad, partial],
+    )
+    assert colours[0] != colours[1], colours
+    assert colours[1] == colours[2], colours
+
+    await visit(page, f"/#/workflows/{partial}", "onboarding")
+    article = page.locator("article")
+    await expect(article).to_have_attribute("data-outcome", "partially_rolled_back")
+    await expect(node(page, "provision-workspace")).to_have_attribute("data-undo", "undo_failed")
+    await expect(node(page, "create-account")).not_to_have_attribute("data-undo", re.compile("."))
+    await expect(page.get_by_test_id("outcome-banner")).to_contain_text("Partially rolled back")
+    await look(browser_page, "workflow-partially-rolled-back")
+    assert_clean(browser_page)

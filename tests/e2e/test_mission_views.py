@@ -230,7 +230,9 @@ async def test_a_rejection_needs_a_reason_and_the_reason_is_shown(
     await reason.fill("Too broad: narrow it to LFP cells.")
     await item.get_by_role("button", name="Reject with this reason").click()
     decided = page.locator(f"[data-decided-kind=hopPlan][data-decided-id='{hop_id}']")
-    await expect(decided).to_contain_text("Rejected — the plan of hop 1 “Gather everything”: now cancelled")
+    await expect(decided).to_contain_text(
+        "Rejected — the plan of hop 1 “Gather everything” of mission “Cold batteries”: now cancelled"
+    )
     await expect(decided).to_contain_text("mission now approved")
 
     proposal = page.locator(f"[data-review-kind=mission][data-review-id='{other_id}']")

@@ -246,6 +246,13 @@ async def test_a_compensating_workflow_shows_each_undo_in_order_and_the_outcome(
         "Compensation: 2 of 2 undone — outcome: rolled back"
     )
     await expect(page.get_by_test_id("outcome-banner")).to_contain_text("Rolled back")
+    # Coloured as rolled back, not as a success: the page, its status badge, and the steps that were undone.
+    await expect(article).to_have_attribute("data-outcome", "rolled_back")
+    await expect(article.locator(".status-line .badge[data-status=completed]")).to_have_class(
+        re.compile(r"badge-rolled_back")
+    )
+    for undone in ("provision-workspace", "create-account"):
+        await expect(node(page, undone)).to_have_attribute("data-undo", "undone")
     await expect(page.locator("table.events")).to_contain_text(
         "compensation planned: undo “provision-workspace”, then “create-account”"
     )
@@ -256,6 +263,7 @@ async def test_a_compensating_workflow_shows_each_undo_in_order_and_the_outcome(
     card = page.locator(f"[data-workflow-id='{workflow_id}']")
     await expect(card.get_by_test_id("compensation-counts")).to_have_text("Compensation: 2 of 2 undone")
     await expect(card).to_contain_text("rolled back")
+    await expect(card).to_have_attribute("data-outcome", "rolled_back")
     await look_and_finish(browser_page, "workflow-rolled-back")
 
 

@@ -4,6 +4,7 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import type { NavItem } from '../core/domain';
 import type { ConnectionState } from '../core/live';
 import { href, matchPath } from '../core/router';
+import { useTheme } from '../core/theme';
 
 const STATE_TEXT: Record<ConnectionState, string> = {
   connecting: 'Connecting…',
@@ -22,6 +23,7 @@ interface ShellProps {
 
 export function Shell({ nav, path, state, onForgetKey, children }: ShellProps) {
   const main = useRef<HTMLElement>(null);
+  const { theme, toggle } = useTheme();
   // After navigating, move focus to the new view so keyboard and screen-reader users land on it.
   const first = useRef(true);
   useEffect(() => {
@@ -63,6 +65,9 @@ export function Shell({ nav, path, state, onForgetKey, children }: ShellProps) {
           </ul>
         </nav>
         <div className="topbar-end">
+          <button type="button" className="theme-toggle" aria-pressed={theme === 'dark'} onClick={toggle} data-theme-toggle={theme}>
+            Dark mode
+          </button>
           <span className={`connection connection-${state}`} role="status" data-connection={state}>
             {STATE_TEXT[state]}
           </span>

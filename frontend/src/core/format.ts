@@ -23,7 +23,9 @@ export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '–';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  // The time zone is part of every time shown ("… 14:03:07 UTC"): a shared screen or a screenshot says
+  // which clock it was read on. timeStyle 'long' adds it; dateStyle stays 'medium'.
+  return date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' });
 }
 
 export function formatPercent(value: number): string {

@@ -16,11 +16,13 @@ interface Props<D extends string> {
   choices: readonly Choice<D>[];
   noteLabel: string;
   hint: string;
+  /** What is decided on, unique on the page ("step 2 of “Cold batteries”"): it names the form and each control. */
+  subject: string;
   /** Send the decision; resolve to its userErrors. */
   decide(decision: D, note: string): Promise<readonly UserError[]>;
 }
 
-export function ChoiceForm<D extends string>({ choices, noteLabel, hint, decide }: Props<D>) {
+export function ChoiceForm<D extends string>({ choices, noteLabel, hint, subject, decide }: Props<D>) {
   const { report } = useConnection();
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState<D | null>(null);
@@ -44,8 +46,11 @@ export function ChoiceForm<D extends string>({ choices, noteLabel, hint, decide 
   }
 
   return (
-    <form className="decision" onSubmit={(e) => e.preventDefault()} aria-label="Your decision">
-      <label htmlFor={noteId}>{noteLabel}</label>
+    <form className="decision" onSubmit={(e) => e.preventDefault()} aria-label={`Your decision on ${subject}`}>
+      <label htmlFor={noteId}>
+        {noteLabel}
+        <span className="sr-only"> on {subject}</span>
+      </label>
       <textarea id={noteId} rows={2} value={note} aria-describedby={hintId} onChange={(e) => setNote(e.target.value)} />
       <p id={hintId} className="hint">
         {hint}
@@ -60,6 +65,7 @@ export function ChoiceForm<D extends string>({ choices, noteLabel, hint, decide 
             onClick={() => void choose(value)}
           >
             {busy === value ? `${label}…` : label}
+            <span className="sr-only"> {subject}</span>
           </button>
         ))}
       </div>

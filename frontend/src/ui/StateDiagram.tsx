@@ -91,7 +91,9 @@ export function StateDiagram({ machine, current, title }: Props) {
         </svg>
       </div>
       <details className="diagram-table">
-        <summary>Transitions as a table</summary>
+        <summary>
+          Transitions as a table<span className="sr-only"> ({title})</span>
+        </summary>
         <table>
           <thead>
             <tr>

@@ -80,6 +80,8 @@ interface ReasonActProps {
   question: string;
   hint: string;
   submit: string;
+  /** What the act is on, added (for screen readers) to the form's controls so each name is unique. */
+  subject: string;
   busy: boolean;
   /** Sends the trimmed reason (an empty one too: the server refuses it in words); true if accepted. */
   onSubmit: (reason: string) => Promise<boolean>;
@@ -88,7 +90,7 @@ interface ReasonActProps {
 }
 
 /** An act that needs a reason (reject, cancel): a toggle that opens a form asking for it. */
-function ReasonAct({ text, name, question, hint, submit, busy, onSubmit, children }: ReasonActProps) {
+function ReasonAct({ text, name, question, hint, submit, subject, busy, onSubmit, children }: ReasonActProps) {
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
   const reasonId = useId();
@@ -123,7 +125,10 @@ function ReasonAct({ text, name, question, hint, submit, busy, onSubmit, childre
             void send();
           }}
         >
-          <label htmlFor={reasonId}>{question}</label>
+          <label htmlFor={reasonId}>
+            {question}
+            <span className="sr-only"> ({subject})</span>
+          </label>
           <textarea
             id={reasonId}
             rows={2}
@@ -138,6 +143,7 @@ function ReasonAct({ text, name, question, hint, submit, busy, onSubmit, childre
           <div className="decision-buttons">
             <button type="submit" className="decision-reject" disabled={busy}>
               {submit}
+              <span className="sr-only"> ({subject})</span>
             </button>
             <button
               type="button"
@@ -147,7 +153,7 @@ function ReasonAct({ text, name, question, hint, submit, busy, onSubmit, childre
                 toggle.current?.focus();
               }}
             >
-              Cancel
+              Cancel<span className="sr-only"> {text.replace('…', '').toLowerCase()} {subject}</span>
             </button>
           </div>
         </form>
@@ -177,6 +183,7 @@ export function ProposalDecision({ kind, id, missionId, label, onDecided }: Prop
         question="Why reject it?"
         hint={`Required. The reason is kept with the ${SUBJECT[kind]} and the agent reads it.`}
         submit="Reject with this reason"
+        subject={label}
         busy={busy}
         onSubmit={(reason) => decide(false, reason)}
       >
@@ -227,6 +234,7 @@ export function CancelHop({ hopId, missionId, label }: { hopId: string; missionI
         question="Why cancel this hop?"
         hint="Required. Its unfinished tool steps are cancelled with it, the mission is approved again for another hop, and the agent reads the reason."
         submit="Cancel the hop with this reason"
+        subject={label}
         busy={busy}
         onSubmit={async (reason) => (await run((http) => cancelHop(http, hopId, reason))) !== null}
       />

@@ -4,12 +4,15 @@
  */
 import { useState, type ReactNode } from 'react';
 
-import { formatTime } from '../../core/format';
+import { useConnection } from '../../core/connection';
+import { formatDuration, formatTime } from '../../core/format';
 import { useNow } from '../../core/hooks';
 import { href } from '../../core/router';
+import { describeUserError } from '../../core/userErrors';
+import { BulkDecide, SelectBox, useSelection } from '../../ui/BulkDecide';
 import { StatusBadge } from '../../ui/StatusBadge';
-import type { MissionInbox, MissionSummary, ProposalKind } from './api';
-import { useMissions } from './context';
+import { ACTS, type MissionInbox, type MissionSummary, type ProposalKind } from './api';
+import { useMissionChanged, useMissions } from './context';
 import { ProposalDecision, type Decided } from './Decision';
 import { describeTtl, ttlDeadline } from './ttl';
 
@@ -42,7 +45,14 @@ const KIND_TITLE: Record<ProposalKind, string> = {
 };
 
 function items(inbox: MissionInbox, titleOf: (missionId: string) => string, now: number, receivedAt: number): Item[] {
-  const link = (missionId: string) => <a href={href(`/missions/${missionId}`)}>{titleOf(missionId)}</a>;
+  // A mission's link names what it is listed for, so two items of one mission do not share a name.
+  const link = (missionId: string, what: string) => (
+    <a href={href(`/missions/${missionId}`)}>
+      {titleOf(missionId)}
+      <span className="sr-only"> ({what})</span>
+    </a>
+  );
+  const of = (missionId: string) => ` of mission “${titleOf(missionId)}”`;
   return [
     ...inbox.missions.map<Item>((m) => ({
       kind: 'mission',
@@ -57,10 +67,10 @@ function items(inbox: MissionInbox, titleOf: (missionId: string) => string, now:
       kind: 'hopPlan',
       id: h.id,
       missionId: h.missionId,
-      label: `the plan of hop ${h.sequence} “${h.name}”`,
+      label: `the plan of hop ${h.sequence} “${h.name}”${of(h.missionId)}`,
       title: (
         <>
-          {link(h.missionId)} — hop {h.sequence}: {h.name}
+          {link(h.missionId, `plan of hop ${h.sequence}`)} — hop {h.sequence}: {h.name}
           {h.isFinal ? ' (final)' : ''}
         </>
       ),
@@ -71,10 +81,10 @@ function items(inbox: MissionInbox, titleOf: (missionId: string) => string, now:
       kind: 'hopImplementation',
       id: h.id,
       missionId: h.missionId,
-      label: `the implementation of hop ${h.sequence} “${h.name}”`,
+      label: `the implementation of hop ${h.sequence} “${h.name}”${of(h.missionId)}`,
       title: (
         <>
-          {link(h.missionId)} — hop {h.sequence}: {h.name}
+          {link(h.missionId, `implementation of hop ${h.sequence}`)} — hop {h.sequence}: {h.name}
         </>
       ),
       since: h.updatedAt,
@@ -93,10 +103,10 @@ function items(inbox: MissionInbox, titleOf: (missionId: string) => string, now:
       kind: 'asset',
       id: a.id,
       missionId: a.missionId,
-      label: `asset “${a.name}”`,
+      label: `asset “${a.name}”${of(a.missionId)}`,
       title: (
         <>
-          {link(a.missionId)} — asset: {a.name}
+          {link(a.missionId, `asset “${a.name}”`)} — asset: {a.name}
         </>
       ),
       since: a.createdAt,
@@ -124,7 +134,16 @@ export function MissionReviews() {
   const hidden = answered.inbox === state.inbox ? answered.keys : new Set<string>();
   const titleOf = (id: string) => state.byId[id]?.title ?? 'a mission';
   const list = state.inbox ? items(state.inbox, titleOf, now, state.inboxReceivedAt) : null;
-  const open = list?.filter((item) => !hidden.has(`${item.kind}:${item.id}`)) ?? null;
+  // The longest waiting first.
+  const open =
+    list
+      ?.filter((item) => !hidden.has(`${item.kind}:${item.id}`))
+      .sort((a, b) => Date.parse(a.since) - Date.parse(b.since)) ?? null;
+  const { http } = useConnection();
+  const changed = useMissionChanged();
+  const byKey = new Map((open ?? []).map((item) => [`${item.kind}:${item.id}`, item]));
+  const targets = (open ?? []).map((item) => ({ key: `${item.kind}:${item.id}`, label: item.label }));
+  const selection = useSelection(targets.map((t) => t.key));
   return (
     <section aria-labelledby="mission-reviews-title" className="review-section" data-testid="mission-reviews">
       <h2 id="mission-reviews-title">Mission proposals</h2>
@@ -140,7 +159,21 @@ export function MissionReviews() {
           agent makes them.
         </p>
       ) : null}
-      <ul className="inbox">
+      <BulkDecide
+        what="mission proposals"
+        targets={targets}
+        selection={selection}
+        decide={async (target, approve, reason) => {
+          const item = byKey.get(target.key);
+          if (!item) return 'no longer waiting';
+          const act = ACTS[item.kind];
+          const payload = await (approve ? act.approve(http, item.id) : act.reject(http, item.id, reason));
+          changed(item.missionId);
+          return payload.userErrors.length ? payload.userErrors.map(describeUserError).join(' ') : null;
+        }}
+        onDone={() => undefined}
+      />
+      <ul className="inbox" aria-label="Mission proposals waiting, the longest waiting first">
         {(open ?? []).map((item) => (
           <li
             key={`${item.kind}:${item.id}`}
@@ -148,10 +181,16 @@ export function MissionReviews() {
             data-review-kind={item.kind}
             data-review-id={item.id}
           >
-            <h3>
-              <span className="review-kind">{KIND_TITLE[item.kind]}</span> {item.title}
-            </h3>
-            <p className="meta">Waiting since {formatTime(item.since)}</p>
+            <div className="review-head">
+              <h3>
+                <span className="review-kind">{KIND_TITLE[item.kind]}</span> {item.title}
+              </h3>
+              <SelectBox selection={selection} target={{ key: `${item.kind}:${item.id}`, label: item.label }} />
+            </div>
+            <p className="meta">
+              <span className="waited">waiting {formatDuration(now - Date.parse(item.since))}</span> · since{' '}
+              {formatTime(item.since)}
+            </p>
             {item.body}
             <ProposalDecision
               kind={item.kind}
@@ -191,7 +230,9 @@ export function MissionReviews() {
                       , mission now <StatusBadge status={missionStatus} />
                     </>
                   ) : null}{' '}
-                  <a href={href(`/missions/${d.missionId}`)}>Open the mission</a>
+                  <a href={href(`/missions/${d.missionId}`)}>
+                    Open the mission<span className="sr-only"> of {d.label}</span>
+                  </a>
                 </li>
               );
             })}

@@ -1,5 +1,6 @@
 /** A mission's events in words, naming the hop, tool step or asset each one is about. */
 import { eventData, type LoggedEvent } from '../../core/events';
+import { formatTime } from '../../core/format';
 import { words } from '../../core/userErrors';
 import type { MissionDetail } from './api';
 
@@ -41,7 +42,7 @@ export function describeMissionEvent(event: LoggedEvent, names: ReadonlyMap<stri
     case 'tool_step_configured':
       return `${who} configured with ${text(data.parameters)}`;
     case 'asset_proposed':
-      return `${who} proposed${data.expiresAt ? `, expires ${new Date(text(data.expiresAt)).toLocaleString()}` : ''}`;
+      return `${who} proposed${data.expiresAt ? `, expires ${formatTime(text(data.expiresAt))}` : ''}`;
     case 'asset_expired':
       return `${who} expired: its TTL ran out`;
     default: {

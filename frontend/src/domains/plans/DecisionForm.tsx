@@ -17,11 +17,19 @@ const CHOICES: Choice<Decision>[] = [
   { value: 'REJECT', label: 'Reject' },
 ];
 
-export function DecisionForm({ stepId, onDecided }: { stepId: string; onDecided?: (d: Decided) => void }) {
+interface Props {
+  stepId: string;
+  /** The step in words, unique on the page: "step 2 of “Cold batteries”". */
+  subject: string;
+  onDecided?: (d: Decided) => void;
+}
+
+export function DecisionForm({ stepId, subject, onDecided }: Props) {
   const { http } = useConnection();
   return (
     <ChoiceForm
       choices={CHOICES}
+      subject={subject}
       noteLabel="Feedback for the agent"
       hint="Required for Modify (it is appended to the step's instructions); with Reject it is kept as the reason."
       decide={async (decision, feedback) => {

@@ -2,9 +2,13 @@
 import { useState } from 'react';
 
 import { markAnswered, noneAnswered, stillWaiting } from '../../core/answered';
-import { formatTime } from '../../core/format';
+import { useConnection } from '../../core/connection';
+import { formatDuration, formatTime } from '../../core/format';
+import { DecideDocument } from '../../core/graphql.generated';
+import { useNow } from '../../core/hooks';
 import { href } from '../../core/router';
-import { words } from '../../core/userErrors';
+import { describeUserError, words } from '../../core/userErrors';
+import { BulkDecide, SelectBox, useSelection, type Selection } from '../../ui/BulkDecide';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { ReviewRequest } from './api';
 import { usePlans, useRefreshPlanInbox } from './context';
@@ -23,11 +27,17 @@ export function PlanReviews() {
   const plans = usePlans();
   const refreshInbox = useRefreshPlanInbox();
   const [decided, setDecided] = useState<DecidedItem[]>([]);
+  const { http } = useConnection();
   // The inbox is the live list's (domains/plans/live.ts); a step answered here leaves it at once.
   const [answered, setAnswered] = useState(noneAnswered<ReviewRequest>);
   const { inbox } = plans;
   const requests = stillWaiting(inbox, answered, (r) => r.step.id);
   const error = inbox === null ? plans.error : null;
+  const now = useNow();
+  // The longest waiting first.
+  const waiting = [...(requests ?? [])].sort((a, b) => Date.parse(a.waitingSince) - Date.parse(b.waitingSince));
+  const targets = waiting.map((r) => ({ key: r.step.id, label: describeRequest(r) }));
+  const selection = useSelection(targets.map((t) => t.key));
 
   return (
     <section aria-labelledby="plan-reviews-title" className="review-section" data-testid="plan-reviews">
@@ -40,11 +50,28 @@ export function PlanReviews() {
           here at once.
         </p>
       ) : null}
-      <ul className="inbox">
-        {(requests ?? []).map((request) => (
+      <BulkDecide
+        what="plan steps"
+        targets={targets}
+        selection={selection}
+        decide={async (target, approve, reason) => {
+          const result = await http.request(DecideDocument, {
+            stepId: target.key,
+            decision: approve ? 'APPROVE' : 'REJECT',
+            feedback: reason || null,
+          });
+          const errors = result.submitUserDecision.userErrors;
+          return errors.length ? errors.map(describeUserError).join(' ') : null;
+        }}
+        onDone={refreshInbox}
+      />
+      <ul className="inbox" aria-label="Plan steps waiting, the longest waiting first">
+        {waiting.map((request) => (
           <InboxItem
             key={request.step.id}
             request={request}
+            now={now}
+            selection={selection}
             onDecided={(d) => {
               setDecided((list) => [
                 {
@@ -72,7 +99,9 @@ export function PlanReviews() {
                 <li key={d.id} className="card" data-decided-step={d.stepId}>
                   <strong>{words(d.decision)}</strong> — {d.label}: step now <StatusBadge status={d.stepStatus} />, plan
                   now <StatusBadge status={live?.status ?? d.planStatus} />{' '}
-                  <a href={href(`/plans/${d.planId}`)}>Open the plan</a>
+                  <a href={href(`/plans/${d.planId}`)}>
+                    Open the plan<span className="sr-only"> of {d.label}</span>
+                  </a>
                 </li>
               );
             })}
@@ -88,26 +117,45 @@ function describeRequest(request: ReviewRequest): string {
   return `step ${request.step.order} of “${plan}”`;
 }
 
-function InboxItem({ request, onDecided }: { request: ReviewRequest; onDecided: (d: Decided) => void }) {
+interface ItemProps {
+  request: ReviewRequest;
+  now: number;
+  selection: Selection;
+  onDecided: (d: Decided) => void;
+}
+
+function InboxItem({ request, now, selection, onDecided }: ItemProps) {
   const { step, plan } = request;
   const headingId = `review-${step.id}`;
+  const subject = describeRequest(request);
   return (
     <li className="card review" data-review-step={step.id} aria-labelledby={headingId}>
-      <h3 id={headingId}>
-        <a href={href(`/plans/${plan.id}`)}>{plan.title || plan.researchQuestion}</a>
-        <span className="review-step">
-          {' '}
-          — step {step.order} ({words(step.stepType)})
-        </span>
-      </h3>
-      <p className="meta">Waiting since {formatTime(request.waitingSince)}</p>
+      <div className="review-head">
+        <h3 id={headingId}>
+          <a href={href(`/plans/${plan.id}`)}>
+            {plan.title || plan.researchQuestion}
+            <span className="sr-only"> (step {step.order})</span>
+          </a>
+          <span className="review-step">
+            {' '}
+            — step {step.order} ({words(step.stepType)})
+          </span>
+        </h3>
+        <SelectBox selection={selection} target={{ key: step.id, label: subject }} />
+      </div>
+      <p className="meta">
+        <span className="waited">waiting {formatDuration(now - Date.parse(request.waitingSince))}</span> · since{' '}
+        {formatTime(request.waitingSince)}
+      </p>
       {step.reviewSummary ? <p className="review-summary">{step.reviewSummary}</p> : null}
       <Questions questions={step.reviewQuestions} />
       <details>
-        <summary>Step instructions</summary>
+        <summary>
+          Step instructions<span className="sr-only"> of {subject}</span>
+        </summary>
         <Instructions text={step.instructions} />
       </details>
-      <DecisionForm stepId={step.id} onDecided={onDecided} />
+      <DecisionForm stepId={step.id} subject={subject} onDecided={onDecided} />
     </li>
   );
 }

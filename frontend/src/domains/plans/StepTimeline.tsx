@@ -90,7 +90,7 @@ function StepItem({ step, now, fired }: { step: Step; now: number; fired: readon
             <strong>Review requested:</strong> {step.reviewSummary ?? '(no summary)'}
           </p>
           <Questions questions={step.reviewQuestions} />
-          <DecisionForm stepId={step.id} />
+          <DecisionForm stepId={step.id} subject={`step ${step.order}`} />
         </div>
       ) : null}
     </li>

@@ -21,12 +21,20 @@ const CHOICES: Choice<GateDecision>[] = [
   { value: 'REJECT', label: 'Reject' },
 ];
 
-export function GateForm({ stepId, onDecided }: { stepId: string; onDecided?: (d: GateDecided) => void }) {
+interface Props {
+  stepId: string;
+  /** The step in words, unique on the page: "step “deploy” of “release”". */
+  subject: string;
+  onDecided?: (d: GateDecided) => void;
+}
+
+export function GateForm({ stepId, subject, onDecided }: Props) {
   const { http } = useConnection();
   const refreshGates = useRefreshGates();
   return (
     <ChoiceForm
       choices={CHOICES}
+      subject={subject}
       noteLabel="Comment or reason"
       hint="Optional with Approve (kept as a comment); required with Reject (kept as the reason, the step fails and its onFailure applies)."
       decide={async (decision, note) => {

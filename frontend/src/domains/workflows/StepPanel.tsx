@@ -83,7 +83,7 @@ export function StepPanel({ step, undo }: { step: WorkflowStep; undo: Compensati
           </Fact>
         ) : null}
       </dl>
-      {step.blockedOn ? <GateForm stepId={step.id} /> : null}
+      {step.blockedOn ? <GateForm stepId={step.id} subject={`step “${step.name}”`} /> : null}
     </section>
   );
 }

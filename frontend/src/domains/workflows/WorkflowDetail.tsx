@@ -20,7 +20,7 @@ import { DagView } from './DagView';
 import { describeWorkflowEvent } from './history';
 import { workflowSource } from './live';
 import { StepPanel } from './StepPanel';
-import { stepCountsText, stepProgress } from './store';
+import { stepCountsText, stepProgress, workflowOutcome } from './store';
 
 export function WorkflowDetailView({ params }: { params: Params }) {
   const id = params.id ?? '';
@@ -52,15 +52,22 @@ function WorkflowPage({ live }: { live: RootLive<WorkflowDetail> }) {
   const waiting = steps.filter((s) => s.blockedOn);
   const left = workflow.timeoutAt ? Date.parse(workflow.timeoutAt) - now : null;
   const status = workflow.status.toLowerCase();
+  const outcome = workflowOutcome(workflow);
   return (
-    <article className="page workflow-detail" aria-labelledby="workflow-title" data-workflow-id={workflow.id} data-status={status}>
+    <article
+      className="page workflow-detail"
+      aria-labelledby="workflow-title"
+      data-workflow-id={workflow.id}
+      data-status={status}
+      data-outcome={outcome ?? undefined}
+    >
       <p className="crumbs">
         <a href={href('/workflows')}>← All workflows</a>
       </p>
       <header className="plan-head">
         <h1 id="workflow-title">{workflow.name}</h1>
         <div className="status-line">
-          <StatusBadge status={workflow.status} />
+          <StatusBadge status={workflow.status} tone={outcome} />
           {workflow.outcome ? (
             <span data-testid="outcome">
               <StatusBadge status={workflow.outcome} />
@@ -97,7 +104,7 @@ function WorkflowPage({ live }: { live: RootLive<WorkflowDetail> }) {
         {workflow.steps.totalCount > steps.length ? (
           <p className="hint">The graph shows the first {steps.length} of {workflow.steps.totalCount} steps.</p>
         ) : null}
-        <DagView steps={steps} undoByStep={undoByStep} selected={selected} onSelect={setSelected} />
+        <DagView steps={steps} undoByStep={undoByStep} selected={selected} onSelect={setSelected} outcome={outcome} />
         {chosen ? (
           <StepPanel step={chosen} undo={undoByStep.get(chosen.id)} />
         ) : (

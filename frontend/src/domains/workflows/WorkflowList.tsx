@@ -11,7 +11,7 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import type { WorkflowSummary } from './api';
 import { useWorkflows } from './context';
 import { WorkflowsEmptyState } from './EmptyState';
-import { compensationText, stepCountsText, stepProgress } from './store';
+import { compensationText, stepCountsText, stepProgress, workflowOutcome } from './store';
 
 type Level = 2 | 3;
 
@@ -86,8 +86,14 @@ function WorkflowCard({ workflow, level }: { workflow: WorkflowSummary; level: L
   const Heading = level === 2 ? 'h2' : 'h3';
   const status = workflow.status.toLowerCase();
   const undo = compensationText(workflow);
+  const outcome = workflowOutcome(workflow);
   return (
-    <li className={`card plan-card workflow-card workflow-${status}`} data-workflow-id={workflow.id} data-status={status}>
+    <li
+      className={`card plan-card workflow-card workflow-${status}${outcome ? ` outcome-${outcome}` : ''}`}
+      data-workflow-id={workflow.id}
+      data-status={status}
+      data-outcome={outcome ?? undefined}
+    >
       <div className="plan-card-main">
         <Heading>
           <a href={href(`/workflows/${workflow.id}`)}>{workflow.name}</a>
@@ -100,7 +106,7 @@ function WorkflowCard({ workflow, level }: { workflow: WorkflowSummary; level: L
       </div>
       <div className="plan-card-status">
         <div className="status-line">
-          <StatusBadge status={workflow.status} />
+          <StatusBadge status={workflow.status} tone={outcome} />
           {workflow.outcome ? <StatusBadge status={workflow.outcome} /> : null}
           {workflow.status === 'BLOCKED' ? (
             <a className="blocked-flag" href={href('/reviews')}>

@@ -2,12 +2,15 @@
 import { useState } from 'react';
 
 import { formatDuration, formatTime } from '../../core/format';
+import { useConnection } from '../../core/connection';
+import { ApproveGateDocument, RejectGateDocument } from '../../core/graphql.generated';
 import { useNow } from '../../core/hooks';
 import { href } from '../../core/router';
-import { words } from '../../core/userErrors';
+import { describeUserError, words } from '../../core/userErrors';
+import { BulkDecide, SelectBox, useSelection, type Selection } from '../../ui/BulkDecide';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { GateRequest } from './api';
-import { useWorkflows } from './context';
+import { useRefreshGates, useWorkflows } from './context';
 import { GateForm, type GateDecided } from './GateForm';
 
 interface DecidedGate extends GateDecided {
@@ -31,7 +34,14 @@ export function WorkflowReviews() {
     ids: new Set(),
   });
   const now = useNow();
-  const waiting = (gates ?? []).filter((g) => !(answered.in === gates && answered.ids.has(g.id)));
+  const { http } = useConnection();
+  const refreshGates = useRefreshGates();
+  // The longest waiting first (a gate waits from when its step started).
+  const waiting = (gates ?? [])
+    .filter((g) => !(answered.in === gates && answered.ids.has(g.id)))
+    .sort((a, b) => waitedSince(a) - waitedSince(b));
+  const targets = waiting.map((g) => ({ key: g.id, label: `step ${label(g)}` }));
+  const selection = useSelection(targets.map((t) => t.key));
   return (
     <section aria-labelledby="workflow-reviews-title" className="review-section" data-testid="workflow-reviews">
       <h2 id="workflow-reviews-title">Workflow approvals</h2>
@@ -42,12 +52,26 @@ export function WorkflowReviews() {
           and so does a step an agent reported a governance error for.
         </p>
       ) : null}
-      <ul className="inbox">
+      <BulkDecide
+        what="workflow approvals"
+        targets={targets}
+        selection={selection}
+        decide={async (target, approve, reason) => {
+          const errors = approve
+            ? (await http.request(ApproveGateDocument, { stepId: target.key, comment: reason || null })).approveWorkflowStep
+                .userErrors
+            : (await http.request(RejectGateDocument, { stepId: target.key, reason })).rejectWorkflowStep.userErrors;
+          return errors.length ? errors.map(describeUserError).join(' ') : null;
+        }}
+        onDone={refreshGates}
+      />
+      <ul className="inbox" aria-label="Workflow steps waiting, the longest waiting first">
         {waiting.map((gate) => (
           <GateItem
             key={gate.id}
             gate={gate}
             now={now}
+            selection={selection}
             onDecided={(d) => {
               setAnswered((a) => ({ in: gates, ids: new Set([...(a.in === gates ? a.ids : []), gate.id]) }));
               setDecided((list) => [
@@ -68,7 +92,11 @@ export function WorkflowReviews() {
                 <li key={d.id} className="card" data-decided-gate={d.stepId}>
                   <strong>{d.decision === 'APPROVE' ? 'Approved' : 'Rejected'}</strong> — {d.label}: step now{' '}
                   <StatusBadge status={d.stepStatus} />, workflow now <StatusBadge status={live?.status ?? d.workflowStatus} />{' '}
-                  {d.workflowId ? <a href={href(`/workflows/${d.workflowId}`)}>Open the workflow</a> : null}
+                  {d.workflowId ? (
+                    <a href={href(`/workflows/${d.workflowId}`)}>
+                      Open the workflow<span className="sr-only"> of {d.label}</span>
+                    </a>
+                  ) : null}
                 </li>
               );
             })}
@@ -79,21 +107,44 @@ export function WorkflowReviews() {
   );
 }
 
-function GateItem({ gate, now, onDecided }: { gate: GateRequest; now: number; onDecided: (d: GateDecided) => void }) {
+function waitedSince(gate: GateRequest): number {
+  return gate.startedAt ? Date.parse(gate.startedAt) : Number.POSITIVE_INFINITY;
+}
+
+interface ItemProps {
+  gate: GateRequest;
+  now: number;
+  selection: Selection;
+  onDecided: (d: GateDecided) => void;
+}
+
+function GateItem({ gate, now, selection, onDecided }: ItemProps) {
   const headingId = `gate-${gate.id}`;
   const escalated = gate.blockedOn === 'GOVERNANCE';
   const left = gate.timeoutAt ? Date.parse(gate.timeoutAt) - now : null;
+  const subject = `step ${label(gate)}`;
   return (
     <li className="card review" data-gate-step={gate.id} aria-labelledby={headingId}>
-      <h3 id={headingId}>
-        {gate.workflow ? <a href={href(`/workflows/${gate.workflow.id}`)}>{gate.workflow.name}</a> : 'A workflow'}
-        <span className="review-step">
-          {' '}
-          — step “{gate.name}” ({escalated ? 'governance escalation' : 'approval gate'})
-        </span>
-      </h3>
+      <div className="review-head">
+        <h3 id={headingId}>
+          {gate.workflow ? (
+            <a href={href(`/workflows/${gate.workflow.id}`)}>
+              {gate.workflow.name}
+              <span className="sr-only"> (step “{gate.name}”)</span>
+            </a>
+          ) : (
+            'A workflow'
+          )}
+          <span className="review-step">
+            {' '}
+            — step “{gate.name}” ({escalated ? 'governance escalation' : 'approval gate'})
+          </span>
+        </h3>
+        <SelectBox selection={selection} target={{ key: gate.id, label: subject }} />
+      </div>
       <p className="meta">
-        Waiting since {formatTime(gate.startedAt)}
+        {gate.startedAt ? <span className="waited">waiting {formatDuration(now - Date.parse(gate.startedAt))} · </span> : null}
+        since {formatTime(gate.startedAt)}
         {left !== null ? ` · ${left > 0 ? `times out in ${formatDuration(left)}` : 'past its timeout'}` : ''}
       </p>
       {escalated ? (
@@ -107,7 +158,7 @@ function GateItem({ gate, now, onDecided }: { gate: GateRequest; now: number; on
           run; reject to fail the step.
         </p>
       )}
-      <GateForm stepId={gate.id} onDecided={onDecided} />
+      <GateForm stepId={gate.id} subject={subject} onDecided={onDecided} />
     </li>
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { DAG_NODE_MIN_W, DAG_NODE_W, layoutDag, stepDepths, type DagStep } from './dagLayout';
+import { DAG_NODE_MIN_W, DAG_NODE_W, layoutDag, roundedPath, stepDepths, type DagLayout, type DagStep } from './dagLayout';
 
 // Seed 002 §5.1: a, then b and c in parallel, then d waiting for both.
 const DIAMOND: DagStep[] = [
@@ -10,10 +10,29 @@ const DIAMOND: DagStep[] = [
   { name: 'step-d', dependsOn: ['step-b', 'step-c'] },
 ];
 
-function node(layout: ReturnType<typeof layoutDag>, name: string) {
+// Edges that skip layers, fan in and out: what drew an edge behind a node, or as a box over the top, before.
+const TANGLED: DagStep[] = [
+  { name: 'build', dependsOn: [] },
+  { name: 'lint', dependsOn: [] },
+  { name: 'test', dependsOn: ['build'] },
+  { name: 'docs', dependsOn: ['build', 'lint'] },
+  { name: 'package', dependsOn: ['build', 'test'] },
+  { name: 'sign', dependsOn: ['package'] },
+  { name: 'publish', dependsOn: ['sign', 'docs', 'build', 'lint'] },
+];
+
+function node(layout: DagLayout, name: string) {
   const found = layout.nodes.find((n) => n.name === name);
   if (!found) throw new Error(`${name} not laid out`);
   return found;
+}
+
+/** Whether the segment p-q (horizontal or vertical) passes through the inside of the box. */
+function crosses(p: { x: number; y: number }, q: { x: number; y: number }, box: DagLayout['nodes'][number]): boolean {
+  const inside = 0.5;
+  const [x1, x2] = [Math.min(p.x, q.x), Math.max(p.x, q.x)];
+  const [y1, y2] = [Math.min(p.y, q.y), Math.max(p.y, q.y)];
+  return x2 > box.x + inside && x1 < box.x + box.width - inside && y2 > box.y + inside && y1 < box.y + box.height - inside;
 }
 
 describe('stepDepths', () => {
@@ -38,28 +57,19 @@ describe('stepDepths', () => {
   });
 });
 
-describe('layoutDag', () => {
-  it('lays the diamond out left to right by depth, the parallel steps one above the other', () => {
-    const layout = layoutDag(DIAMOND);
+describe('layoutDag (ELK)', () => {
+  it('lays the diamond out left to right by depth, the parallel steps one above the other', async () => {
+    const layout = await layoutDag(DIAMOND);
     const [a, b, c, d] = DIAMOND.map((s) => node(layout, s.name));
     expect(a!.x).toBeLessThan(b!.x);
     expect(b!.x).toBe(c!.x);
     expect(c!.x).toBeLessThan(d!.x);
-    expect(b!.y).toBeLessThan(c!.y);
-    // a and d sit level with the middle of b and c, so the edges fan out evenly.
-    expect(a!.y + a!.height / 2).toBeCloseTo((b!.y + c!.y + c!.height) / 2);
-    expect(d!.y).toBe(a!.y);
+    expect(b!.y).not.toBe(c!.y);
   });
 
-  it('keeps every node inside the drawing and apart from every other', () => {
-    const steps: DagStep[] = [
-      ...DIAMOND,
-      { name: 'root-2', dependsOn: [] },
-      { name: 'after-root-2', dependsOn: ['root-2'] },
-      { name: 'join', dependsOn: ['after-root-2', 'step-d'] },
-    ];
-    const layout = layoutDag(steps);
-    expect(layout.nodes).toHaveLength(steps.length);
+  it('keeps every node inside the drawing and apart from every other', async () => {
+    const layout = await layoutDag(TANGLED);
+    expect(layout.nodes).toHaveLength(TANGLED.length);
     for (const a of layout.nodes) {
       expect(a.x).toBeGreaterThanOrEqual(0);
       expect(a.y).toBeGreaterThanOrEqual(0);
@@ -73,69 +83,53 @@ describe('layoutDag', () => {
     }
   });
 
-  it('places a step next to the steps it depends on', () => {
-    const layout = layoutDag([
-      { name: 'top', dependsOn: [] },
-      { name: 'bottom', dependsOn: [] },
-      { name: 'after-bottom', dependsOn: ['bottom'] },
-      { name: 'after-top', dependsOn: ['top'] },
-    ]);
-    expect(node(layout, 'after-top').y).toBe(node(layout, 'top').y);
-    expect(node(layout, 'after-bottom').y).toBe(node(layout, 'bottom').y);
+  it('routes every edge from its dependency to its step without passing through any node', async () => {
+    const layout = await layoutDag(TANGLED);
+    const expected = TANGLED.flatMap((s) => s.dependsOn.map((d) => `${d}>${s.name}`)).sort();
+    expect(layout.edges.map((e) => `${e.from}>${e.to}`).sort()).toEqual(expected);
+    for (const edge of layout.edges) {
+      const [start, end] = [edge.points[0]!, edge.points[edge.points.length - 1]!];
+      const from = node(layout, edge.from);
+      const to = node(layout, edge.to);
+      // It leaves the dependency's right side and enters the step's left side.
+      expect(start.x).toBeCloseTo(from.x + from.width);
+      expect(end.x).toBeCloseTo(to.x);
+      for (let i = 1; i < edge.points.length; i += 1) {
+        const [p, q] = [edge.points[i - 1]!, edge.points[i]!];
+        expect(p.x === q.x || p.y === q.y, `${edge.from}>${edge.to} has a slanted run`).toBe(true);
+        for (const box of layout.nodes) {
+          expect(crosses(p, q, box), `${edge.from}>${edge.to} passes through ${box.name}`).toBe(false);
+        }
+      }
+    }
   });
 
-  it('draws one edge per dependency, from the right of the dependency to the left of the step', () => {
-    const layout = layoutDag(DIAMOND);
-    expect(layout.edges.map((e) => `${e.from}>${e.to}`)).toEqual([
-      'step-a>step-b',
-      'step-a>step-c',
-      'step-b>step-d',
-      'step-c>step-d',
-    ]);
-    const a = node(layout, 'step-a');
-    const b = node(layout, 'step-b');
-    const first = layout.edges[0]!.d;
-    expect(first.startsWith(`M${a.x + a.width},${a.y + a.height / 2} C`)).toBe(true);
-    expect(first.endsWith(` ${b.x},${b.y + b.height / 2}`)).toBe(true);
-  });
-
-  it('lays out independent roots (seed 002 §4.3) in one column', () => {
-    const layout = layoutDag(['a', 'b', 'c', 'd'].map((name) => ({ name, dependsOn: [] })));
+  it('lays out independent roots (seed 002 §4.3) in one column', async () => {
+    const layout = await layoutDag(['a', 'b', 'c', 'd'].map((name) => ({ name, dependsOn: [] })));
     expect(new Set(layout.nodes.map((n) => n.x)).size).toBe(1);
     expect(layout.edges).toEqual([]);
   });
 
-  it('narrows the nodes to fit the frame, down to a minimum below which the frame scrolls', () => {
+  it('narrows the nodes to fit the frame, down to a minimum below which the frame pans', async () => {
     const chain = ['a', 'b', 'c', 'd', 'e'].map((name, i, all) => ({ name, dependsOn: i ? [all[i - 1] as string] : [] }));
-    expect(layoutDag(chain).nodes[0]?.width).toBe(DAG_NODE_W);
-    const fitted = layoutDag(chain, 1190);
-    expect(fitted.width).toBeLessThanOrEqual(1190);
+    expect((await layoutDag(chain)).nodes[0]?.width).toBe(DAG_NODE_W);
+    const fitted = await layoutDag(chain, 1250);
+    expect(fitted.width).toBeLessThanOrEqual(1250);
     expect(fitted.nodes[0]?.width).toBeLessThan(DAG_NODE_W);
-    const phone = layoutDag(chain, 360);
+    const phone = await layoutDag(chain, 360);
     expect(phone.nodes.every((n) => n.width === DAG_NODE_MIN_W)).toBe(true);
     expect(phone.width).toBeGreaterThan(360);
   });
+});
 
-  it('sends an edge that skips a column over the top instead of behind the step in between', () => {
-    // package depends on build directly and through test: build -> package would run behind test.
-    const layout = layoutDag([
-      { name: 'build', dependsOn: [] },
-      { name: 'test', dependsOn: ['build'] },
-      { name: 'package', dependsOn: ['build', 'test'] },
+describe('roundedPath', () => {
+  it('keeps the ends and rounds each corner', () => {
+    const d = roundedPath([
+      { x: 0, y: 0 },
+      { x: 20, y: 0 },
+      { x: 20, y: 30 },
     ]);
-    const skip = layout.edges.find((e) => e.from === 'build' && e.to === 'package');
-    const direct = layout.edges.find((e) => e.from === 'build' && e.to === 'test');
-    expect(direct?.d).toMatch(/^M[\d.]+,[\d.]+ C/);
-    const lane = Number(/ V([\d.]+) /.exec(skip?.d ?? '')?.[1]);
-    expect(lane).toBeLessThan(Math.min(...layout.nodes.map((n) => n.y)));
-    expect(layout.nodes.every((n) => n.y + n.height <= layout.height)).toBe(true);
-    // An edge that skips a column but passes beside the step in between stays a plain curve.
-    const beside = layoutDag([
-      { name: 'a', dependsOn: [] },
-      { name: 'b1', dependsOn: ['a'] },
-      { name: 'b2', dependsOn: ['a'] },
-      { name: 'c', dependsOn: ['b1', 'b2', 'a'] },
-    ]);
-    expect(beside.edges.find((e) => e.from === 'a' && e.to === 'c')?.d).toMatch(/ C/);
+    expect(d).toBe('M0,0 L14,0 Q20,0 20,6 L20,30');
+    expect(roundedPath([])).toBe('');
   });
 });

@@ -1,7 +1,9 @@
 /**
- * Lay out a workflow's DAG: one column per depth (the longest chain of dependencies before a step), so
- * every edge points right; within a column, steps sit near the steps they depend on.
+ * Lay out a workflow's DAG with ELK's layered algorithm (elkjs, bundled): one layer per depth, left to
+ * right, edges routed orthogonally between the nodes (an edge that spans several layers runs through
+ * the gaps, never behind a node), crossings kept low. ELK works asynchronously; the caller awaits it.
  */
+import type { ELK, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk.bundled.js';
 
 export interface DagStep {
   name: string;
@@ -20,7 +22,10 @@ export interface DagNode {
 export interface DagEdge {
   from: string;
   to: string;
+  /** The route as SVG path data. */
   d: string;
+  /** The same route as points (start, bends, end), for checks. */
+  points: { x: number; y: number }[];
 }
 
 export interface DagLayout {
@@ -30,15 +35,23 @@ export interface DagLayout {
   edges: DagEdge[];
 }
 
-/** Nodes are this wide when there is room, and never narrower than the minimum (the frame scrolls then). */
+/** Nodes are this wide when there is room, and never narrower than the minimum (the frame pans then). */
 export const DAG_NODE_W = 232;
 export const DAG_NODE_MIN_W = 190;
 export const DAG_NODE_H = 136;
-const COL_GAP = 48;
-const ROW_GAP = 18;
+const LAYER_GAP = 56;
+const ROW_GAP = 22;
 const PAD = 12;
-/** Height of the band an edge gets when it must go over the nodes between its ends. */
-const LANE = 12;
+/** Rounding of an edge's corners. */
+const CORNER = 6;
+
+// ELK is large (about 1.4 MB): loaded on the first workflow page that draws a graph, in a chunk of its own,
+// so the other pages do not wait for it.
+let elk: Promise<ELK> | null = null;
+function loadElk(): Promise<ELK> {
+  elk ??= import('elkjs/lib/elk.bundled.js').then(({ default: Elk }) => new Elk());
+  return elk;
+}
 
 /**
  * Depth of each step: 0 for a root, else one more than its deepest dependency. Unknown dependencies are
@@ -64,108 +77,93 @@ export function stepDepths(steps: readonly DagStep[]): Map<string, number> {
   return depth;
 }
 
-/** The steps of each column, top to bottom: first column in definition order, then by where their dependencies sit. */
-function columnsOf(steps: readonly DagStep[], depth: Map<string, number>): string[][] {
-  const columns: string[][] = [];
-  for (const step of steps) (columns[depth.get(step.name) ?? 0] ??= []).push(step.name);
-  const row = new Map<string, number>();
-  const byName = new Map(steps.map((s) => [s.name, s]));
-  const definition = new Map(steps.map((s, i) => [s.name, i]));
-  return columns.map((column) => {
-    const place = (name: string): number => {
-      const rows = (byName.get(name)?.dependsOn ?? []).flatMap((d) => (row.has(d) ? [row.get(d) as number] : []));
-      return rows.length ? rows.reduce((a, b) => a + b, 0) / rows.length : (definition.get(name) ?? 0);
-    };
-    const sorted = [...column].sort((a, b) => place(a) - place(b) || (definition.get(a) ?? 0) - (definition.get(b) ?? 0));
-    // Rows are compared across columns by their centre, so columns of different heights line up.
-    sorted.forEach((name, i) => row.set(name, i - (sorted.length - 1) / 2));
-    return sorted;
-  });
-}
-
 /** The node width that makes `columns` columns fit `available` pixels, within the bounds above. */
 export function nodeWidthFor(columns: number, available: number): number {
-  const fit = Math.floor((available - PAD * 2 - Math.max(0, columns - 1) * COL_GAP) / Math.max(1, columns));
+  const fit = Math.floor((available - PAD * 2 - Math.max(0, columns - 1) * LAYER_GAP) / Math.max(1, columns));
   return Math.max(DAG_NODE_MIN_W, Math.min(DAG_NODE_W, fit));
 }
 
+const OPTIONS: Record<string, string> = {
+  'elk.algorithm': 'layered',
+  'elk.direction': 'RIGHT',
+  'elk.edgeRouting': 'ORTHOGONAL',
+  'elk.layered.layering.strategy': 'LONGEST_PATH',
+  'elk.layered.nodePlacement.strategy': 'NETWORK_SIMPLEX',
+  'elk.layered.crossingMinimization.strategy': 'LAYER_SWEEP',
+  'elk.spacing.nodeNode': String(ROW_GAP),
+  'elk.layered.spacing.nodeNodeBetweenLayers': String(LAYER_GAP),
+  'elk.spacing.edgeNode': '14',
+  'elk.spacing.edgeEdge': '8',
+  'elk.layered.spacing.edgeNodeBetweenLayers': '14',
+  'elk.layered.spacing.edgeEdgeBetweenLayers': '8',
+  'elk.padding': `[top=${PAD},left=${PAD},bottom=${PAD},right=${PAD}]`,
+  // Keep the definition order where nothing else decides, so the same workflow always looks the same.
+  'elk.layered.considerModelOrder.strategy': 'NODES_AND_EDGES',
+  // Unconnected steps (independent roots) share the first layer rather than being packed side by side.
+  'elk.separateConnectedComponents': 'false',
+};
+
 /** `available`: the width of the frame the graph is drawn in (nodes narrow to fit it, down to a minimum). */
-export function layoutDag(steps: readonly DagStep[], available = Number.POSITIVE_INFINITY): DagLayout {
+export async function layoutDag(steps: readonly DagStep[], available = Number.POSITIVE_INFINITY): Promise<DagLayout> {
   const depth = stepDepths(steps);
-  const columns = columnsOf(steps, depth);
-  const nodeW = nodeWidthFor(columns.length, available);
-  const rows = Math.max(1, ...columns.map((c) => c.length));
-  const height = PAD * 2 + rows * DAG_NODE_H + (rows - 1) * ROW_GAP;
-  const width = PAD * 2 + columns.length * nodeW + Math.max(0, columns.length - 1) * COL_GAP;
-  const nodes: DagNode[] = [];
-  const byName = new Map<string, DagNode>();
-  columns.forEach((column, ci) => {
-    const columnHeight = column.length * DAG_NODE_H + (column.length - 1) * ROW_GAP;
-    const top = (height - columnHeight) / 2;
-    column.forEach((name, ri) => {
-      const node = {
-        name,
-        depth: ci,
-        x: PAD + ci * (nodeW + COL_GAP),
-        y: top + ri * (DAG_NODE_H + ROW_GAP),
-        width: nodeW,
-        height: DAG_NODE_H,
-      };
-      nodes.push(node);
-      byName.set(name, node);
+  const known = new Set(steps.map((s) => s.name));
+  const columns = Math.max(0, ...depth.values()) + 1;
+  const nodeW = nodeWidthFor(columns, available);
+  // Step names are unique within a workflow; ELK's ids are the names, edges `dep>step`.
+  const pairs = steps.flatMap((step) =>
+    [...new Set(step.dependsOn)].filter((dep) => known.has(dep) && dep !== step.name).map((dep) => ({ from: dep, to: step.name })),
+  );
+  const graph: ElkNode = {
+    id: '#root',
+    layoutOptions: OPTIONS,
+    children: steps.map((s) => ({ id: s.name, width: nodeW, height: DAG_NODE_H })),
+    edges: pairs.map(({ from, to }) => ({ id: `${from}>${to}`, sources: [from], targets: [to] })),
+  };
+  const placed = await (await loadElk()).layout(graph);
+  const nodes: DagNode[] = (placed.children ?? []).map((n) => ({
+    name: n.id,
+    depth: depth.get(n.id) ?? 0,
+    x: n.x ?? 0,
+    y: n.y ?? 0,
+    width: n.width ?? nodeW,
+    height: n.height ?? DAG_NODE_H,
+  }));
+  const edges = (placed.edges ?? []).flatMap((edge: ElkExtendedEdge) => {
+    const [from, to] = [edge.sources[0] ?? '', edge.targets[0] ?? ''];
+    return (edge.sections ?? []).map((section) => {
+      const points = [section.startPoint, ...(section.bendPoints ?? []), section.endPoint].map(({ x, y }) => ({ x, y }));
+      return { from, to, points, d: roundedPath(points) };
     });
   });
-  const pairs = steps.flatMap((step) =>
-    step.dependsOn.flatMap((dep) => {
-      const a = byName.get(dep);
-      const b = byName.get(step.name);
-      return a && b ? [{ a, b }] : [];
-    }),
-  );
-  // An edge that would run behind a step between its ends goes over the top instead, in a lane of its own
-  // above every node; the nodes move down to make room.
-  const hidden = pairs.filter(({ a, b }) => crossesNodes(a, b, nodes));
-  const lanes = hidden.length * LANE;
-  for (const node of nodes) node.y += lanes;
-  const edges = pairs.map(({ a, b }) => {
-    const lane = hidden.findIndex((h) => h.a === a && h.b === b);
-    const d = lane < 0 ? edgePath(a, b) : overTheTop(a, b, PAD / 2 + lane * LANE + LANE / 2);
-    return { from: a.name, to: b.name, d };
+  return { width: placed.width ?? 0, height: placed.height ?? 0, nodes, edges };
+}
+
+/** A polyline of horizontal and vertical runs as SVG path data, its corners slightly rounded. */
+export function roundedPath(points: readonly { x: number; y: number }[]): string {
+  const [first, ...rest] = points;
+  if (!first) return '';
+  const parts = [`M${first.x},${first.y}`];
+  rest.forEach((point, i) => {
+    const prev = points[i] ?? first;
+    const next = rest[i + 1];
+    if (!next) {
+      parts.push(`L${point.x},${point.y}`);
+      return;
+    }
+    // Stop short of the corner, then curve round it towards the next point.
+    const r = Math.min(CORNER, dist(prev, point) / 2, dist(point, next) / 2);
+    const before = towards(point, prev, r);
+    const after = towards(point, next, r);
+    parts.push(`L${before.x},${before.y}`, `Q${point.x},${point.y} ${after.x},${after.y}`);
   });
-  return { width, height: height + lanes, nodes, edges };
+  return parts.join(' ');
 }
 
-/** Whether the straight curve from a to b would pass behind a node of a column between them. */
-function crossesNodes(a: DagNode, b: DagNode, nodes: readonly DagNode[]): boolean {
-  if (b.depth - a.depth < 2) return false;
-  const y1 = a.y + a.height / 2;
-  const y2 = b.y + b.height / 2;
-  const top = Math.min(y1, y2) - ROW_GAP / 2;
-  const bottom = Math.max(y1, y2) + ROW_GAP / 2;
-  return nodes.some((n) => n.depth > a.depth && n.depth < b.depth && n.y < bottom && n.y + n.height > top);
+function dist(a: { x: number; y: number }, b: { x: number; y: number }): number {
+  return Math.hypot(b.x - a.x, b.y - a.y);
 }
 
-/** Out of a, up the gap after a's column to the lane, along it, down the gap before b's column, into b. */
-function overTheTop(a: DagNode, b: DagNode, lane: number): string {
-  const x1 = a.x + a.width;
-  const y1 = a.y + a.height / 2;
-  const x2 = b.x;
-  const y2 = b.y + b.height / 2;
-  const up = x1 + COL_GAP / 2;
-  const down = x2 - COL_GAP / 2;
-  const r = 8;
-  return [
-    `M${x1},${y1} H${up - r} Q${up},${y1} ${up},${y1 - r} V${lane + r} Q${up},${lane} ${up + r},${lane}`,
-    `H${down - r} Q${down},${lane} ${down},${lane + r} V${y2 - r} Q${down},${y2} ${down + r},${y2} H${x2}`,
-  ].join(' ');
-}
-
-/** Right side of the dependency to left side of the step: a gentle S-curve. */
-function edgePath(a: DagNode, b: DagNode): string {
-  const x1 = a.x + a.width;
-  const y1 = a.y + a.height / 2;
-  const x2 = b.x;
-  const y2 = b.y + b.height / 2;
-  const bend = Math.min(COL_GAP, (x2 - x1) / 2);
-  return `M${x1},${y1} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`;
+function towards(from: { x: number; y: number }, to: { x: number; y: number }, by: number): { x: number; y: number } {
+  const d = dist(from, to) || 1;
+  return { x: from.x + ((to.x - from.x) * by) / d, y: from.y + ((to.y - from.y) * by) / d };
 }

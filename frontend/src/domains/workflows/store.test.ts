@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 
 import { wfEvent } from '../../test/workflows';
 import type { CompensationSummary } from './api';
-import { compensationProgress, compensationText, stepCountsText, stepProgress, touchesGates } from './store';
+import {
+  compensationProgress,
+  compensationText,
+  stepCountsText,
+  stepOutcome,
+  stepProgress,
+  touchesGates,
+  workflowOutcome,
+} from './store';
 
 describe('workflow progress', () => {
   it('measures progress as finished steps of all steps', () => {
@@ -53,5 +61,39 @@ describe('words for the overview', () => {
     expect(compensationText({ status: 'COMPENSATING', compensations: [] })).toBe('Compensating: nothing to undo');
     const failed: CompensationSummary[] = [{ ...compensations[0]!, status: 'FAILED' }, compensations[1]!];
     expect(compensationText({ status: 'FAILED', compensations: failed })).toBe('Compensation: 0 of 2 undone · 1 failed');
+  });
+});
+
+describe('workflow outcome colours', () => {
+  const undo = (...statuses: CompensationSummary['status'][]): CompensationSummary[] =>
+    statuses.map((status, i) => ({ position: i + 1, stepName: `s${i}`, status }));
+
+  it('tells success, rolled back, partially rolled back and failed apart', () => {
+    expect(workflowOutcome({ status: 'COMPLETED', outcome: 'SUCCEEDED', compensations: [] })).toBe('succeeded');
+    expect(workflowOutcome({ status: 'COMPLETED', outcome: 'ROLLED_BACK', compensations: undo('COMPLETED') })).toBe('rolled_back');
+    expect(workflowOutcome({ status: 'FAILED', outcome: 'PARTIALLY_ROLLED_BACK', compensations: undo('FAILED') })).toBe(
+      'partially_rolled_back',
+    );
+    expect(workflowOutcome({ status: 'FAILED', outcome: 'FAILED', compensations: [] })).toBe('failed');
+    expect(workflowOutcome({ status: 'EXECUTING', outcome: null, compensations: [] })).toBeNull();
+  });
+
+  it('derives the outcome from the status and the compensations when the server gives none', () => {
+    expect(workflowOutcome({ status: 'COMPLETED', outcome: null, compensations: undo('COMPLETED', 'COMPLETED') })).toBe(
+      'rolled_back',
+    );
+    expect(workflowOutcome({ status: 'FAILED', outcome: null, compensations: undo('COMPLETED', 'FAILED', 'PENDING') })).toBe(
+      'partially_rolled_back',
+    );
+    expect(workflowOutcome({ status: 'COMPLETED', outcome: null, compensations: [] })).toBe('succeeded');
+    expect(workflowOutcome({ status: 'FAILED', outcome: null, compensations: [] })).toBe('failed');
+  });
+
+  it('marks a completed step its compensation undid, or failed to undo', () => {
+    expect(stepOutcome('COMPLETED', 'COMPLETED')).toBe('undone');
+    expect(stepOutcome('COMPLETED', 'FAILED')).toBe('undo_failed');
+    expect(stepOutcome('COMPLETED', 'RUNNING')).toBeNull();
+    expect(stepOutcome('COMPLETED', undefined)).toBeNull();
+    expect(stepOutcome('FAILED', 'COMPLETED')).toBeNull();
   });
 });

@@ -65,3 +65,26 @@ export function touchesGates(event: LoggedEvent): boolean {
   if (REVIEW_KINDS.has(event.kind)) return true;
   return event.entityType === 'workflow_step' && event.kind.endsWith('_transitioned') && event.fromState === 'running';
 }
+
+/** How a finished workflow ended, as the page colours it; null while it runs. */
+export type OutcomeTone = 'succeeded' | 'rolled_back' | 'partially_rolled_back' | 'failed';
+
+/**
+ * The workflow's outcome (seed 002 §4): the server's when it gives one; otherwise derived from its status
+ * and its compensation records, so a compensated failure never shows as a plain success.
+ */
+export function workflowOutcome(workflow: Pick<WorkflowSummary, 'status' | 'outcome' | 'compensations'>): OutcomeTone | null {
+  if (workflow.outcome) return workflow.outcome.toLowerCase() as OutcomeTone;
+  const p = compensationProgress(workflow.compensations);
+  if (workflow.status !== 'COMPLETED' && workflow.status !== 'FAILED') return null;
+  if (p.failed) return 'partially_rolled_back';
+  if (p.total && p.undone === p.total) return 'rolled_back';
+  return workflow.status === 'COMPLETED' ? 'succeeded' : 'failed';
+}
+
+/** A completed step that compensation undid (or failed to undo) is coloured as such, not as a success. */
+export function stepOutcome(status: string, undo: string | undefined): 'undone' | 'undo_failed' | null {
+  if (status !== 'COMPLETED' || !undo) return null;
+  if (undo === 'COMPLETED') return 'undone';
+  return undo === 'FAILED' ? 'undo_failed' : null;
+}

@@ -74,5 +74,5 @@ def record_call(
 def _size(arguments: dict[str, Any]) -> int:
     try:
         return len(json.dumps(arguments, ensure_ascii=False, separators=(",", ":"), default=str).encode())
-    except ValueError:  # a lone surrogate or a circular value: refused anyway, its size is unknown
+    except (ValueError, RecursionError):  # a lone surrogate, or nested too deeply: refused anyway
         return 0

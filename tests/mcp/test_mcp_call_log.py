@@ -50,7 +50,6 @@ async def rows_of(settings: Settings, count: int) -> list[McpToolCallLog]:
         await db.dispose()
 
 
-@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 async def test_every_tool_call_is_logged_with_its_sizes_and_outcome(
     live_server: LiveServer, settings: Settings, client: GraphQLClient, clock: FakeClock
 ) -> None:

@@ -19,7 +19,6 @@ async def claim(client: Client, agent: str, workflow_id: str) -> dict[str, Any]:
     return await ok(client, "claim_workflow_step", {"agent": agent, "workflowId": workflow_id})
 
 
-@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 async def test_a_worker_runs_seed_4_3_through_mcp_and_its_compensation_undoes_it(
     live_server: LiveServer,
 ) -> None:
@@ -119,7 +118,6 @@ async def test_a_failed_compensation_ends_the_workflow_partially_rolled_back(liv
         )
 
 
-@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 async def test_an_agent_runs_a_mission_through_mcp_while_a_person_approves_each_stage(
     live_server: LiveServer, client: GraphQLClient
 ) -> None:

@@ -198,6 +198,7 @@ async def fan_out(urls: list[str], folder: Path) -> dict[str, Any]:
         "webhook_deliveries_expected": expected,
         "webhook_delivered_ratio": round(len(lags) / expected, 4) if expected else 0.0,
         "webhook_drain_seconds": round(drained, 2),
+        "webhook_deliveries_per_second": round(len(lags) / (SECONDS + drained), 1),
         "webhook_lag_p50_ms": round(_percentile(lags, 0.50), 1),
         "webhook_lag_p99_ms": round(_percentile(lags, 0.99), 1),
         "webhook_writes_per_second_without_endpoints": round(rates["none"], 1),

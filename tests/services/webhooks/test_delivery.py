@@ -336,3 +336,17 @@ async def test_bad_endpoint_input_is_refused_and_writes_nothing(driver: Driver, 
     await flight.refused(
         lambda tx: endpoints.redeliver(tx, made.endpoint.id, 1, 20_001), ErrorCode.VALIDATION_FAILED
     )
+
+
+async def test_a_disabled_endpoint_sends_nothing_and_resumes_where_it_stopped(
+    driver: Driver, flight: Flight, hook: Receiver
+) -> None:
+    made = await driver.endpoint(hook.url)
+    worker = driver.worker(made.endpoint.id)
+    await flight.call(lambda tx: endpoints.update_endpoint(tx, made.endpoint.id, None, None, None, False))
+    await flight.awaiting_review()
+    assert await worker.pass_once() is False
+    assert hook.received == []
+    await flight.call(lambda tx: endpoints.update_endpoint(tx, made.endpoint.id, None, None, None, True))
+    await worker.pass_once()
+    assert [r.json["type"] for r in hook.received] == ["review.requested"]

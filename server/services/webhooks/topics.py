@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from ...events.decision_kinds import DecisionEvent
 from ...events.kinds import AuditEvent, EngineEvent
 from ...events.mission_kinds import MissionEvent
 from ...events.workflow_kinds import WorkflowEvent
@@ -29,11 +30,6 @@ class Topic(StrEnum):
     MISSION_FINISHED = "mission.finished"
     MISSION_FAILED = "mission.failed"
     ASSET_EXPIRED = "asset.expired"
-
-
-# Issue 17 item 1-2 kinds (deadlines and escalation), written by the timer loop once it exists.
-DEADLINE_APPLIED_KIND = "deadline_applied"
-ESCALATED_KIND = "escalated"
 
 
 @dataclass(frozen=True)
@@ -76,8 +72,8 @@ RULES: tuple[Rule, ...] = (
     Rule(T.DECISION_MADE, "mission_transitioned", from_state="PROPOSED", to_state="APPROVED"),
     Rule(T.DECISION_MADE, "hop_transitioned", "PLAN_PROPOSED", "READY_FOR_IMPLEMENTATION"),
     Rule(T.DECISION_MADE, "hop_transitioned", "IMPLEMENTATION_PROPOSED", "READY_FOR_EXECUTION"),
-    Rule(T.DEADLINE_APPLIED, DEADLINE_APPLIED_KIND),
-    Rule(T.ESCALATED, ESCALATED_KIND),
+    Rule(T.DEADLINE_APPLIED, DecisionEvent.DEADLINE_APPLIED),
+    Rule(T.ESCALATED, DecisionEvent.ESCALATED),
     Rule(T.ESCALATED, WorkflowEvent.ESCALATED),
     Rule(T.STALL_DETECTED, EngineEvent.PLAN_STALLED),
     Rule(T.PLAN_FINISHED, "plan_transitioned", to_state="completed"),

@@ -279,6 +279,10 @@ async def test_graphiql_is_usable_at_phone_width(live_server: LiveServer, browse
     page = browser_page.page
     await page.set_viewport_size(PHONE)
     await page.goto(f"{live_server.url}/graphql")
+    # The dashboard's remembered dark mode is GraphiQL's default theme too.
+    await page.evaluate("window.localStorage.setItem('flightdeck.theme', 'dark')")
+    await page.reload()
+    await expect(page.locator("body")).to_have_class(re.compile(r"\bgraphiql-dark\b"))
     editor = page.locator(".graphiql-query-editor .monaco-editor")
     await editor.wait_for(state="visible", timeout=30_000)
     await editor.click()

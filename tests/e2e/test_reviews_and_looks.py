@@ -275,6 +275,8 @@ async def test_dark_mode_follows_the_system_and_the_toggle_times_show_their_zone
     assert_clean(browser_page)
 
 
+# GraphiQL's page reads nothing from the database: one run (SQLite) is enough.
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 async def test_graphiql_is_usable_at_phone_width(live_server: LiveServer, browser_page: BrowserPage) -> None:
     page = browser_page.page
     await page.set_viewport_size(PHONE)

@@ -29,8 +29,19 @@ const fetcher = createGraphiQLFetcher({
   subscriptionUrl: wsUrl.href,
 });
 
+// The dashboard's remembered light / dark choice (src/core/theme.ts) is GraphiQL's default too; without
+// one, GraphiQL follows prefers-color-scheme, and its own settings dialog still overrides both.
+function dashboardTheme(): 'light' | 'dark' | undefined {
+  try {
+    const value = window.localStorage.getItem('flightdeck.theme');
+    return value === 'light' || value === 'dark' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 createRoot(container).render(
   <StrictMode>
-    <GraphiQL fetcher={fetcher} />
+    <GraphiQL fetcher={fetcher} defaultTheme={dashboardTheme()} />
   </StrictMode>,
 );

@@ -275,10 +275,16 @@ async def test_dark_mode_follows_the_system_and_the_toggle_times_show_their_zone
     assert_clean(browser_page)
 
 
+# GraphiQL's page reads nothing from the database: one run (SQLite) is enough.
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 async def test_graphiql_is_usable_at_phone_width(live_server: LiveServer, browser_page: BrowserPage) -> None:
     page = browser_page.page
     await page.set_viewport_size(PHONE)
     await page.goto(f"{live_server.url}/graphql")
+    # The dashboard's remembered dark mode is GraphiQL's default theme too.
+    await page.evaluate("window.localStorage.setItem('flightdeck.theme', 'dark')")
+    await page.reload()
+    await expect(page.locator("body")).to_have_class(re.compile(r"\bgraphiql-dark\b"))
     editor = page.locator(".graphiql-query-editor .monaco-editor")
     await editor.wait_for(state="visible", timeout=30_000)
     await editor.click()

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
 from flightdeck_client import ClientError, PlanAgent, connect
 from flightdeck_client.generated.enums import PlanStatus
+
 from tests.conftest import LiveServer
 
 

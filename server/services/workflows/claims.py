@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import NamedTuple
 
 from sqlalchemy import func, or_, select
 
@@ -19,22 +20,22 @@ from ...events.workflow_kinds import WorkflowEvent
 from ...machines.workflow import (
     COMPENSATION_MACHINE,
     WORKFLOW_MACHINE,
+    BlockedOn,
     CompensationStatus,
+    OnFailure,
     WorkflowStatus,
     WorkflowStepStatus,
 )
-from ...machines.workflow_policy import ready_steps
+from ...machines.workflow_policy import StepState, ready_steps
 from ..acting import check_acting_agent
 from ..runtime import Tx
 from ..transitions import allowed
 from .rows import (
     compensation_act,
     load_compensations,
-    load_steps,
     lock_workflow,
     record_step_event,
     step_act,
-    step_state,
 )
 
 
@@ -77,7 +78,7 @@ async def claim_work(tx: Tx, agent: str, workflow_id: str | None = None) -> Clai
     return await _nothing_anywhere(tx, agent)
 
 
-def _backoff_ends(steps: list[WorkflowStep], agent: str, now: datetime) -> datetime | None:
+def _backoff_ends(steps: list[StepRow], agent: str, now: datetime) -> datetime | None:
     """When the first of ``agent``'s steps waiting out a retry back-off may run (their dependencies were
     met before their first attempt, so the back-off is all they wait for)."""
     waiting = [
@@ -95,7 +96,7 @@ async def _nothing_in(tx: Tx, workflow: Workflow, agent: str) -> Claim:
     """NONE from one workflow, with why and, when it is known, when to ask again."""
     status = WorkflowStatus(workflow.status)
     if status is WorkflowStatus.EXECUTING:
-        retry_at = _backoff_ends(await load_steps(tx, workflow.id), agent, tx.now)
+        retry_at = _backoff_ends(await step_rows(tx, workflow.id), agent, tx.now)
         if retry_at is not None:
             return Claim(ClaimOutcome.NONE, workflow, reason=ClaimWait.BACKING_OFF, retry_at=retry_at)
         return Claim(ClaimOutcome.NONE, workflow, reason=ClaimWait.NOTHING_READY)
@@ -175,9 +176,12 @@ async def _candidates(tx: Tx, agent: str) -> list[str]:
 
 async def _claim_in(tx: Tx, workflow: Workflow, agent: str) -> Claim | None:
     if allowed(WORKFLOW_MACHINE, workflow, "hand_out_step"):
-        step = claimable_step(await load_steps(tx, workflow.id), agent, tx)
-        if step is None:
+        chosen = claimable_step(await step_rows(tx, workflow.id), agent, tx)
+        if chosen is None:
             return None
+        # Only the chosen step is loaded whole: reading every step's row for each claim cost O(steps).
+        step = await tx.session.get(WorkflowStep, chosen.id, populate_existing=True)
+        assert step is not None  # the workflow is locked: its steps cannot go away
         step.attempt += 1
         step.claimed_by = agent
         step_act(tx, workflow, step, "claim", agent=agent, attempt=step.attempt)
@@ -202,9 +206,42 @@ async def _claim_in(tx: Tx, workflow: Workflow, agent: str) -> Claim | None:
     return None
 
 
-def claimable_step(steps: list[WorkflowStep], agent: str, tx: Tx) -> WorkflowStep | None:
+class StepRow(NamedTuple):
+    """What a claim reads of every step of the workflow: enough to find a claimable one."""
+
+    id: str
+    name: str
+    status: str
+    depends_on: list[str]
+    on_failure: str
+    approval: bool
+    blocked_on: str | None
+    agent: str | None
+    next_attempt_at: datetime | None
+
+
+_STEP_ROWS = select(*(getattr(WorkflowStep, name) for name in StepRow._fields))
+
+
+async def step_rows(tx: Tx, workflow_id: str) -> list[StepRow]:
+    """The workflow's steps in definition order, as plain rows (call with the workflow locked)."""
+    result = await tx.session.execute(
+        _STEP_ROWS.where(WorkflowStep.workflow_id == workflow_id).order_by(WorkflowStep.position)
+    )
+    return [StepRow(*row) for row in result]
+
+
+def _state(row: StepRow) -> StepState:
+    blocked = BlockedOn(row.blocked_on) if row.blocked_on else None
+    status = WorkflowStepStatus(row.status)
+    return StepState(
+        row.name, status, tuple(row.depends_on), OnFailure(row.on_failure), row.approval, blocked
+    )
+
+
+def claimable_step(steps: list[StepRow], agent: str, tx: Tx) -> StepRow | None:
     by_name = {s.name: s for s in steps}
-    for ready in ready_steps([step_state(s) for s in steps]):
+    for ready in ready_steps([_state(s) for s in steps]):
         step = by_name[ready.name]
         if step.approval or (step.agent is not None and step.agent != agent):
             continue

@@ -204,6 +204,10 @@ async def mark_retries_due(tx: Tx, workflow_id: str) -> list[str]:
             workflow,
             step,
             WorkflowEvent.RETRY_DUE,
-            {"stepName": step.name, "attempt": step.attempt + 1, "agent": step.agent},
+            {
+                "stepName": step.name,
+                "attempt": step.attempt + 1,
+                **({"agent": step.agent} if step.agent else {}),  # workAvailable wakes only that agent
+            },
         )
     return [s.id for s in due]

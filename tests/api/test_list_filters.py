@@ -7,7 +7,9 @@ from datetime import timedelta
 import pytest
 
 from server.loops.stalls import scan_stalls
+from tests.api import mission_operations as mops
 from tests.api import operations as ops
+from tests.api import workflow_operations as wops
 from tests.conftest import GraphQLClient, LiveServer
 
 PLANS = """
@@ -103,3 +105,26 @@ async def test_stall_alerts_are_read_from_the_log_newest_first_by_a_page_opened_
     assert [e["node"]["planId"] for e in older["edges"]] == [stalled[0]]
     assert older["pageInfo"]["hasNextPage"] is False
     assert older["edges"][0]["node"]["seq"] < page["edges"][0]["node"]["seq"]
+
+
+async def test_missions_are_searched_by_title_and_workflows_by_name(client: GraphQLClient) -> None:
+    for title in ("Map the Reef", "Count the birds"):
+        answer = await client.execute(mops.PROPOSE_MISSION, {"input": {"title": title, "goal": "reef goal"}})
+        assert answer["proposeMission"]["userErrors"] == []
+    for name in ("nightly-reef-sync", "weekly-report"):
+        answer = await client.execute(wops.CREATE, {"input": {"name": name, "steps": [{"name": "a"}]}})
+        assert answer["createWorkflow"]["userErrors"] == []
+
+    search = {"filter": {"search": "reef"}}
+    missions = (
+        "query($filter: ListFilter) { missions(filter: $filter) { totalCount edges { node { title } } } }"
+    )
+    found = (await client.execute(missions, search))["missions"]
+    assert [e["node"]["title"] for e in found["edges"]] == ["Map the Reef"]  # not by goal
+    assert found["totalCount"] == 1
+    workflows = (
+        "query($filter: ListFilter) { workflows(filter: $filter) { totalCount edges { node { name } } } }"
+    )
+    found = (await client.execute(workflows, search))["workflows"]
+    assert [e["node"]["name"] for e in found["edges"]] == ["nightly-reef-sync"]
+    assert found["totalCount"] == 1

@@ -9,8 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import update
 
 from server.clock import FakeClock
+from server.db.models import ResearchPlan
 from server.errors import ErrorCode, ServiceError
 from server.services import history, listing
 from server.services.listing import ListOrder, ListQuery
@@ -204,3 +206,14 @@ async def test_the_review_inbox_filters_by_waiting_time_and_plan_text_both_ways(
     )
     after = inbox_cursor(page.items[0])
     assert await inbox(ListQuery(descending=True), after=after) == [newer, older]
+
+
+async def test_search_follows_a_changed_title_and_question(flight: Flight) -> None:
+    plan_id = (await flight.create(1, "First wording of the question")).plan.id
+    async with flight.runtime.db.transaction() as session:
+        changed = {"title": "Renamed heading", "research_question": "Second wording"}
+        await session.execute(update(ResearchPlan).where(ResearchPlan.id == plan_id).values(**changed))
+
+    assert await _all(flight, ListQuery(search="first wording")) == []
+    assert await _all(flight, ListQuery(search="second wording")) == [plan_id]
+    assert await _all(flight, ListQuery(search="RENAMED")) == [plan_id]

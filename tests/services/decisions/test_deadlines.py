@@ -345,7 +345,8 @@ async def test_a_missions_own_default_rejects_an_implementation_back_to_the_agen
     hop_id = await crew.hop_ready_for_implementation(mission_id)
     steps = [NewToolStep("search", tool_name="web_search", parameters=GOOD_PARAMS)]
     await crew.propose_implementation(hop_id, steps)
-    [plan_decision, implementation] = await decisions_of(crew, hop_id)
+    both = sorted(await decisions_of(crew, hop_id), key=lambda d: d.kind)  # opened at the same instant
+    [implementation, plan_decision] = both
     assert (plan_decision.kind, plan_decision.status) == ("hop_plan", "decided")
     assert (implementation.kind, implementation.assignee) == ("hop_implementation", "role:reviewer")
 

@@ -79,6 +79,7 @@ def fuzz_settings(database_url: str) -> Settings:
         stall_scan_interval_seconds=3600,
         workflow_timer_interval_seconds=3600,
         asset_expiry_scan_interval_seconds=3600,
+        decision_deadline_interval_seconds=3600,
     )
 
 

@@ -34,20 +34,23 @@ from .points import BY_SUBJECT, POINTS, ROOT_ENDS, Point
 ANY_KIND = "*"
 
 
+Key = tuple[str, str]  # (subject id, decision kind): a hop has two decision points
+
+
 @dataclass
 class _Changes:
-    opened: dict[str, tuple[Point, str]] = field(default_factory=dict)  # subject -> (point, root id)
-    answered: dict[str, str] = field(default_factory=dict)  # subject -> outcome
-    left: set[str] = field(default_factory=set)
+    opened: dict[Key, tuple[Point, str]] = field(default_factory=dict)  # -> (point, root id)
+    answered: dict[Key, str] = field(default_factory=dict)  # -> outcome
+    left: set[Key] = field(default_factory=set)
     ended_roots: set[str] = field(default_factory=set)
 
-    def close(self, subject: str, outcome: str | None) -> None:
-        if self.opened.pop(subject, None) is not None:
+    def close(self, key: Key, outcome: str | None) -> None:
+        if self.opened.pop(key, None) is not None:
             return  # opened and ended in this transaction: never written
         if outcome is not None:
-            self.answered[subject] = outcome
-        else:
-            self.left.add(subject)
+            self.answered[key] = outcome
+        elif key not in self.answered:
+            self.left.add(key)
 
 
 def _read(tx: Tx) -> _Changes:
@@ -56,17 +59,18 @@ def _read(tx: Tx) -> _Changes:
         ends = ROOT_ENDS.get(event.entity_type)
         if ends is not None and event.to_state in ends and event.kind.endswith("_transitioned"):
             changes.ended_roots.add(event.entity_id)
-            for subject, (_, root_id) in list(changes.opened.items()):
+            for key, (_, root_id) in list(changes.opened.items()):
                 if root_id == event.entity_id:
-                    del changes.opened[subject]
+                    del changes.opened[key]
         for point in BY_SUBJECT.get(event.entity_type, ()):
+            key = (event.entity_id, point.kind.value)
             outcome = point.answer(event)
             if outcome is not None:
-                changes.close(event.entity_id, outcome)
+                changes.close(key, outcome)
             elif point.leaves(event):
-                changes.close(event.entity_id, None)
+                changes.close(key, None)
             if point.opens(event):
-                changes.opened[event.entity_id] = (point, event.root_id)
+                changes.opened[key] = (point, event.root_id)
     return changes
 
 
@@ -74,19 +78,26 @@ async def track_decisions(tx: Tx) -> None:
     changes = _read(tx)
     if changes.answered or changes.left or changes.ended_roots:
         await _close(tx, changes)
-    for subject, (point, root_id) in changes.opened.items():
+    for (subject, _), (point, root_id) in changes.opened.items():
         await open_decision(tx, point, subject, root_id)
 
 
 async def _close(tx: Tx, changes: _Changes) -> None:
-    subjects = set(changes.answered) | changes.left
+    subjects = {subject for subject, _ in (*changes.answered, *changes.left)}
     query = select(Decision).where(
         Decision.tenant_id == tx.tenant_id,
         Decision.status.in_([s.value for s in OPEN_STATUSES]),
         or_(Decision.subject_id.in_(subjects), Decision.root_id.in_(changes.ended_roots)),
     )
     for decision in (await tx.session.scalars(query)).all():
-        outcome = changes.answered.get(decision.subject_id)
+        key = (decision.subject_id, decision.kind)
+        outcome = changes.answered.get(key)
+        if (
+            key not in changes.answered
+            and key not in changes.left
+            and decision.root_id not in changes.ended_roots
+        ):
+            continue  # another point about the same subject (a hop's plan, its implementation)
         if outcome is not None:
             decided(tx, decision, outcome)
         else:

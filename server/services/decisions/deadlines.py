@@ -29,11 +29,11 @@ DUE_BATCH = 500
 
 
 def past_deadline_query(now: datetime) -> Select[str, str, datetime | None]:
-    """Open or escalated decisions past their deadline: the (status, deadline_at) index."""
+    """Open or escalated decisions past their deadline: the (status, deadline_at) index. Unordered
+    (two statuses would need a sort); ``due_decisions`` orders what it reads."""
     return (
         select(Decision.tenant_id, Decision.id, Decision.deadline_at)
         .where(Decision.status.in_([s.value for s in OPEN_STATUSES]), Decision.deadline_at <= now)
-        .order_by(Decision.deadline_at)
         .limit(DUE_BATCH)
     )
 

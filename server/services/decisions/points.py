@@ -32,11 +32,12 @@ Apply = Callable[[Tx, str, str], Awaitable[Any]]  # (tx, subject id, reason)
 
 @dataclass(frozen=True)
 class Answer:
-    """An event that answers the decision: its kind, the subject's new state when that matters."""
+    """An event that answers the decision: its kind, the subject's states when they matter."""
 
     kind: str
     to_state: str | None
     outcome: str
+    from_state: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,9 @@ class Point:
         if self.reads is not None:
             return self.reads(event)
         for a in self.answers:
-            if event.kind == a.kind and (a.to_state is None or event.to_state == a.to_state):
+            if event.kind != a.kind or a.to_state not in (None, event.to_state):
+                continue
+            if a.from_state is None or event.from_state == a.from_state:
                 return a.outcome
         return None
 
@@ -78,8 +81,8 @@ def _plan_answer(event: PendingEvent) -> str | None:
     return None
 
 
-def _moved(entity: str, to_state: str, outcome: str) -> Answer:
-    return Answer(f"{entity}_transitioned", to_state, outcome)
+def _moved(entity: str, from_state: str, to_state: str, outcome: str) -> Answer:
+    return Answer(f"{entity}_transitioned", to_state, outcome, from_state)
 
 
 # --- whether the subject still waits, read under its root's lock ----------------------------------------
@@ -186,7 +189,7 @@ POINTS: dict[DecisionKind, Point] = {
             opens=_enters("mission", MissionStatus.PROPOSED),
             leaves=_exits("mission", MissionStatus.PROPOSED),
             answers=(
-                _moved("mission", MissionStatus.APPROVED, "approve"),
+                _moved("mission", MissionStatus.PROPOSED, MissionStatus.APPROVED, "approve"),
                 Answer(MissionEvent.MISSION_REJECTED, None, "reject"),
             ),
             waiting=_mission_waits,
@@ -199,7 +202,7 @@ POINTS: dict[DecisionKind, Point] = {
             opens=_enters("hop", HopStatus.PLAN_PROPOSED),
             leaves=_exits("hop", HopStatus.PLAN_PROPOSED),
             answers=(
-                _moved("hop", HopStatus.READY_FOR_IMPLEMENTATION, "approve"),
+                _moved("hop", HopStatus.PLAN_PROPOSED, HopStatus.READY_FOR_IMPLEMENTATION, "approve"),
                 Answer(MissionEvent.HOP_PLAN_REJECTED, None, "reject"),
             ),
             waiting=_hop_waits(HopStatus.PLAN_PROPOSED),
@@ -212,7 +215,7 @@ POINTS: dict[DecisionKind, Point] = {
             opens=_enters("hop", HopStatus.IMPLEMENTATION_PROPOSED),
             leaves=_exits("hop", HopStatus.IMPLEMENTATION_PROPOSED),
             answers=(
-                _moved("hop", HopStatus.READY_FOR_EXECUTION, "approve"),
+                _moved("hop", HopStatus.IMPLEMENTATION_PROPOSED, HopStatus.READY_FOR_EXECUTION, "approve"),
                 Answer(MissionEvent.HOP_IMPLEMENTATION_REJECTED, None, "reject"),
             ),
             waiting=_hop_waits(HopStatus.IMPLEMENTATION_PROPOSED),
@@ -228,7 +231,7 @@ POINTS: dict[DecisionKind, Point] = {
             opens=_enters("asset", AssetStatus.PROPOSED),
             leaves=_exits("asset", AssetStatus.PROPOSED),
             answers=(
-                _moved("asset", AssetStatus.PENDING, "approve"),
+                _moved("asset", AssetStatus.PROPOSED, AssetStatus.PENDING, "approve"),
                 Answer(MissionEvent.ASSET_REJECTED, None, "reject"),
             ),
             waiting=_asset_waits,

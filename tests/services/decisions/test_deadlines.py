@@ -345,7 +345,8 @@ async def test_a_missions_own_default_rejects_an_implementation_back_to_the_agen
     hop_id = await crew.hop_ready_for_implementation(mission_id)
     steps = [NewToolStep("search", tool_name="web_search", parameters=GOOD_PARAMS)]
     await crew.propose_implementation(hop_id, steps)
-    [plan_decision, implementation] = await decisions_of(crew, hop_id)
+    both = sorted(await decisions_of(crew, hop_id), key=lambda d: d.kind)  # opened at the same instant
+    [implementation, plan_decision] = both
     assert (plan_decision.kind, plan_decision.status) == ("hop_plan", "decided")
     assert (implementation.kind, implementation.assignee) == ("hop_implementation", "role:reviewer")
 
@@ -369,3 +370,18 @@ async def test_a_removed_policy_no_longer_applies_to_new_decisions(flight: Fligh
     [plain] = await decisions_of(flight, after)
     assert (kept.default_outcome, plain.default_outcome, plain.deadline_at) == ("approve", None, None)
     assert await flight.read(lambda s: inbox.policies(s, flight.tenant_id)) == []
+
+
+async def test_a_hops_two_decisions_close_each_on_its_own_answer(crew: Crew) -> None:
+    mission_id = await crew.approved_mission()
+    hop_id = await crew.hop_ready_for_implementation(mission_id)
+    steps = [NewToolStep("search", tool_name="web_search", parameters=GOOD_PARAMS)]
+    await crew.propose_implementation(hop_id, steps)
+    await crew.reject_implementation(hop_id)  # back to READY_FOR_IMPLEMENTATION, the plan's own state
+    await crew.propose_implementation(hop_id, steps)
+    found = sorted(await decisions_of(crew, hop_id), key=lambda d: (d.kind, d.status))
+    assert [(d.kind, d.status, d.outcome) for d in found] == [
+        ("hop_implementation", "decided", "reject"),
+        ("hop_implementation", "open", None),
+        ("hop_plan", "decided", "approve"),
+    ]

@@ -45,6 +45,36 @@ class ClaimWaitReason(str, Enum):
     WORKFLOW_NOT_EXECUTING = "WORKFLOW_NOT_EXECUTING"
 
 
+class DecisionKind(str, Enum):
+    PLAN_REVIEW = "PLAN_REVIEW"
+    WORKFLOW_GATE = "WORKFLOW_GATE"
+    MISSION_APPROVAL = "MISSION_APPROVAL"
+    HOP_PLAN = "HOP_PLAN"
+    HOP_IMPLEMENTATION = "HOP_IMPLEMENTATION"
+    ASSET_ACCEPTANCE = "ASSET_ACCEPTANCE"
+
+
+class DecisionOutcome(str, Enum):
+    APPROVE = "APPROVE"
+    REJECT = "REJECT"
+    SKIP = "SKIP"
+
+
+class DecisionScope(str, Enum):
+    TENANT = "TENANT"
+    PLAN = "PLAN"
+    MISSION = "MISSION"
+    WORKFLOW_DEFINITION = "WORKFLOW_DEFINITION"
+
+
+class DecisionStatus(str, Enum):
+    OPEN = "OPEN"
+    ESCALATED = "ESCALATED"
+    DECIDED = "DECIDED"
+    DEFAULTED = "DEFAULTED"
+    WITHDRAWN = "WITHDRAWN"
+
+
 class HopStatus(str, Enum):
     PLAN_PROPOSED = "PLAN_PROPOSED"
     READY_FOR_IMPLEMENTATION = "READY_FOR_IMPLEMENTATION"
@@ -54,6 +84,12 @@ class HopStatus(str, Enum):
     COMPLETED = "COMPLETED"
     FAILED = "FAILED"
     CANCELLED = "CANCELLED"
+
+
+class ListOrderField(str, Enum):
+    CREATED_AT = "CREATED_AT"
+    UPDATED_AT = "UPDATED_AT"
+    STATUS = "STATUS"
 
 
 class MissionStatus(str, Enum):
@@ -101,6 +137,11 @@ class PlanStatus(str, Enum):
 class SkillExecutionStatus(str, Enum):
     STARTED = "STARTED"
     COMPLETED = "COMPLETED"
+
+
+class SortDirection(str, Enum):
+    ASC = "ASC"
+    DESC = "DESC"
 
 
 class StepFailureAction(str, Enum):
@@ -151,6 +192,27 @@ class UserErrorCode(str, Enum):
     VALIDATION_FAILED = "VALIDATION_FAILED"
     CONFLICT = "CONFLICT"
     FORBIDDEN = "FORBIDDEN"
+
+
+class WebhookDeliveryStatus(str, Enum):
+    PENDING = "PENDING"
+    DELIVERED = "DELIVERED"
+    FAILED = "FAILED"
+
+
+class WebhookTopic(str, Enum):
+    REVIEW_REQUESTED = "REVIEW_REQUESTED"
+    DECISION_MADE = "DECISION_MADE"
+    DEADLINE_APPLIED = "DEADLINE_APPLIED"
+    ESCALATED = "ESCALATED"
+    STALL_DETECTED = "STALL_DETECTED"
+    PLAN_FINISHED = "PLAN_FINISHED"
+    PLAN_FAILED = "PLAN_FAILED"
+    WORKFLOW_FINISHED = "WORKFLOW_FINISHED"
+    WORKFLOW_FAILED = "WORKFLOW_FAILED"
+    MISSION_FINISHED = "MISSION_FINISHED"
+    MISSION_FAILED = "MISSION_FAILED"
+    ASSET_EXPIRED = "ASSET_EXPIRED"
 
 
 class WorkflowBlockedOn(str, Enum):

@@ -8,10 +8,14 @@ from .enums import (
     BackoffStrategy,
     BranchAction,
     BranchOperator,
+    DecisionOutcome,
+    ListOrderField,
     OperationType,
     PlanModificationAction,
+    SortDirection,
     StepFailureAction,
     StepType,
+    WebhookTopic,
     WorkflowErrorCategory,
     WorkflowFailurePolicy,
 )
@@ -70,6 +74,19 @@ class CreateResearchPlanInput(BaseModel):
     "This plan's stall threshold in seconds, in (0, 31536000] (one year); default: the server's FLIGHTDECK_STALL_THRESHOLD_SECONDS."
 
 
+class CreateWebhookEndpointInput(BaseModel):
+    """A new webhook endpoint."""
+
+    url: str
+    "http:// or https:// only, at most 2048 bytes; loopback, private and link-local addresses are refused unless the operator allows them (FLIGHTDECK_WEBHOOK_ALLOW_PRIVATE_TARGETS)."
+    topics: list[WebhookTopic]
+    "What it receives; at least one."
+    description: Optional[str] = None
+    "A note, at most 200 bytes."
+    enabled: bool = True
+    "False: registered, but nothing sent yet."
+
+
 class CreateWorkflowInput(BaseModel):
     """A workflow definition (the seed's YAML spec as typed input)."""
 
@@ -87,6 +104,25 @@ class CreateWorkflowInput(BaseModel):
     "What a failure does: for the workflow's timeout, and steps without onFailure."
 
 
+class DecisionTermsInput(BaseModel):
+    """A deadline with its default outcome (both or neither), an assignee, and an escalation (time and role, both or neither, before the deadline). Times are seconds after the decision opens."""
+
+    deadline_seconds: Optional[float] = Field(alias="deadlineSeconds", default=None)
+    "Seconds after the request when the default outcome applies."
+    default_outcome: Optional[DecisionOutcome] = Field(
+        alias="defaultOutcome", default=None
+    )
+    "Applied at the deadline, as the system, through the domain's own path."
+    assignee: Optional[str] = None
+    "Who should answer: user:<key name> or role:<agent|reviewer|viewer|admin>."
+    escalate_after_seconds: Optional[float] = Field(
+        alias="escalateAfterSeconds", default=None
+    )
+    "Seconds after the request when it is re-assigned to escalationRole."
+    escalation_role: Optional[str] = Field(alias="escalationRole", default=None)
+    "The role it is re-assigned to: agent, reviewer, viewer or admin."
+
+
 class EventFilter(BaseModel):
     """Every given condition must hold."""
 
@@ -94,10 +130,53 @@ class EventFilter(BaseModel):
     "Only events of this aggregate (a plan, mission, workflow)."
     root_type: Optional[str] = Field(alias="rootType", default=None)
     "Only events of this kind of aggregate: plan, skill_execution, mission, workflow, tool."
+    entity_id: Optional[str] = Field(alias="entityId", default=None)
+    "Only events about this object (a step, a hop, a plan, ...)."
     entity_type: Optional[str] = Field(alias="entityType", default=None)
     "Only events about this kind of object: plan, step, hop, ..."
     kinds: Optional[list[str]] = None
-    'Only events of these kinds (past-tense names), e.g. ["plan_stalled"].'
+    'Only events of these kinds (past-tense names, at most 50), e.g. ["plan_stalled"].'
+    since: Optional[datetime] = None
+    "Committed at or after this time."
+    until: Optional[datetime] = None
+    "Committed before this time; must be later than `since`."
+
+
+class ListFilter(BaseModel):
+    """Every condition given must hold; none given lists everything."""
+
+    since: Optional[datetime] = None
+    "At or after this time: last changed when sorted by UPDATED_AT, created when sorted by CREATED_AT; not with the STATUS order."
+    until: Optional[datetime] = None
+    "Before this time (the same time as `since`); must be later than `since`."
+    search: Optional[str] = None
+    "Case-insensitive substring of its text (a plan's title or question, a mission's title, a workflow's name): 3 to 200 bytes."
+
+
+class ListOrderBy(BaseModel):
+    """How to sort a list; a cursor is only valid in the order it came from."""
+
+    field: ListOrderField = ListOrderField.CREATED_AT
+    "The sort key."
+    direction: SortDirection = SortDirection.DESC
+    "Which way."
+
+
+class McpToolCallFilter(BaseModel):
+    """Every filter given must match; none given lists everything."""
+
+    tool: Optional[str] = None
+    "Exact tool name."
+    actor: Optional[str] = None
+    "Exact actor, e.g. `key:my-agent`."
+    session_id: Optional[str] = Field(alias="sessionId", default=None)
+    "Exact session."
+    errors_only: bool = Field(alias="errorsOnly", default=False)
+    "Only refused calls."
+    since: Optional[datetime] = None
+    "At or after this time."
+    until: Optional[datetime] = None
+    "Before this time."
 
 
 class ModifyPlanInput(BaseModel):
@@ -214,6 +293,17 @@ class RetryPolicyInput(BaseModel):
     "Categories to retry: transient always; agent_error and external may be added."
 
 
+class ReviewInboxFilter(BaseModel):
+    """Every condition given must hold; none given lists every waiting step."""
+
+    since: Optional[datetime] = None
+    "Waiting since this time or later."
+    until: Optional[datetime] = None
+    "Waiting since before this time; must be later than `since`."
+    search: Optional[str] = None
+    "Case-insensitive substring of the plan's title or question: 3 to 200 bytes."
+
+
 class StepInput(BaseModel):
     """A new plan step; it starts PENDING."""
 
@@ -261,6 +351,21 @@ class ToolStepInput(BaseModel):
     "A registered tool's name: the step starts READY_TO_CONFIGURE instead of PROPOSED."
     parameters: Optional[Any] = None
     "Checked against the tool's schema; needs toolName. The step starts READY_TO_EXECUTE. A JSON object, at most FLIGHTDECK_MAX_RESULT_BYTES (1 MiB by default)."
+
+
+class UpdateWebhookEndpointInput(BaseModel):
+    """What to change on an endpoint; omitted fields stay as they are."""
+
+    id: str
+    "The endpoint."
+    url: Optional[str] = None
+    "http:// or https:// only, at most 2048 bytes; loopback, private and link-local addresses are refused unless the operator allows them (FLIGHTDECK_WEBHOOK_ALLOW_PRIVATE_TARGETS)."
+    topics: Optional[list[WebhookTopic]] = None
+    "What it receives; at least one."
+    description: Optional[str] = None
+    "A note, at most 200 bytes."
+    enabled: Optional[bool] = None
+    "False pauses deliveries (events wait); True resumes them."
 
 
 class WorkflowStepInput(BaseModel):

@@ -8,7 +8,7 @@ back: the tests advance the fake clock and run the timers themselves.
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from playwright.async_api import expect
@@ -165,6 +165,9 @@ async def test_a_failing_step_shows_its_retry_and_a_timeout_shows_on_its_node(
 
     first = await claim(client, workflow_id)
     await expect(fetch.locator("[data-fact=attempt]")).to_have_text("attempt 1 of 3")
+    # The page counts down against the browser's own clock: line the server's fake clock up with it
+    # here, so the seconds a slow set-up took (PostgreSQL, a loaded machine) do not eat the countdown.
+    live_server.clock.set(max(live_server.clock.now(), datetime.now(UTC)))
     await fail(client, first["id"], "TRANSIENT", "429 Too Many Requests")
     # The retry: back to pending, the error category, and when the next attempt may start.
     await expect(fetch).to_have_attribute("data-status", "pending")

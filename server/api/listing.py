@@ -71,6 +71,20 @@ class ListFilter:
     )
 
 
+@strawberry.input(description="Every condition given must hold; none given lists everything waiting.")
+class ReviewInboxFilter:
+    since: datetime | None = strawberry.field(default=None, description="Waiting since this time or later.")
+    until: datetime | None = strawberry.field(
+        default=None, description="Waiting since before this time; must be later than `since`."
+    )
+    search: str | None = strawberry.field(
+        default=None,
+        description=f"Case-insensitive substring of the plan's title or question (reviewInbox), of the "
+        f"workflow's name (workflowStepsAwaitingReview): {listing.SEARCH_MIN} to {SHORT_TEXT} bytes.",
+    )
+
+
+NEWEST_FIRST_ARG = "The most recent request first; a cursor keeps the order it came from."
 FILTER_ARG = "Only what matches; omitted: everything."
 ORDER_ARG = "Sort order; omitted: newest created first."
 
@@ -87,6 +101,14 @@ def list_query(
         search=given.search,
         order=order.field,
         descending=order.direction is SortDirection.DESC,
+    )
+
+
+def waiting_query(filter: ReviewInboxFilter | None, newest_first: bool) -> ListQuery:
+    """What a review inbox asks for, checked."""
+    given = filter or ReviewInboxFilter()
+    return checked_query(
+        ListQuery(since=given.since, until=given.until, search=given.search, descending=newest_first)
     )
 
 

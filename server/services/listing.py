@@ -49,6 +49,9 @@ class ListQuery:
     descending: bool = True
 
 
+OLDEST_FIRST = ListQuery(descending=False)  # a review inbox's default: who has waited longest
+
+
 @dataclass(frozen=True)
 class Listed:
     """A listable table: its model, and where its text lives (the FTS5 table, the trigram columns)."""

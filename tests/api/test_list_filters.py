@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -128,3 +129,45 @@ async def test_missions_are_searched_by_title_and_workflows_by_name(client: Grap
     found = (await client.execute(workflows, search))["workflows"]
     assert [e["node"]["name"] for e in found["edges"]] == ["nightly-reef-sync"]
     assert found["totalCount"] == 1
+
+
+async def test_workflow_gates_waiting_for_review_are_filtered_by_workflow_name_and_time(
+    client: GraphQLClient, live_server: LiveServer
+) -> None:
+    started = []
+    for name in ("reef-deploy", "bird-deploy", "reef-audit"):
+        created = await client.execute(
+            wops.CREATE, {"input": {"name": name, "steps": [{"name": "g", "approval": True}]}}
+        )
+        workflow_id = created["createWorkflow"]["workflow"]["id"]
+        await client.execute(wops.START, {"id": workflow_id})
+        started.append(workflow_id)
+        live_server.clock.advance(timedelta(minutes=1))
+
+    inbox = """
+    query($filter: ReviewInboxFilter, $newest: Boolean!, $after: String) {
+      workflowStepsAwaitingReview(first: 1, filter: $filter, newestFirst: $newest, after: $after) {
+        totalCount pageInfo { hasNextPage endCursor } edges { node { workflow { id } } }
+      }
+    }
+    """
+
+    async def waiting(**variables: object) -> dict[str, Any]:
+        answer = await client.execute(inbox, {"newest": False, **variables})
+        page: dict[str, Any] = answer["workflowStepsAwaitingReview"]
+        return page
+
+    assert (await waiting())["totalCount"] == 3
+    reef = await waiting(filter={"search": "REEF"}, newest=True)
+    assert reef["totalCount"] == 2
+    assert [e["node"]["workflow"]["id"] for e in reef["edges"]] == [started[2]]
+    older = await waiting(filter={"search": "REEF"}, newest=True, after=reef["pageInfo"]["endCursor"])
+    assert [e["node"]["workflow"]["id"] for e in older["edges"]] == [started[0]]
+    assert older["pageInfo"]["hasNextPage"] is False
+    assert (await waiting(filter={"search": "deploy", "until": minutes_ago(live_server, 2)}))[
+        "totalCount"
+    ] == 1
+
+
+def minutes_ago(live_server: LiveServer, minutes_ago: int) -> str:
+    return (live_server.clock.now() - timedelta(minutes=minutes_ago)).isoformat()

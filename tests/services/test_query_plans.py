@@ -66,6 +66,8 @@ LISTS = [
     '{ reviewInbox(first: 5, filter: {search: "battery"}) { totalCount edges { cursor } } }',
     '{ reviewInbox(first: 5, newestFirst: true, filter: {since: "2000-01-01T00:00:00Z"}) { totalCount } }',
     '{ reviewInbox(first: 5, after: "MjAyNi0wMS0wMVQwMDowMDowMCswMDowMHxh", newestFirst: true) { totalCount } }',  # noqa: E501
+    '{ workflowStepsAwaitingReview(first: 5, filter: {search: "deploy"}) { totalCount edges { cursor } } }',
+    '{ workflowStepsAwaitingReview(newestFirst: true, filter: {until: "2100-01-01T00:00:00Z"}) { totalCount } }',  # noqa: E501
     "{ events(first: 5, newestFirst: true) { totalCount edges { cursor } } }",
     "{ events(after: 9, first: 5, newestFirst: true) { edges { cursor } } }",
     '{ events(first: 5, filter: {kinds: ["plan_stalled"]}) { totalCount edges { cursor } } }',

@@ -8,12 +8,10 @@ from typing import Annotated, Any
 import strawberry
 from strawberry.types import Info
 
-from ...limits import SHORT_TEXT
-from ...services.listing import SEARCH_MIN, ListQuery
 from ...services.plans import inbox as plan_inbox
 from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST
-from ..listing import checked_query
+from ..listing import NEWEST_FIRST_ARG, ReviewInboxFilter, waiting_query
 from ..pagination import Connection, list_connection
 from .types import PlanStepType, ResearchPlanType
 
@@ -35,19 +33,6 @@ class ReviewRequest:
         )
 
 
-@strawberry.input(description="Every condition given must hold; none given lists every waiting step.")
-class ReviewInboxFilter:
-    since: datetime | None = strawberry.field(default=None, description="Waiting since this time or later.")
-    until: datetime | None = strawberry.field(
-        default=None, description="Waiting since before this time; must be later than `since`."
-    )
-    search: str | None = strawberry.field(
-        default=None,
-        description=f"Case-insensitive substring of the plan's title or question: {SEARCH_MIN} to "
-        f"{SHORT_TEXT} bytes.",
-    )
-
-
 @strawberry.type
 class ReviewInboxQueries:
     @strawberry.field(
@@ -62,14 +47,10 @@ class ReviewInboxQueries:
         filter: Annotated[
             ReviewInboxFilter | None, strawberry.argument(description="Only what matches; omitted: all.")
         ] = None,
-        newest_first: Annotated[
-            bool, strawberry.argument(description="The most recent request first; a cursor keeps its order.")
-        ] = False,
+        newest_first: Annotated[bool, strawberry.argument(description=NEWEST_FIRST_ARG)] = False,
     ) -> Connection[ReviewRequest]:
         tenant = info.context.principal.tenant_id
-        given = filter or ReviewInboxFilter()
-        asked = ListQuery(since=given.since, until=given.until, search=given.search, descending=newest_first)
-        wanted = checked_query(asked)
+        wanted = waiting_query(filter, newest_first)
         return await list_connection(
             info,
             lambda session, size: plan_inbox.steps_awaiting_input(session, tenant, size, after, wanted),

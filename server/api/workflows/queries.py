@@ -15,7 +15,17 @@ from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST
 from ..errors import run_query
 from ..events.snapshots import root_snapshots
-from ..listing import FILTER_ARG, ORDER_ARG, ListFilter, ListOrderBy, list_query, table_connection
+from ..listing import (
+    FILTER_ARG,
+    NEWEST_FIRST_ARG,
+    ORDER_ARG,
+    ListFilter,
+    ListOrderBy,
+    ReviewInboxFilter,
+    list_query,
+    table_connection,
+    waiting_query,
+)
 from ..pagination import Connection, list_connection
 from .types import WorkflowStepType, WorkflowType
 
@@ -61,19 +71,25 @@ class WorkflowQueries:
         return WorkflowStepType.from_row(row) if row else None
 
     @strawberry.field(
-        description="Steps waiting for a reviewer (approval gates, governance escalations), oldest first."
+        description="Steps waiting for a reviewer (approval gates, governance escalations), oldest first "
+        "(newest with `newestFirst`)."
     )
     async def workflow_steps_awaiting_review(
         self,
         info: I,
         first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 20,
         after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
+        filter: Annotated[
+            ReviewInboxFilter | None, strawberry.argument(description="Only what matches; omitted: all.")
+        ] = None,
+        newest_first: Annotated[bool, strawberry.argument(description=NEWEST_FIRST_ARG)] = False,
     ) -> Connection[WorkflowStepType]:
         tenant = info.context.principal.tenant_id
+        wanted = waiting_query(filter, newest_first)
         return await list_connection(
             info,
-            lambda session, size: workflow_queries.awaiting_review(session, tenant, size, after),
-            lambda session: workflow_queries.count_awaiting_review(session, tenant),
+            lambda session, size: workflow_queries.awaiting_review(session, tenant, size, after, wanted),
+            lambda session: workflow_queries.count_awaiting_review(session, tenant, wanted),
             workflow_queries.review_cursor,
             WorkflowStepType.from_row,
             first,

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...db.models import PlanStep, ResearchPlan
 from ...machines.plan import StepStatus
-from ..listing import ListQuery, search_condition
+from ..listing import OLDEST_FIRST, ListQuery, search_condition
 from ..pages import Page, decode_time_cursor, time_cursor
 from .queries import PLANS
 
@@ -26,9 +26,6 @@ def inbox_cursor(item: WaitingStep) -> str:
 
 def _waiting(tenant_id: str) -> ColumnElement[bool]:
     return and_(PlanStep.tenant_id == tenant_id, PlanStep.status == StepStatus.AWAITING_INPUT.value)
-
-
-OLDEST_FIRST = ListQuery(descending=False)
 
 
 def _matching(session: AsyncSession, tenant_id: str, wanted: ListQuery) -> Select[PlanStep, ResearchPlan]:

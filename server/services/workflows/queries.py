@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...errors import invalid, not_found
 from ...machines.workflow import WorkflowStepStatus
-from ..listing import Listed
+from ..listing import OLDEST_FIRST, Listed, ListQuery, search_condition
 from ..pages import Page, decode_cursor, encode_cursor, keyset_page, time_cursor
 from ..validation import parse_id
 
@@ -94,24 +94,38 @@ def review_cursor(step: WorkflowStep) -> str:
     return time_cursor(step.started_at, step.id)
 
 
-def _awaiting_review_query(tenant_id: str) -> Select[WorkflowStep]:
-    return select(WorkflowStep).where(
+def _awaiting_review_query(session: AsyncSession, tenant_id: str, wanted: ListQuery) -> Select[WorkflowStep]:
+    """Waiting steps; ``wanted``'s range is on when the step started, its search on the workflow's name."""
+    query = select(WorkflowStep).where(
         WorkflowStep.tenant_id == tenant_id,
         WorkflowStep.status == WorkflowStepStatus.RUNNING.value,
         WorkflowStep.blocked_on.is_not(None),
     )
+    if wanted.since is not None:
+        query = query.where(WorkflowStep.started_at >= wanted.since)
+    if wanted.until is not None:
+        query = query.where(WorkflowStep.started_at < wanted.until)
+    if wanted.search is not None:
+        named = select(Workflow.id).where(
+            Workflow.tenant_id == tenant_id, search_condition(session, WORKFLOWS, wanted.search)
+        )
+        query = query.where(WorkflowStep.workflow_id.in_(named))
+    return query
 
 
-async def count_awaiting_review(session: AsyncSession, tenant_id: str) -> int:
-    query = select(func.count()).select_from(_awaiting_review_query(tenant_id).subquery())
+async def count_awaiting_review(
+    session: AsyncSession, tenant_id: str, wanted: ListQuery = OLDEST_FIRST
+) -> int:
+    query = select(func.count()).select_from(_awaiting_review_query(session, tenant_id, wanted).subquery())
     return int(await session.scalar(query) or 0)
 
 
 async def awaiting_review(
-    session: AsyncSession, tenant_id: str, first: int, after: str | None
+    session: AsyncSession, tenant_id: str, first: int, after: str | None, wanted: ListQuery = OLDEST_FIRST
 ) -> Page[WorkflowStep]:
-    """Steps that block their workflow until a reviewer answers (gates, escalations), oldest first."""
-    query = _awaiting_review_query(tenant_id)
+    """Steps that block their workflow until a reviewer answers (gates, escalations), oldest first
+    unless ``wanted`` is descending."""
+    query = _awaiting_review_query(session, tenant_id, wanted)
     return await keyset_page(
-        session, query, WorkflowStep.started_at, WorkflowStep.id, first, after, newest_first=False
+        session, query, WorkflowStep.started_at, WorkflowStep.id, first, after, newest_first=wanted.descending
     )

@@ -22,7 +22,7 @@ import aiohttp
 from sqlalchemy.engine import make_url
 
 from . import loader, transitions
-from .server_process import ServerProcess
+from .server_process import ServerProcess, process_cpu_seconds
 
 LIST = "query { researchPlans(first: 100) { edges { node { id title status createdAt } } } }"
 LIST_REQUESTS = 200
@@ -46,6 +46,29 @@ async def list_latency(url: str) -> dict[str, float]:
     return {"p50": statistics.median(timings), "p99": timings[int(len(timings) * 0.99) - 1]}
 
 
+def database_cpu(url: str) -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend serving ``url``'s database (a server on this
+    machine: its processes are read in /proc); empty for SQLite, which runs inside the server."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return {}
+
+    async def pids() -> list[int]:
+        import asyncpg
+
+        conn = await asyncpg.connect(parsed.set(drivername="postgresql").render_as_string(False))
+        try:
+            rows = await conn.fetch(
+                "SELECT pid FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        finally:
+            await conn.close()
+        return [int(r["pid"]) for r in rows]
+
+    return {pid: process_cpu_seconds(pid) for pid in asyncio.run(pids())}
+
+
 @dataclass
 class Run:
     rate: float  # transitions per second
@@ -53,6 +76,7 @@ class Run:
     cpu_seconds: float  # the servers', while the agents ran
     gc: dict[str, float]  # the servers' garbage collections meanwhile (ServerProcess.gc_pauses)
     timings: list[float]  # each start's and submit's round trip, ms, sorted
+    database_cpu_seconds: float | None = None  # PostgreSQL's backends for this database, meanwhile
 
     def figures(self) -> dict[str, float]:
         return {
@@ -64,7 +88,11 @@ class Run:
             "gc_pause_ms_per_transition": round(self.gc["seconds"] * 1000 / self.transitions, 3),
             "gc_cpu_ms_per_transition": round(self.gc["cpu_seconds"] * 1000 / self.transitions, 3),
             "gc_pauses_over_10ms": int(self.gc["over_10ms"]),
-        }
+        } | (
+            {"database_cpu_ms_per_transition": round(self.database_cpu_seconds * 1000 / self.transitions, 2)}
+            if self.database_cpu_seconds is not None
+            else {}
+        )
 
 
 def _gc(servers: list[ServerProcess]) -> dict[str, float]:
@@ -88,6 +116,7 @@ async def over_http(servers: list[ServerProcess]) -> Run:
             await transitions.http_agent(s)  # warm up
         timings: list[float] = []
         gc_before = await asyncio.to_thread(_gc, servers)
+        db_before = await asyncio.to_thread(database_cpu, servers[0].env["DATABASE_URL"])
         cpu = sum(s.cpu_seconds() for s in servers)
         started = time.perf_counter()
         counts = await asyncio.gather(
@@ -95,12 +124,15 @@ async def over_http(servers: list[ServerProcess]) -> Run:
         )
         elapsed = time.perf_counter() - started
         cpu = sum(s.cpu_seconds() for s in servers) - cpu
+        db_after = await asyncio.to_thread(database_cpu, servers[0].env["DATABASE_URL"])
         gc_after = await asyncio.to_thread(_gc, servers)
     finally:
         for s in sessions:
             await s.close()
     gc = {k: gc_after[k] - gc_before[k] for k in gc_after}
-    return Run(sum(counts) / elapsed, sum(counts), cpu, gc, sorted(timings))
+    # A backend that connected during the run counts from zero; the pools keep theirs open throughout.
+    db_cpu = sum(t - db_before.get(pid, 0.0) for pid, t in db_after.items()) if db_after else None
+    return Run(sum(counts) / elapsed, sum(counts), cpu, gc, sorted(timings), db_cpu)
 
 
 def _now() -> str:

@@ -19,6 +19,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process on this machine so far (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class ServerProcess:
     def __init__(self, database_url: str, log: Path | None = None, **env: str) -> None:
         """``log``: a file for the server's output (default: discarded)."""
@@ -62,8 +71,7 @@ class ServerProcess:
     def cpu_seconds(self) -> float:
         """User and system CPU time the server process has used so far."""
         assert self.proc is not None
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return process_cpu_seconds(self.proc.pid)
 
     def gc_pauses(self) -> dict[str, float]:
         """The server's garbage collections so far (its ``flightdeck_gc_pause_seconds`` histogram):

@@ -294,14 +294,14 @@ class RetryPolicyInput(BaseModel):
 
 
 class ReviewInboxFilter(BaseModel):
-    """Every condition given must hold; none given lists every waiting step."""
+    """Every condition given must hold; none given lists everything waiting."""
 
     since: Optional[datetime] = None
     "Waiting since this time or later."
     until: Optional[datetime] = None
     "Waiting since before this time; must be later than `since`."
     search: Optional[str] = None
-    "Case-insensitive substring of the plan's title or question: 3 to 200 bytes."
+    "Case-insensitive substring of the plan's title or question (reviewInbox), of the workflow's name (workflowStepsAwaitingReview): 3 to 200 bytes."
 
 
 class StepInput(BaseModel):

@@ -39,7 +39,11 @@ class WebhookEndpoint(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
-    __table_args__ = (Index("ix_webhook_endpoints_tenant_created", "tenant_id", "created_at", "id"),)
+    __table_args__ = (
+        Index("ix_webhook_endpoints_tenant_created", "tenant_id", "created_at", "id"),
+        # The dispatcher's pass reads the enabled endpoints of every tenant.
+        Index("ix_webhook_endpoints_enabled", "enabled", "tenant_id", "id"),
+    )
 
 
 class WebhookDelivery(Base):

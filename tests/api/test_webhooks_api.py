@@ -27,7 +27,9 @@ mutation($input: CreateWebhookEndpointInput!) {
 ENDPOINTS = "{ webhookEndpoints { id url topics } }"
 DELIVERIES = """
 query($id: ID!) {
-  webhookDeliveries(endpointId: $id) { hasMore items { seq topic status attempts lastStatusCode } }
+  webhookDeliveries(endpointId: $id) {
+    totalCount pageInfo { hasNextPage } edges { node { seq topic status attempts lastStatusCode } }
+  }
 }
 """
 ATTEMPTS = """
@@ -117,10 +119,15 @@ async def test_an_admin_registers_an_endpoint_reads_its_log_and_redelivers(
 
     async def delivered(count: int) -> bool:
         page = (await admin.execute(DELIVERIES, {"id": endpoint_id}))["webhookDeliveries"]
-        return len(hook.received) >= count and bool(page["items"]) and page["items"][0]["attempts"] == 1
+        return (
+            len(hook.received) >= count and bool(page["edges"]) and page["edges"][0]["node"]["attempts"] == 1
+        )
 
     await until(lambda: delivered(1), 20, "the review.requested delivery")
-    [item] = (await admin.execute(DELIVERIES, {"id": endpoint_id}))["webhookDeliveries"]["items"]
+    page = (await admin.execute(DELIVERIES, {"id": endpoint_id}))["webhookDeliveries"]
+    assert page["totalCount"] == 1
+    assert page["pageInfo"]["hasNextPage"] is False
+    [item] = [edge["node"] for edge in page["edges"]]
     assert (item["topic"], item["status"], item["lastStatusCode"]) == ("REVIEW_REQUESTED", "DELIVERED", 200)
     assert hook.received[0].json["type"] == "review.requested"
     assert hook.ids == [str(item["seq"])]

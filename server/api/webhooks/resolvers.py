@@ -13,14 +13,14 @@ from ...services.webhooks import queries as webhook_queries
 from ...services.webhooks.delivery import DeliveryStatus
 from ...services.webhooks.topics import Topic
 from ..context import Context
+from ..descriptions import PAGE_AFTER, PAGE_FIRST
 from ..errors import run_mutation, run_query
-from ..pagination import capped
+from ..pagination import Connection, capped, selects
 from .types import (
     DeleteWebhookEndpointPayload,
     IsTenantAdmin,
     RedeliverPayload,
     WebhookAttemptType,
-    WebhookDeliveryPage,
     WebhookDeliveryType,
     WebhookEndpointPayload,
     WebhookEndpointType,
@@ -64,16 +64,23 @@ class WebhookQueries:
         info: I,
         endpoint_id: EndpointId,
         status: Annotated[DeliveryStatus | None, A(description="Only deliveries in this status.")] = None,
-        first: Annotated[int, A(description="How many, at most FLIGHTDECK_MAX_PAGE_SIZE.")] = 50,
-        before_seq: Annotated[int | None, A(description="Only events with a smaller seq.")] = None,
-    ) -> WebhookDeliveryPage | None:
+        first: Annotated[int, A(description=PAGE_FIRST)] = 50,
+        after: Annotated[str | None, A(description=PAGE_AFTER)] = None,
+    ) -> Connection[WebhookDeliveryType] | None:
         tenant = info.context.principal.tenant_id
+        size, counted = capped(info, first), selects(info, "totalCount")
 
-        async def read(session: Any) -> WebhookDeliveryPage:
-            rows, more = await webhook_queries.list_deliveries(
-                session, tenant, str(endpoint_id), status, capped(info, first), before_seq
+        async def read(session: Any) -> Connection[WebhookDeliveryType]:
+            endpoint = str(endpoint_id)
+            page = await webhook_queries.list_deliveries(session, tenant, endpoint, status, size, after)
+            total = await webhook_queries.count_deliveries(session, endpoint, status) if counted else 0
+            return Connection.of(
+                page.items,
+                page.has_next_page,
+                webhook_queries.delivery_cursor,
+                WebhookDeliveryType.from_row,
+                total,
             )
-            return WebhookDeliveryPage(items=[WebhookDeliveryType.from_row(r) for r in rows], has_more=more)
 
         return await run_query(info, read)
 

@@ -60,7 +60,10 @@ described_enum(
 )
 
 
-@strawberry.type(description="An HTTP endpoint that receives your tenant's events (Standard Webhooks).")
+@strawberry.type(
+    name="WebhookEndpoint",
+    description="An HTTP endpoint that receives your tenant's events (Standard Webhooks).",
+)
 class WebhookEndpointType:
     id: strawberry.ID = strawberry.field(description="The endpoint's id.")
     url: str = strawberry.field(description="Where deliveries are POSTed.")
@@ -89,7 +92,7 @@ class WebhookEndpointType:
         )
 
 
-@strawberry.type(description="One event's delivery to one endpoint.")
+@strawberry.type(name="WebhookDelivery", description="One event's delivery to one endpoint.")
 class WebhookDeliveryType:
     seq: int = strawberry.field(description="The event's seq: the `webhook-id` header, the idempotency key.")
     topic: Topic = strawberry.field(description="The topic it was sent as.")
@@ -116,7 +119,7 @@ class WebhookDeliveryType:
         )
 
 
-@strawberry.type(description="One HTTP request of a delivery.")
+@strawberry.type(name="WebhookAttempt", description="One HTTP request of a delivery.")
 class WebhookAttemptType:
     attempt: int = strawberry.field(description="1 for the first attempt (since the last redelivery).")
     status_code: int | None = strawberry.field(description="The HTTP status, or null (see `error`).")
@@ -135,12 +138,6 @@ class WebhookAttemptType:
             succeeded=row.succeeded,
             created_at=row.created_at,
         )
-
-
-@strawberry.type(description="A page of an endpoint's deliveries, newest event first.")
-class WebhookDeliveryPage:
-    items: list[WebhookDeliveryType] = strawberry.field(description="The deliveries.")
-    has_more: bool = strawberry.field(description="Older ones follow: pass the last seq as `beforeSeq`.")
 
 
 @strawberry.type(description="An endpoint after a webhook mutation.")

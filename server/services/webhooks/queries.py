@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...db.webhook_models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from ...errors import invalid, not_found
+from ..pages import Page, decode_cursor, encode_cursor
 from .delivery import DeliveryStatus
 
 MAX_ATTEMPTS_LISTED = 100
@@ -36,27 +38,42 @@ async def get_endpoint(session: AsyncSession, tenant_id: str, endpoint_id: str) 
     return row
 
 
+def delivery_cursor(row: WebhookDelivery) -> str:
+    return encode_cursor(str(row.seq))
+
+
+def _deliveries(endpoint_id: str, status: DeliveryStatus | None) -> Select[Any]:
+    query = select(WebhookDelivery).where(WebhookDelivery.endpoint_id == endpoint_id)
+    if status is not None:
+        query = query.where(WebhookDelivery.status == status.value)
+    return query
+
+
 async def list_deliveries(
     session: AsyncSession,
     tenant_id: str,
     endpoint_id: str,
     status: DeliveryStatus | None,
     first: int,
-    before_seq: int | None,
-) -> tuple[list[WebhookDelivery], bool]:
-    """An endpoint's deliveries, newest event first; and whether older ones follow."""
+    after: str | None,
+) -> Page[WebhookDelivery]:
+    """An endpoint's deliveries, newest event first, after the cursor ``after`` (``delivery_cursor``)."""
     await get_endpoint(session, tenant_id, endpoint_id)
-    if before_seq is not None and before_seq < 1:
-        raise invalid("beforeSeq must be at least 1", ["beforeSeq"])
-    query = select(WebhookDelivery).where(WebhookDelivery.endpoint_id == endpoint_id)
-    if status is not None:
-        query = query.where(WebhookDelivery.status == status.value)
-    if before_seq is not None:
-        query = query.where(WebhookDelivery.seq < before_seq)
+    query = _deliveries(endpoint_id, status)
+    if after is not None:
+        (raw,) = decode_cursor(after, 1)
+        if not raw.isdigit() or len(raw) > 18:
+            raise invalid("after is not a cursor this server issued", ["after"])
+        query = query.where(WebhookDelivery.seq < int(raw))
     rows = list(
         (await session.execute(query.order_by(WebhookDelivery.seq.desc()).limit(first + 1))).scalars()
     )
-    return rows[:first], len(rows) > first
+    return Page(rows[:first], len(rows) > first)
+
+
+async def count_deliveries(session: AsyncSession, endpoint_id: str, status: DeliveryStatus | None) -> int:
+    """How many deliveries ``list_deliveries`` pages through (the endpoint already checked)."""
+    return int(await session.scalar(_deliveries(endpoint_id, status).with_only_columns(func.count())) or 0)
 
 
 async def list_attempts(

@@ -51,6 +51,8 @@ def upgrade() -> None:
     op.create_index(
         "ix_webhook_endpoints_tenant_created", "webhook_endpoints", ["tenant_id", "created_at", "id"]
     )
+    # The dispatcher's pass reads the enabled endpoints of every tenant.
+    op.create_index("ix_webhook_endpoints_enabled", "webhook_endpoints", ["enabled", "tenant_id", "id"])
     op.create_table(
         "webhook_deliveries",
         sa.Column("id", SERIAL, autoincrement=True, nullable=False),

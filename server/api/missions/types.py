@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Annotated, Any, TypeVar, cast
+from typing import Annotated, Any, TypeVar
 
 import strawberry
 from graphql import GraphQLError
@@ -27,6 +27,7 @@ from ..descriptions import (
 )
 from ..node import Node
 from ..pagination import Connection, capped
+from ..rows import from_row
 
 I = Info[Context, Any]  # noqa: E741
 N = TypeVar("N")
@@ -130,14 +131,7 @@ class ToolType(Node):
 
     @staticmethod
     def from_row(row: Tool) -> ToolType:
-        return ToolType(
-            id=strawberry.ID(row.id),
-            name=row.name,
-            description=row.description,
-            parameter_schema=cast(JSON, row.parameter_schema),
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-        )
+        return from_row(ToolType, row)
 
 
 @strawberry.type(name="ToolStep", description="One tool call of a hop's implementation.")
@@ -162,24 +156,7 @@ class ToolStepType(Node):
 
     @staticmethod
     def from_row(row: ToolStep) -> ToolStepType:
-        return ToolStepType(
-            id=strawberry.ID(row.id),
-            hop_id=strawberry.ID(row.hop_id),
-            mission_id=strawberry.ID(row.mission_id),
-            position=row.position,
-            name=row.name,
-            description=row.description,
-            tool_name=row.tool_name,
-            parameters=cast(JSON, row.parameters),
-            result=cast(JSON, row.result),
-            status=ToolStepStatus(row.status),
-            status_reason=row.status_reason,
-            failed_from=ToolStepStatus(row.failed_from) if row.failed_from else None,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-            started_at=row.started_at,
-            completed_at=row.completed_at,
-        )
+        return from_row(ToolStepType, row)
 
 
 @strawberry.type(name="Hop", description="One hop of a mission: a plan, its implementation, its execution.")
@@ -214,21 +191,7 @@ class HopType(Node):
 
     @staticmethod
     def from_row(row: Hop) -> HopType:
-        return HopType(
-            id=strawberry.ID(row.id),
-            mission_id=strawberry.ID(row.mission_id),
-            sequence=row.sequence,
-            name=row.name,
-            plan=row.plan,
-            is_final=row.is_final,
-            status=HopStatus(row.status),
-            status_reason=row.status_reason,
-            failed_from=HopStatus(row.failed_from) if row.failed_from else None,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-            started_at=row.started_at,
-            completed_at=row.completed_at,
-        )
+        return from_row(HopType, row)
 
 
 @strawberry.type(name="Asset", description="Something a mission produces; it expires at expiresAt.")
@@ -260,21 +223,7 @@ class AssetType(Node):
 
     @staticmethod
     def from_row(row: Asset) -> AssetType:
-        return AssetType(
-            id=strawberry.ID(row.id),
-            mission_id=strawberry.ID(row.mission_id),
-            name=row.name,
-            description=row.description,
-            media_type=row.media_type,
-            content=row.content,
-            status=AssetStatus(row.status),
-            status_reason=row.status_reason,
-            failed_from=AssetStatus(row.failed_from) if row.failed_from else None,
-            expires_at=row.expires_at,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-            ready_at=row.ready_at,
-        )
+        return from_row(AssetType, row)
 
 
 @strawberry.type(name="Mission", description="A mission (seed 004): built and run one hop at a time.")
@@ -321,13 +270,4 @@ class MissionType(Node):
 
     @staticmethod
     def from_row(row: Mission) -> MissionType:
-        return MissionType(
-            id=strawberry.ID(row.id),
-            title=row.title,
-            goal=row.goal,
-            status=MissionStatus(row.status),
-            status_reason=row.status_reason,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-            completed_at=row.completed_at,
-        )
+        return from_row(MissionType, row)

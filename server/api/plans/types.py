@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 import strawberry
 from strawberry.scalars import JSON
@@ -23,6 +23,7 @@ from ..descriptions import (
     UPDATED_AT,
 )
 from ..node import Node
+from ..rows import from_row
 
 
 @strawberry.type(
@@ -76,27 +77,7 @@ class PlanStepType(Node):
 
     @staticmethod
     def from_row(row: PlanStep) -> PlanStepType:
-        return PlanStepType(
-            id=strawberry.ID(row.id),
-            plan_id=strawberry.ID(row.plan_id),
-            order=row.step_order,
-            step_type=StepType(row.step_type),
-            title=row.title,
-            instructions=row.instructions,
-            status=StepStatus(row.status),
-            result_summary=row.result_summary,
-            result_data=cast(JSON, row.result_data),
-            confidence=row.confidence,
-            step_execution_report=row.step_execution_report,
-            output_formatting_notes=row.output_formatting_notes,
-            failure_reason=row.failure_reason,
-            review_summary=row.review_summary,
-            review_questions=row.review_questions,
-            started_at=row.started_at,
-            completed_at=row.completed_at,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-        )
+        return from_row(PlanStepType, row, order=row.step_order)
 
 
 @strawberry.type(
@@ -118,15 +99,7 @@ class BranchingConditionType(Node):
 
     @staticmethod
     def from_row(row: BranchingConditionRow) -> BranchingConditionType:
-        return BranchingConditionType(
-            id=strawberry.ID(row.id),
-            after_step_id=strawberry.ID(row.after_step_id),
-            field=row.field,
-            op=BranchOp(row.op),
-            value=cast(JSON, row.value),
-            action=BranchAction(row.action),
-            target_step_id=strawberry.ID(row.target_step_id) if row.target_step_id else None,
-        )
+        return from_row(BranchingConditionType, row)
 
 
 @strawberry.type(name="StepCounts", description="How many of a plan's steps are in each state.")
@@ -201,19 +174,7 @@ class ResearchPlanType(Node):
 
     @staticmethod
     def from_row(row: ResearchPlan) -> ResearchPlanType:
-        return ResearchPlanType(
-            id=strawberry.ID(row.id),
-            title=row.title,
-            research_question=row.research_question,
-            status=PlanStatus(row.status),
-            output_formatting_notes=row.output_formatting_notes,
-            stall_threshold_seconds=row.stall_threshold_seconds,
-            session_id=row.session_id,
-            failure_reason=row.failure_reason,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-            completed_at=row.completed_at,
-        )
+        return from_row(ResearchPlanType, row)
 
 
 @strawberry.type(
@@ -242,18 +203,7 @@ class SkillExecutionType(Node):
 
     @staticmethod
     def from_row(row: SkillExecution) -> SkillExecutionType:
-        return SkillExecutionType(
-            id=strawberry.ID(row.id),
-            session_id=row.session_id,
-            skill_name=row.skill_name,
-            status=SkillStatus(row.status),
-            plan_id=strawberry.ID(row.plan_id) if row.plan_id else None,
-            output_media_type=row.output_media_type,
-            output_formatting_instructions=row.output_formatting_instructions,
-            result_summary=row.result_summary,
-            started_at=row.started_at,
-            completed_at=row.completed_at,
-        )
+        return from_row(SkillExecutionType, row)
 
 
 @strawberry.type(
@@ -268,11 +218,4 @@ class ResearchOutputType(Node):
 
     @staticmethod
     def from_row(row: ResearchOutput) -> ResearchOutputType:
-        return ResearchOutputType(
-            id=strawberry.ID(row.id),
-            plan_id=strawberry.ID(row.plan_id),
-            title=row.title,
-            media_type=row.media_type,
-            content=row.content,
-            created_at=row.created_at,
-        )
+        return from_row(ResearchOutputType, row)

@@ -33,6 +33,7 @@ from ..descriptions import (
 )
 from ..node import Node
 from ..pagination import Connection, capped, child_connection
+from ..rows import from_row
 from . import enums  # noqa: F401  (registers the enums)
 
 I = Info[Context, Any]  # noqa: E741
@@ -184,19 +185,7 @@ class WorkflowCompensationType(Node):
 
     @staticmethod
     def from_row(row: WorkflowCompensation) -> WorkflowCompensationType:
-        return WorkflowCompensationType(
-            id=strawberry.ID(row.id),
-            workflow_id=strawberry.ID(row.workflow_id),
-            step_id=strawberry.ID(row.step_id),
-            step_name=row.step_name,
-            position=row.position,
-            action=row.action,
-            agent=row.agent,
-            status=CompensationStatus(row.status),
-            error=row.error,
-            started_at=row.started_at,
-            completed_at=row.completed_at,
-        )
+        return from_row(WorkflowCompensationType, row)
 
 
 @strawberry.type(name="WorkflowStepCounts", description="How many steps are in each state.")
@@ -254,20 +243,4 @@ class WorkflowType(Node):
 
     @staticmethod
     def from_row(row: Workflow) -> WorkflowType:
-        return WorkflowType(
-            id=strawberry.ID(row.id),
-            name=row.name,
-            status=WorkflowStatus(row.status),
-            outcome=WorkflowOutcome(row.outcome) if row.outcome else None,
-            failure_policy=FailurePolicy(row.failure_policy),
-            timeout=_duration(row.timeout_seconds),
-            timeout_seconds=row.timeout_seconds,
-            timeout_at=row.timeout_at,
-            failure_reason=row.failure_reason,
-            definition=cast(JSON, row.definition),
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-            queued_at=row.queued_at,
-            started_at=row.started_at,
-            completed_at=row.completed_at,
-        )
+        return from_row(WorkflowType, row, timeout=_duration(row.timeout_seconds))

@@ -14,6 +14,7 @@ from .context import Context
 from .descriptions import PAGE_AFTER, PAGE_FIRST
 from .oplog_queries import IsAdmin
 from .pagination import Connection, list_connection
+from .rows import from_row
 
 I = Info[Context, Any]  # noqa: E741
 
@@ -43,18 +44,7 @@ class McpToolCallType:
 
     @staticmethod
     def from_row(row: McpToolCallLog) -> McpToolCallType:
-        return McpToolCallType(
-            tool=row.tool,
-            actor=row.actor,
-            session_id=row.session_id,
-            transport=row.transport,
-            duration_ms=row.duration_ms,
-            error=row.error,
-            error_code=row.error_code,
-            argument_bytes=row.argument_bytes,
-            result_bytes=row.result_bytes,
-            created_at=row.created_at,
-        )
+        return from_row(McpToolCallType, row)
 
 
 @strawberry.input(description="Every filter given must match; none given lists everything.")

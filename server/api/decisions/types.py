@@ -11,6 +11,7 @@ from ...machines.decision import DecisionKind, DecisionStatus, Outcome, Terms
 from ...services.decisions.policies import Scope
 from ..descriptions import described_enum
 from ..node import Node
+from ..rows import from_row
 
 DecisionKindEnum = described_enum(
     DecisionKind,
@@ -123,25 +124,7 @@ class DecisionType(Node):
 
     @staticmethod
     def from_row(row: Decision) -> DecisionType:
-        return DecisionType(
-            id=strawberry.ID(row.id),
-            kind=DecisionKind(row.kind),
-            status=DecisionStatus(row.status),
-            subject_type=row.subject_type,
-            subject_id=strawberry.ID(row.subject_id),
-            root_type=row.root_type,
-            root_id=strawberry.ID(row.root_id),
-            assignee=row.assignee,
-            default_outcome=Outcome(row.default_outcome) if row.default_outcome else None,
-            deadline_at=row.deadline_at,
-            escalate_at=row.escalate_at,
-            escalation_role=row.escalation_role,
-            escalated_at=row.escalated_at,
-            outcome=row.outcome,
-            status_reason=row.status_reason,
-            created_at=row.created_at,
-            closed_at=row.closed_at,
-        )
+        return from_row(DecisionType, row)
 
 
 @strawberry.type(name="DecisionPolicy", description="The defaults new decisions of a scope start with.")
@@ -158,14 +141,9 @@ class DecisionPolicyType:
 
     @staticmethod
     def from_row(row: DecisionPolicy) -> DecisionPolicyType:
-        return DecisionPolicyType(
+        return from_row(
+            DecisionPolicyType,
+            row,
             scope=Scope(row.scope_type),
-            scope_id=row.scope_id,
             kind=DecisionKind(row.kind) if row.kind != "*" else None,
-            deadline_seconds=row.deadline_seconds,
-            default_outcome=Outcome(row.default_outcome) if row.default_outcome else None,
-            assignee=row.assignee,
-            escalate_after_seconds=row.escalate_after_seconds,
-            escalation_role=row.escalation_role,
-            updated_at=row.updated_at,
         )

@@ -16,6 +16,7 @@ from ...services.webhooks.topics import Topic
 from ..context import Context
 from ..descriptions import CREATED_AT, UPDATED_AT, described_enum, user_errors
 from ..errors import UserError
+from ..rows import from_row
 
 
 class IsTenantAdmin(BasePermission):
@@ -79,17 +80,7 @@ class WebhookEndpointType:
 
     @staticmethod
     def from_row(row: WebhookEndpoint) -> WebhookEndpointType:
-        return WebhookEndpointType(
-            id=strawberry.ID(row.id),
-            url=row.url,
-            description=row.description,
-            topics=[Topic(t) for t in row.topics],
-            enabled=row.enabled,
-            cursor_seq=row.cursor_seq,
-            previous_secret_until=row.previous_secret_until,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-        )
+        return from_row(WebhookEndpointType, row, topics=[Topic(t) for t in row.topics])
 
 
 @strawberry.type(name="WebhookDelivery", description="One event's delivery to one endpoint.")
@@ -106,17 +97,7 @@ class WebhookDeliveryType:
 
     @staticmethod
     def from_row(row: WebhookDelivery) -> WebhookDeliveryType:
-        return WebhookDeliveryType(
-            seq=row.seq,
-            topic=Topic(row.topic),
-            status=DeliveryStatus(row.status),
-            attempts=row.attempts,
-            last_status_code=row.last_status_code,
-            last_error=row.last_error,
-            next_attempt_at=row.next_attempt_at,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-        )
+        return from_row(WebhookDeliveryType, row)
 
 
 @strawberry.type(name="WebhookAttempt", description="One HTTP request of a delivery.")
@@ -130,14 +111,7 @@ class WebhookAttemptType:
 
     @staticmethod
     def from_row(row: WebhookAttempt) -> WebhookAttemptType:
-        return WebhookAttemptType(
-            attempt=row.attempt,
-            status_code=row.status_code,
-            error=row.error,
-            latency_ms=row.latency_ms,
-            succeeded=row.succeeded,
-            created_at=row.created_at,
-        )
+        return from_row(WebhookAttemptType, row)
 
 
 @strawberry.type(description="An endpoint after a webhook mutation.")

@@ -35,7 +35,7 @@ export function Shell({ nav, path, state, onForgetKey, children }: ShellProps) {
   }, [path]);
 
   const current = (item: NavItem) =>
-    item.path === '/' ? path === '/' || matchPath('/plans/:id', path) !== null : path.startsWith(item.path);
+    item.path === '/' ? path === '/' || matchPath('/plans/:id', path) !== null : path === item.path || path.startsWith(`${item.path}/`);
 
   return (
     <>

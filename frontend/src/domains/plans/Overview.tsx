@@ -28,7 +28,7 @@ function PlansSection() {
   const state = usePlans();
   const plans = rootsInOrder(state);
   return (
-    <OverviewSection id="plans" title="Research plans" summary={<Summary plans={plans} loaded={state.loaded} />}>
+    <OverviewSection id="plans" title="Research plans" summary={<Summary plans={plans} total={state.total} loaded={state.loaded} />} table="/plans">
       {state.error ? (
         <p className="error" role="alert">
           Live updates failed: {state.error}
@@ -41,13 +41,14 @@ function PlansSection() {
   );
 }
 
-function Summary({ plans, loaded }: { plans: readonly PlanSummary[]; loaded: boolean }) {
+/** How many there are (the server's count); waiting and stalled among the newest page shown. */
+function Summary({ plans, total, loaded }: { plans: readonly PlanSummary[]; total: number; loaded: boolean }) {
   if (!loaded || !plans.length) return null;
   const stalled = plans.filter((p) => p.status === 'STALLED').length;
   const waiting = plans.filter((p) => p.status === 'AWAITING_REVIEW').length;
   return (
     <span className="lede" aria-live="polite" data-testid="plans-summary">
-      {plans.length} plan{plans.length === 1 ? '' : 's'}
+      {total} plan{total === 1 ? '' : 's'}
       {waiting ? ` · ${waiting} awaiting review` : ''}
       {stalled ? ` · ${stalled} stalled` : ''}
     </span>
@@ -102,7 +103,7 @@ function StallAlerts({ alerts }: { alerts: readonly StallAlert[] }) {
       <h3 id="alerts-title">Stall alerts</h3>
       <div aria-live="assertive" aria-relevant="additions">
         {alerts.length === 0 ? (
-          <p className="hint">No stalls since you opened the dashboard. An alert appears here the moment one is detected.</p>
+          <p className="hint">No stalls recorded. An alert appears here the moment one is detected.</p>
         ) : (
           <ul className="alert-list">
             {alerts.map((alert) => (

@@ -7,11 +7,13 @@ towards the "new since you looked" cue.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
 from playwright.async_api import expect
 
+from bench.dashboard import PROBES, drive_events, longest_task_ms, overview_first_render_ms
 from server.loops.stalls import scan_stalls
 from tests.conftest import GraphQLClient, LiveServer
 from tests.e2e.checks import assert_axe_clean
@@ -127,4 +129,28 @@ async def test_stall_history_shows_alerts_from_before_the_page_opened_and_activi
         await look(browser_page, "activity")
     finally:
         await client.aclose()
+    assert_clean(browser_page)
+
+
+# The figures are the browser's: one database is enough (CI time); the other tests here run on both.
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+async def test_fifty_events_a_second_for_ten_seconds_leave_no_long_main_thread_task(
+    live_server: LiveServer, client: GraphQLClient, browser_page: BrowserPage
+) -> None:
+    """`python -m bench.dashboard` (two minutes, 100k plans) in short: figures printed, a loose bound."""
+    page = browser_page.page
+    await page.context.add_init_script(PROBES)
+    await open_dashboard(browser_page, live_server.url)
+    await create_plan(client, 1)
+    first_render = await overview_first_render_ms(page)
+    await page.evaluate("window.__longTasks = []")
+    created = await drive_events(live_server.url, rate=50, seconds=10)
+    # The page has caught up (the overview's count is the server's at load plus what it saw created).
+    await expect(page.get_by_test_id("plans-summary")).to_have_text(
+        re.compile(r"^5\d\d plans"), timeout=30_000
+    )
+    longest = await longest_task_ms(page)
+    print(f"\nfirst render {first_render:.0f} ms; {created} plans in 10 s; longest task {longest:.0f} ms")
+    assert created == 500
+    assert longest < 1000, "a main-thread task took over a second (the bench's bound is 200 ms)"
     assert_clean(browser_page)

@@ -3,6 +3,8 @@
  * and stall alerts standing out; then the other domains' sections (missions, workflows; see
  * core/sections.tsx), each live too.
  */
+import { memo } from 'react';
+
 import { formatDuration, formatTime } from '../../core/format';
 import { rootsInOrder } from '../../core/liveList';
 import { href } from '../../core/router';
@@ -65,7 +67,8 @@ function PlanList({ plans }: { plans: PlanSummary[] }) {
   );
 }
 
-function PlanCard({ plan }: { plan: PlanSummary }) {
+/** Re-rendered only when its plan changes (a live list re-reads one plan at a time). */
+const PlanCard = memo(function PlanCard({ plan }: { plan: PlanSummary }) {
   const c = plan.stepCounts;
   const total = c.pending + c.inProgress + c.awaitingInput + c.completed + c.skipped + c.failed;
   const done = c.completed + c.skipped + c.failed;
@@ -95,7 +98,7 @@ function PlanCard({ plan }: { plan: PlanSummary }) {
       </div>
     </li>
   );
-}
+});
 
 function StallAlerts({ alerts }: { alerts: readonly StallAlert[] }) {
   return (

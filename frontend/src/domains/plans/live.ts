@@ -33,6 +33,7 @@ export type PlansState = ListState<PlanSummary, PlansExtra>;
 
 export const plansSource: ListSource<PlanSummary, PlansExtra> = {
   rootType: 'plan',
+  limit: PLAN_LIST_SIZE,
   readList: (http) => http.request(PlansDocument, { first: PLAN_LIST_SIZE }).then((r) => r.researchPlans),
   readRoot: (http, id) => http.request(PlanSummaryDocument, { id }).then((r) => r.researchPlan),
   initial: { alerts: [], inbox: null },

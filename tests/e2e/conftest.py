@@ -10,7 +10,7 @@ import ipaddress
 import os
 import re
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,7 +30,9 @@ from playwright.async_api import (
 )
 
 from server.clock import FakeClock
+from server.config import Settings
 from server.graphiql import FRONTEND_DIST
+from tests.conftest import LiveServer, start_server, stop_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -183,3 +185,11 @@ async def browser_page() -> AsyncIterator[BrowserPage]:
         finally:
             await browser.close()
     assert not recorded.csp_violations, f"the Content-Security-Policy blocked: {recorded.csp_report()}"
+
+
+@pytest.fixture
+def stall_server(settings: Settings, clock: FakeClock) -> Iterator[LiveServer]:
+    """A server whose stall threshold is one minute (the scan itself is driven by the test)."""
+    live = start_server(settings.model_copy(update={"stall_threshold_seconds": 60.0}), clock)
+    yield live
+    stop_server(live)

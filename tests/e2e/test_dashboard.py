@@ -138,14 +138,6 @@ async def test_a_modify_decision_shows_the_feedback_in_the_steps_instructions(
     assert_clean(browser_page)
 
 
-@pytest.fixture
-def stall_server(settings: Settings, clock: Any) -> Any:
-    """A server whose stall threshold is one minute (the scan itself is driven by the test)."""
-    live = start_server(settings.model_copy(update={"stall_threshold_seconds": 60.0}), clock)
-    yield live
-    stop_server(live)
-
-
 async def test_a_stall_raises_an_alert_and_highlights_the_plan(
     stall_server: LiveServer, browser_page: BrowserPage
 ) -> None:

@@ -3,7 +3,7 @@ import { useEffect, useRef, type ReactNode } from 'react';
 
 import type { NavItem } from '../core/domain';
 import type { ConnectionState } from '../core/live';
-import { href, matchPath } from '../core/router';
+import { href } from '../core/router';
 import { useTheme } from '../core/theme';
 
 const STATE_TEXT: Record<ConnectionState, string> = {
@@ -35,7 +35,7 @@ export function Shell({ nav, path, state, onForgetKey, children }: ShellProps) {
   }, [path]);
 
   const current = (item: NavItem) =>
-    item.path === '/' ? path === '/' || matchPath('/plans/:id', path) !== null : path.startsWith(item.path);
+    item.path === '/' ? path === '/' : path === item.path || path.startsWith(`${item.path}/`);
 
   return (
     <>

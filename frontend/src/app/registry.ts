@@ -1,5 +1,6 @@
 /** Every domain of the dashboard, in navigation order. A new domain appends itself here. */
 import type { DomainModule } from '../core/domain';
+import { activityDomain } from '../domains/activity';
 import { machinesDomain } from '../domains/machines';
 import { missionsDomain } from '../domains/missions';
 import { plansDomain } from '../domains/plans';
@@ -12,4 +13,4 @@ import { workflowsDomain } from '../domains/workflows';
  */
 const WORK: readonly DomainModule[] = [plansDomain, missionsDomain, workflowsDomain];
 
-export const DOMAINS: readonly DomainModule[] = [...WORK, reviewsDomain(WORK), machinesDomain];
+export const DOMAINS: readonly DomainModule[] = [...WORK, reviewsDomain(WORK), activityDomain, machinesDomain];

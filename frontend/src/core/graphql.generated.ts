@@ -89,6 +89,33 @@ export type HopStatus =
   /** Plan approved: an agent proposes its tool steps. */
   | 'READY_FOR_IMPLEMENTATION';
 
+/** Every condition given must hold; none given lists everything. */
+export type ListFilter = {
+  /** Case-insensitive substring of its text (a plan's title or question, a mission's title, a workflow's name): 3 to 200 bytes. */
+  search?: string | null | undefined;
+  /** At or after this time: last changed when sorted by UPDATED_AT, created when sorted by CREATED_AT; not with the STATUS order. */
+  since?: string | null | undefined;
+  /** Before this time (the same time as `since`); must be later than `since`. */
+  until?: string | null | undefined;
+};
+
+/** How to sort a list; a cursor is only valid in the order it came from. */
+export type ListOrderBy = {
+  /** Which way. */
+  direction?: SortDirection;
+  /** The sort key. */
+  field?: ListOrderField;
+};
+
+/** What a list is sorted by; the id breaks ties, so the order (and a cursor in it) is stable. */
+export type ListOrderField =
+  /** When it was created. */
+  | 'CREATED_AT'
+  /** Its state's name, then when it was created. */
+  | 'STATUS'
+  /** When anything about it last changed. */
+  | 'UPDATED_AT';
+
 /** Where a mission is in its lifecycle (seed 004); any state that is not final can be CANCELLED. */
 export type MissionStatus =
   /** Approved, with no hop under way: an agent proposes the next hop. */
@@ -122,6 +149,13 @@ export type PlanStatus =
   | 'PLANNING'
   /** A step has been in progress longer than the stall threshold; startNextStep or a step result resumes it (EXECUTING). */
   | 'STALLED';
+
+/** Which way a list runs. */
+export type SortDirection =
+  /** Smallest (oldest, A first) first. */
+  | 'ASC'
+  /** Largest (newest) first. */
+  | 'DESC';
 
 /** A step's onFailure (seed 002 §3.3): what its failure does once it is not retried. */
 export type StepFailureAction =
@@ -317,6 +351,15 @@ export type StateMachinesQuery = { stateMachines: Array<{ domain: string, entity
 
 export type UserErrorFieldsFragment = { code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null };
 
+export type ActivityQueryVariables = Exact<{
+  first: number;
+  after: number;
+  filter?: EventFilter | null | undefined;
+}>;
+
+
+export type ActivityQuery = { events: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { seq: number, kind: string, entityType: string, entityId: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } }> } };
+
 export type MissionSummaryFieldsFragment = { id: string, title: string, goal: string, status: MissionStatus, statusReason: string | null, createdAt: string, updatedAt: string, completedAt: string | null, currentHop: { id: string, sequence: number, name: string, status: HopStatus, isFinal: boolean, toolSteps: { totalCount: number, edges: Array<{ node: { status: ToolStepStatus } }> } } | null, hops: { totalCount: number, edges: Array<{ node: { status: HopStatus } }> }, assets: { totalCount: number, edges: Array<{ node: { status: AssetStatus } }> } };
 
 export type HopFieldsFragment = { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null };
@@ -434,6 +477,26 @@ export type RejectAssetMutationVariables = Exact<{
 
 export type RejectAssetMutation = { rejectAsset: { asset: { id: string, status: AssetStatus } | null, mission: { id: string, status: MissionStatus } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
 
+export type MissionRowFieldsFragment = { id: string, title: string, status: MissionStatus, createdAt: string, updatedAt: string, completedAt: string | null, hops: { totalCount: number }, currentHop: { id: string, status: HopStatus } | null };
+
+export type MissionTableQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+  status?: Array<MissionStatus> | MissionStatus | null | undefined;
+  filter?: ListFilter | null | undefined;
+  orderBy?: ListOrderBy | null | undefined;
+}>;
+
+
+export type MissionTableQuery = { missions: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, title: string, status: MissionStatus, createdAt: string, updatedAt: string, completedAt: string | null, hops: { totalCount: number }, currentHop: { id: string, status: HopStatus } | null } }> } };
+
+export type MissionRowQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type MissionRowQuery = { mission: { id: string, title: string, status: MissionStatus, createdAt: string, updatedAt: string, completedAt: string | null, hops: { totalCount: number }, currentHop: { id: string, status: HopStatus } | null } | null };
+
 export type PlanSummaryFieldsFragment = { id: string, title: string, researchQuestion: string, status: PlanStatus, progressPercent: number, failureReason: string | null, createdAt: string, updatedAt: string, stepCounts: { pending: number, inProgress: number, awaitingInput: number, completed: number, skipped: number, failed: number } };
 
 export type PlanStepFieldsFragment = { id: string, order: number, stepType: StepType, title: string, instructions: string, status: StepStatus, resultSummary: string | null, confidence: number | null, failureReason: string | null, reviewSummary: string | null, reviewQuestions: Array<string> | null, startedAt: string | null, completedAt: string | null, updatedAt: string };
@@ -451,6 +514,8 @@ export type PlanSummaryQueryVariables = Exact<{
 
 
 export type PlanSummaryQuery = { researchPlan: { id: string, title: string, researchQuestion: string, status: PlanStatus, progressPercent: number, failureReason: string | null, createdAt: string, updatedAt: string, stepCounts: { pending: number, inProgress: number, awaitingInput: number, completed: number, skipped: number, failed: number } } | null };
+
+export type StallAlertFieldsFragment = { seq: number, planId: string, thresholdSeconds: number, detectedAt: string, steps: Array<{ stepId: string, runningSeconds: number }>, plan: { title: string, researchQuestion: string, status: PlanStatus } | null };
 
 export type StallAlertsSubscriptionVariables = Exact<{
   after?: number | null | undefined;
@@ -481,6 +546,24 @@ export type DecideMutationVariables = Exact<{
 
 
 export type DecideMutation = { submitUserDecision: { plan: { id: string, status: PlanStatus } | null, step: { id: string, status: StepStatus, instructions: string } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
+
+export type PlanTableQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+  status?: Array<PlanStatus> | PlanStatus | null | undefined;
+  filter?: ListFilter | null | undefined;
+  orderBy?: ListOrderBy | null | undefined;
+}>;
+
+
+export type PlanTableQuery = { researchPlans: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, title: string, researchQuestion: string, status: PlanStatus, progressPercent: number, failureReason: string | null, createdAt: string, updatedAt: string, stepCounts: { pending: number, inProgress: number, awaitingInput: number, completed: number, skipped: number, failed: number } } }> } };
+
+export type StallAlertHistoryQueryVariables = Exact<{
+  first: number;
+}>;
+
+
+export type StallAlertHistoryQuery = { stallAlerts: { totalCount: number, edges: Array<{ node: { seq: number, planId: string, thresholdSeconds: number, detectedAt: string, steps: Array<{ stepId: string, runningSeconds: number }>, plan: { title: string, researchQuestion: string, status: PlanStatus } | null } }> } };
 
 export type WorkflowSummaryFieldsFragment = { id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } };
 
@@ -531,6 +614,26 @@ export type RejectGateMutationVariables = Exact<{
 
 
 export type RejectGateMutation = { rejectWorkflowStep: { workflow: { id: string, status: WorkflowStatus, outcome: WorkflowOutcome | null } | null, step: { id: string, status: WorkflowStepStatus, blockedOn: WorkflowBlockedOn | null } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
+
+export type WorkflowRowFieldsFragment = { updatedAt: string, id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } };
+
+export type WorkflowTableQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+  status?: Array<WorkflowStatus> | WorkflowStatus | null | undefined;
+  filter?: ListFilter | null | undefined;
+  orderBy?: ListOrderBy | null | undefined;
+}>;
+
+
+export type WorkflowTableQuery = { workflows: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { updatedAt: string, id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } } }> } };
+
+export type WorkflowRowQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type WorkflowRowQuery = { workflow: { updatedAt: string, id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } } | null };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -727,6 +830,23 @@ export const AssetDecisionFieldsFragmentDoc = new TypedDocumentString(`
   fromState
   toState
 }`, {"fragmentName":"AssetDecisionFields"}) as unknown as TypedDocumentString<AssetDecisionFieldsFragment, unknown>;
+export const MissionRowFieldsFragmentDoc = new TypedDocumentString(`
+    fragment MissionRowFields on Mission {
+  id
+  title
+  status
+  createdAt
+  updatedAt
+  completedAt
+  hops(first: 1) {
+    totalCount
+  }
+  currentHop {
+    id
+    status
+  }
+}
+    `, {"fragmentName":"MissionRowFields"}) as unknown as TypedDocumentString<MissionRowFieldsFragment, unknown>;
 export const PlanSummaryFieldsFragmentDoc = new TypedDocumentString(`
     fragment PlanSummaryFields on ResearchPlan {
   id
@@ -765,28 +885,23 @@ export const PlanStepFieldsFragmentDoc = new TypedDocumentString(`
   updatedAt
 }
     `, {"fragmentName":"PlanStepFields"}) as unknown as TypedDocumentString<PlanStepFieldsFragment, unknown>;
-export const WorkflowSummaryFieldsFragmentDoc = new TypedDocumentString(`
-    fragment WorkflowSummaryFields on Workflow {
-  id
-  name
-  status
-  outcome
-  failurePolicy
-  timeout
-  timeoutAt
-  failureReason
-  createdAt
-  startedAt
-  completedAt
-  stepCounts {
-    pending
-    running
-    completed
-    failed
-    skipped
+export const StallAlertFieldsFragmentDoc = new TypedDocumentString(`
+    fragment StallAlertFields on StallAlert {
+  seq
+  planId
+  thresholdSeconds
+  detectedAt
+  steps {
+    stepId
+    runningSeconds
+  }
+  plan {
+    title
+    researchQuestion
+    status
   }
 }
-    `, {"fragmentName":"WorkflowSummaryFields"}) as unknown as TypedDocumentString<WorkflowSummaryFieldsFragment, unknown>;
+    `, {"fragmentName":"StallAlertFields"}) as unknown as TypedDocumentString<StallAlertFieldsFragment, unknown>;
 export const WorkflowStepFieldsFragmentDoc = new TypedDocumentString(`
     fragment WorkflowStepFields on WorkflowStep {
   id
@@ -850,6 +965,53 @@ export const GateDecisionFieldsFragmentDoc = new TypedDocumentString(`
   fromState
   toState
 }`, {"fragmentName":"GateDecisionFields"}) as unknown as TypedDocumentString<GateDecisionFieldsFragment, unknown>;
+export const WorkflowSummaryFieldsFragmentDoc = new TypedDocumentString(`
+    fragment WorkflowSummaryFields on Workflow {
+  id
+  name
+  status
+  outcome
+  failurePolicy
+  timeout
+  timeoutAt
+  failureReason
+  createdAt
+  startedAt
+  completedAt
+  stepCounts {
+    pending
+    running
+    completed
+    failed
+    skipped
+  }
+}
+    `, {"fragmentName":"WorkflowSummaryFields"}) as unknown as TypedDocumentString<WorkflowSummaryFieldsFragment, unknown>;
+export const WorkflowRowFieldsFragmentDoc = new TypedDocumentString(`
+    fragment WorkflowRowFields on Workflow {
+  ...WorkflowSummaryFields
+  updatedAt
+}
+    fragment WorkflowSummaryFields on Workflow {
+  id
+  name
+  status
+  outcome
+  failurePolicy
+  timeout
+  timeoutAt
+  failureReason
+  createdAt
+  startedAt
+  completedAt
+  stepCounts {
+    pending
+    running
+    completed
+    failed
+    skipped
+  }
+}`, {"fragmentName":"WorkflowRowFields"}) as unknown as TypedDocumentString<WorkflowRowFieldsFragment, unknown>;
 export const LatestSeqDocument = new TypedDocumentString(`
     query LatestSeq {
   latestSeq
@@ -917,6 +1079,32 @@ export const StateMachinesDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<StateMachinesQuery, StateMachinesQueryVariables>;
+export const ActivityDocument = new TypedDocumentString(`
+    query Activity($first: Int!, $after: Int!, $filter: EventFilter) {
+  events(first: $first, after: $after, filter: $filter, newestFirst: true) {
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+    edges {
+      node {
+        ...EventFields
+      }
+    }
+  }
+}
+    fragment EventFields on Event {
+  seq
+  kind
+  entityType
+  entityId
+  rootId
+  fromState
+  toState
+  actor
+  data
+  createdAt
+}`) as unknown as TypedDocumentString<ActivityQuery, ActivityQueryVariables>;
 export const MissionsDocument = new TypedDocumentString(`
     query Missions($first: Int!) {
   missions(first: $first) {
@@ -1429,6 +1617,63 @@ fragment AssetDecisionFields on AssetPayload {
     ...UserErrorFields
   }
 }`) as unknown as TypedDocumentString<RejectAssetMutation, RejectAssetMutationVariables>;
+export const MissionTableDocument = new TypedDocumentString(`
+    query MissionTable($first: Int!, $after: String, $status: [MissionStatus!], $filter: ListFilter, $orderBy: ListOrderBy) {
+  missions(
+    first: $first
+    after: $after
+    status: $status
+    filter: $filter
+    orderBy: $orderBy
+  ) {
+    totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+    edges {
+      node {
+        ...MissionRowFields
+      }
+    }
+  }
+}
+    fragment MissionRowFields on Mission {
+  id
+  title
+  status
+  createdAt
+  updatedAt
+  completedAt
+  hops(first: 1) {
+    totalCount
+  }
+  currentHop {
+    id
+    status
+  }
+}`) as unknown as TypedDocumentString<MissionTableQuery, MissionTableQueryVariables>;
+export const MissionRowDocument = new TypedDocumentString(`
+    query MissionRow($id: ID!) {
+  mission(id: $id) {
+    ...MissionRowFields
+  }
+}
+    fragment MissionRowFields on Mission {
+  id
+  title
+  status
+  createdAt
+  updatedAt
+  completedAt
+  hops(first: 1) {
+    totalCount
+  }
+  currentHop {
+    id
+    status
+  }
+}`) as unknown as TypedDocumentString<MissionRowQuery, MissionRowQueryVariables>;
 export const PlansDocument = new TypedDocumentString(`
     query Plans($first: Int!) {
   researchPlans(first: $first) {
@@ -1485,22 +1730,24 @@ export const PlanSummaryDocument = new TypedDocumentString(`
 export const StallAlertsDocument = new TypedDocumentString(`
     subscription StallAlerts($after: Int) {
   stallAlerts(after: $after) {
-    seq
-    planId
-    thresholdSeconds
-    detectedAt
-    steps {
-      stepId
-      runningSeconds
-    }
-    plan {
-      title
-      researchQuestion
-      status
-    }
+    ...StallAlertFields
   }
 }
-    `) as unknown as TypedDocumentString<StallAlertsSubscription, StallAlertsSubscriptionVariables>;
+    fragment StallAlertFields on StallAlert {
+  seq
+  planId
+  thresholdSeconds
+  detectedAt
+  steps {
+    stepId
+    runningSeconds
+  }
+  plan {
+    title
+    researchQuestion
+    status
+  }
+}`) as unknown as TypedDocumentString<StallAlertsSubscription, StallAlertsSubscriptionVariables>;
 export const PlanUpdatedDocument = new TypedDocumentString(`
     subscription PlanUpdated($id: ID!) {
   researchPlanUpdated(id: $id) {
@@ -1616,6 +1863,71 @@ export const DecideDocument = new TypedDocumentString(`
   fromState
   toState
 }`) as unknown as TypedDocumentString<DecideMutation, DecideMutationVariables>;
+export const PlanTableDocument = new TypedDocumentString(`
+    query PlanTable($first: Int!, $after: String, $status: [PlanStatus!], $filter: ListFilter, $orderBy: ListOrderBy) {
+  researchPlans(
+    first: $first
+    after: $after
+    status: $status
+    filter: $filter
+    orderBy: $orderBy
+  ) {
+    totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+    edges {
+      node {
+        ...PlanSummaryFields
+      }
+    }
+  }
+}
+    fragment PlanSummaryFields on ResearchPlan {
+  id
+  title
+  researchQuestion
+  status
+  progressPercent
+  failureReason
+  createdAt
+  updatedAt
+  stepCounts {
+    pending
+    inProgress
+    awaitingInput
+    completed
+    skipped
+    failed
+  }
+}`) as unknown as TypedDocumentString<PlanTableQuery, PlanTableQueryVariables>;
+export const StallAlertHistoryDocument = new TypedDocumentString(`
+    query StallAlertHistory($first: Int!) {
+  stallAlerts(first: $first) {
+    totalCount
+    edges {
+      node {
+        ...StallAlertFields
+      }
+    }
+  }
+}
+    fragment StallAlertFields on StallAlert {
+  seq
+  planId
+  thresholdSeconds
+  detectedAt
+  steps {
+    stepId
+    runningSeconds
+  }
+  plan {
+    title
+    researchQuestion
+    status
+  }
+}`) as unknown as TypedDocumentString<StallAlertHistoryQuery, StallAlertHistoryQueryVariables>;
 export const WorkflowsDocument = new TypedDocumentString(`
     query Workflows($first: Int!) {
   workflows(first: $first) {
@@ -1847,3 +2159,78 @@ fragment GateDecisionFields on WorkflowStepPayload {
     ...UserErrorFields
   }
 }`) as unknown as TypedDocumentString<RejectGateMutation, RejectGateMutationVariables>;
+export const WorkflowTableDocument = new TypedDocumentString(`
+    query WorkflowTable($first: Int!, $after: String, $status: [WorkflowStatus!], $filter: ListFilter, $orderBy: ListOrderBy) {
+  workflows(
+    first: $first
+    after: $after
+    status: $status
+    filter: $filter
+    orderBy: $orderBy
+  ) {
+    totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+    edges {
+      node {
+        ...WorkflowRowFields
+      }
+    }
+  }
+}
+    fragment WorkflowSummaryFields on Workflow {
+  id
+  name
+  status
+  outcome
+  failurePolicy
+  timeout
+  timeoutAt
+  failureReason
+  createdAt
+  startedAt
+  completedAt
+  stepCounts {
+    pending
+    running
+    completed
+    failed
+    skipped
+  }
+}
+fragment WorkflowRowFields on Workflow {
+  ...WorkflowSummaryFields
+  updatedAt
+}`) as unknown as TypedDocumentString<WorkflowTableQuery, WorkflowTableQueryVariables>;
+export const WorkflowRowDocument = new TypedDocumentString(`
+    query WorkflowRow($id: ID!) {
+  workflow(id: $id) {
+    ...WorkflowRowFields
+  }
+}
+    fragment WorkflowSummaryFields on Workflow {
+  id
+  name
+  status
+  outcome
+  failurePolicy
+  timeout
+  timeoutAt
+  failureReason
+  createdAt
+  startedAt
+  completedAt
+  stepCounts {
+    pending
+    running
+    completed
+    failed
+    skipped
+  }
+}
+fragment WorkflowRowFields on Workflow {
+  ...WorkflowSummaryFields
+  updatedAt
+}`) as unknown as TypedDocumentString<WorkflowRowQuery, WorkflowRowQueryVariables>;

@@ -2,6 +2,7 @@
 import { useEffect, useState, useSyncExternalStore, type DependencyList } from 'react';
 
 import { pathOf } from './router';
+import { hashQuery } from './tableQuery';
 import type { Store } from './store';
 
 export function useHashPath(): string {
@@ -12,6 +13,17 @@ export function useHashPath(): string {
     return () => window.removeEventListener('hashchange', onChange);
   }, []);
   return path;
+}
+
+/** The query part of the location hash (`#/plans?status=STALLED` → `status=STALLED`), following changes. */
+export function useHashQuery(): string {
+  const [query, setQuery] = useState(() => hashQuery(window.location.hash));
+  useEffect(() => {
+    const onChange = () => setQuery(hashQuery(window.location.hash));
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return query;
 }
 
 export function useNow(everyMs = 1000): number {

@@ -201,3 +201,13 @@ describe('upsertRoots', () => {
     expect(upsertRoots(state, none)).toBe(state);
   });
 });
+
+describe('a list held to a limit', () => {
+  it('keeps the newest roots only, and still counts the ones it adds', () => {
+    const held = upsertRoots(initialList<Thing, Extra>({ ...setup().source, initial: { queue: null } }), [thing('1'), thing('2')], 2);
+    const next = upsertRoots(held, [thing('3')], 2);
+    expect(next.order).toEqual(['3', '2']);
+    expect(Object.keys(next.byId).sort()).toEqual(['2', '3']);
+    expect(next.total).toBe(3);
+  });
+});

@@ -63,6 +63,8 @@ export interface ListSource<T extends Root, X> {
   rootType: string;
   /** The newest page of the list, with how many there are. */
   readList(http: GraphQLHttp): Promise<{ totalCount: number; edges: readonly { node: T }[] }>;
+  /** How many roots are held at most, the newest (the size of the page `readList` reads); default: all. */
+  limit?: number;
   /** One root as it is now; null if it does not exist (any more) for this tenant. */
   readRoot(http: GraphQLHttp, id: string): Promise<T | null>;
   /** The domain's own state before anything is read. */
@@ -96,15 +98,19 @@ function newestFirst(a: Root, b: Root): number {
   return b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
 }
 
-/** Insert or replace roots, newest first; roots not held before count towards the total. */
-export function upsertRoots<T extends Root, S extends ListCore<T>>(state: S, roots: readonly T[]): S {
+/**
+ * Insert or replace roots, newest first; roots not held before count towards the total. At most `limit`
+ * are held (the newest): a list followed for hours at tens of new roots a second stays one page long,
+ * and each change costs the same.
+ */
+export function upsertRoots<T extends Root, S extends ListCore<T>>(state: S, roots: readonly T[], limit = Infinity): S {
   if (roots.length === 0) return state;
   const byId = { ...state.byId };
   const added = roots.filter((r) => !byId[r.id]).length;
   for (const root of roots) byId[root.id] = root;
-  const order = Object.values(byId)
-    .sort(newestFirst)
-    .map((r) => r.id);
+  const sorted = Object.values(byId).sort(newestFirst);
+  for (const dropped of sorted.slice(limit)) delete byId[dropped.id];
+  const order = sorted.slice(0, limit).map((r) => r.id);
   return { ...state, byId, order, total: state.total + added };
 }
 
@@ -148,7 +154,7 @@ export class LiveList<T extends Root, X> {
       const fresh = list.edges.map((e) => e.node).filter((root) => this.show(rootKey(root.id), ticket));
       const changes = patches.filter((_, i) => this.show(sideKey(sides[i]![0]), ticket));
       this.store.update((s) => {
-        const listed = { ...upsertRoots(s, fresh), total: list.totalCount, loaded: true };
+        const listed = { ...upsertRoots(s, fresh, this.source.limit), total: list.totalCount, loaded: true };
         return changes.reduce((next, patch) => ({ ...next, ...patch }), listed);
       });
       this.streams.push(
@@ -219,7 +225,7 @@ export class LiveList<T extends Root, X> {
       }
       const root = await this.source.readRoot(http, name);
       if (root && !this.stopped && this.show(key, ticket)) {
-        this.store.update((s) => ({ ...upsertRoots(s, [root]), error: null }));
+        this.store.update((s) => ({ ...upsertRoots(s, [root], this.source.limit), error: null }));
       }
     } catch (error) {
       this.deps.onFailure(error);

@@ -23,7 +23,7 @@ export function MissionsSection() {
 /** `/missions`. */
 export function MissionsPage() {
   return (
-    <ListPage id="missions" title="Missions" summary={<Summary />}>
+    <ListPage id="missions" title="Missions" summary={<Summary />} table="/missions/all">
       <MissionsBody level={2} />
     </ListPage>
   );
@@ -37,7 +37,7 @@ function Summary() {
   const running = missions.filter((m) => m.status === 'EXECUTING_HOP').length;
   return (
     <span className="lede" aria-live="polite" data-testid="missions-summary">
-      {missions.length} mission{missions.length === 1 ? '' : 's'}
+      {state.total} mission{state.total === 1 ? '' : 's'}
       {waiting ? ` · ${waiting} proposed` : ''}
       {running ? ` · ${running} executing a hop` : ''}
     </span>

@@ -5,12 +5,14 @@ import type { DomainModule } from '../../core/domain';
 import { MissionsProvider, useMissionReviewCount } from './context';
 import { MissionDetailView } from './MissionDetail';
 import { MissionReviews } from './MissionReviews';
+import { MissionTable } from './MissionTable';
 import { MissionsPage, MissionsSection } from './Overview';
 
 export const missionsDomain: DomainModule = {
   id: 'missions',
   views: [
     { path: '/missions', title: 'Missions', component: MissionsPage },
+    { path: '/missions/all', title: 'All missions', component: MissionTable },
     { path: '/missions/:id', title: 'Mission', component: MissionDetailView },
   ],
   nav: [{ path: '/missions', label: 'Missions' }],

@@ -26,6 +26,7 @@ export type MissionsState = ListState<MissionSummary, MissionsExtra>;
 
 export const missionsSource: ListSource<MissionSummary, MissionsExtra> = {
   rootType: 'mission',
+  limit: MISSION_LIST_SIZE,
   readList: (http) => http.request(MissionsDocument, { first: MISSION_LIST_SIZE }).then((r) => r.missions),
   readRoot: (http, id) => http.request(MissionSummaryDocument, { id }).then((r) => r.mission),
   initial: { inbox: null, inboxReceivedAt: 0 },

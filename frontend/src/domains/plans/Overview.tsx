@@ -3,6 +3,8 @@
  * and stall alerts standing out; then the other domains' sections (missions, workflows; see
  * core/sections.tsx), each live too.
  */
+import { memo } from 'react';
+
 import { formatDuration, formatTime } from '../../core/format';
 import { rootsInOrder } from '../../core/liveList';
 import { href } from '../../core/router';
@@ -28,7 +30,7 @@ function PlansSection() {
   const state = usePlans();
   const plans = rootsInOrder(state);
   return (
-    <OverviewSection id="plans" title="Research plans" summary={<Summary plans={plans} loaded={state.loaded} />}>
+    <OverviewSection id="plans" title="Research plans" summary={<Summary plans={plans} total={state.total} loaded={state.loaded} />} table="/plans">
       {state.error ? (
         <p className="error" role="alert">
           Live updates failed: {state.error}
@@ -41,13 +43,14 @@ function PlansSection() {
   );
 }
 
-function Summary({ plans, loaded }: { plans: readonly PlanSummary[]; loaded: boolean }) {
+/** How many there are (the server's count); waiting and stalled among the newest page shown. */
+function Summary({ plans, total, loaded }: { plans: readonly PlanSummary[]; total: number; loaded: boolean }) {
   if (!loaded || !plans.length) return null;
   const stalled = plans.filter((p) => p.status === 'STALLED').length;
   const waiting = plans.filter((p) => p.status === 'AWAITING_REVIEW').length;
   return (
     <span className="lede" aria-live="polite" data-testid="plans-summary">
-      {plans.length} plan{plans.length === 1 ? '' : 's'}
+      {total} plan{total === 1 ? '' : 's'}
       {waiting ? ` · ${waiting} awaiting review` : ''}
       {stalled ? ` · ${stalled} stalled` : ''}
     </span>
@@ -64,7 +67,8 @@ function PlanList({ plans }: { plans: PlanSummary[] }) {
   );
 }
 
-function PlanCard({ plan }: { plan: PlanSummary }) {
+/** Re-rendered only when its plan changes (a live list re-reads one plan at a time). */
+const PlanCard = memo(function PlanCard({ plan }: { plan: PlanSummary }) {
   const c = plan.stepCounts;
   const total = c.pending + c.inProgress + c.awaitingInput + c.completed + c.skipped + c.failed;
   const done = c.completed + c.skipped + c.failed;
@@ -94,7 +98,7 @@ function PlanCard({ plan }: { plan: PlanSummary }) {
       </div>
     </li>
   );
-}
+});
 
 function StallAlerts({ alerts }: { alerts: readonly StallAlert[] }) {
   return (
@@ -102,7 +106,7 @@ function StallAlerts({ alerts }: { alerts: readonly StallAlert[] }) {
       <h3 id="alerts-title">Stall alerts</h3>
       <div aria-live="assertive" aria-relevant="additions">
         {alerts.length === 0 ? (
-          <p className="hint">No stalls since you opened the dashboard. An alert appears here the moment one is detected.</p>
+          <p className="hint">No stalls recorded. An alert appears here the moment one is detected.</p>
         ) : (
           <ul className="alert-list">
             {alerts.map((alert) => (

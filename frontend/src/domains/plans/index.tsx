@@ -4,14 +4,19 @@ import { PlansProvider, usePlanReviewCount } from './context';
 import { Overview } from './Overview';
 import { PlanDetailView } from './PlanDetail';
 import { PlanReviews } from './PlanReviews';
+import { PlanTable } from './PlanTable';
 
 export const plansDomain: DomainModule = {
   id: 'plans',
   views: [
     { path: '/', title: 'Overview', component: Overview },
+    { path: '/plans', title: 'Research plans', component: PlanTable },
     { path: '/plans/:id', title: 'Research plan', component: PlanDetailView },
   ],
-  nav: [{ path: '/', label: 'Overview' }],
+  nav: [
+    { path: '/', label: 'Overview' },
+    { path: '/plans', label: 'Plans' },
+  ],
   provider: PlansProvider,
   reviews: { useWaiting: usePlanReviewCount, Section: PlanReviews },
 };

@@ -17,11 +17,13 @@ describe('the live plan list', () => {
     plans: PlanSummary[],
     reread: Record<string, PlanSummary>,
     inbox: () => unknown = () => [],
+    history: unknown[] = [],
   ) {
     const http = new ScriptedHttp({
       LatestSeq: () => ({ latestSeq }),
       Plans: () => ({ researchPlans: { edges: plans.map((node) => ({ node })) } }),
       PlanSummary: (v) => ({ researchPlan: reread[String(v.id)] ?? null }),
+      StallAlertHistory: () => ({ stallAlerts: { edges: history.map((node) => ({ node })) } }),
       ReviewInbox: async () => {
         const requests = (await inbox()) as unknown[];
         return { reviewInbox: { edges: requests.map((node) => ({ node })) } };
@@ -41,10 +43,21 @@ describe('the live plan list', () => {
   it('reads the position, then the snapshot, then follows events and stall alerts from that position', async () => {
     const { http, server, live } = setup(12, [plan('1')], {});
     await live.start();
-    expect(http.calls.map((c) => c.operation)).toEqual(['LatestSeq', 'Plans', 'ReviewInbox']);
+    expect(http.calls.map((c) => c.operation)).toEqual(['LatestSeq', 'Plans', 'ReviewInbox', 'StallAlertHistory']);
     expect(live.store.get().loaded).toBe(true);
     const wire = server.subs.map((s) => JSON.parse(JSON.stringify(s.payload)) as { variables: unknown });
     expect(wire.map((w) => w.variables)).toEqual([{ filter: { rootType: 'plan' }, after: 12 }, { after: 12 }]);
+  });
+
+  it('shows stalls from the log before the page opened, then adds those that follow, each once', async () => {
+    const older = { seq: 5, planId: '1', steps: [], thresholdSeconds: 60, detectedAt: '2026-01-01T00:00:00Z', plan: null };
+    const { server, live } = setup(12, [plan('1')], {}, () => [], [older]);
+    await live.start();
+    expect(live.store.get().alerts.map((a) => a.seq)).toEqual([5]);
+    const alerts = server.subs[1];
+    alerts?.sink.next({ data: { stallAlerts: { ...older, seq: 13 } } });
+    await settle();
+    expect(live.store.get().alerts.map((a) => a.seq)).toEqual([13, 5]);
   });
 
   it('re-reads a plan an event names, and adds a plan created after the snapshot', async () => {

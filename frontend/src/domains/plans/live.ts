@@ -7,6 +7,7 @@ import {
   PlanSummaryDocument,
   PlanUpdatedDocument,
   ReviewInboxDocument,
+  StallAlertHistoryDocument,
   StallAlertsDocument,
 } from '../../core/graphql.generated';
 import { nodesSide, type ListSource, type ListState } from '../../core/liveList';
@@ -17,6 +18,8 @@ import { addAlert, touchesReviews } from './store';
 
 export const PLAN_LIST_SIZE = 100;
 export const INBOX_SIZE = 100;
+/** Stalls read from the log when the page opens (the newest of them). */
+export const ALERT_HISTORY = 50;
 
 export interface PlansExtra {
   /** Newest first. */
@@ -30,6 +33,7 @@ export type PlansState = ListState<PlanSummary, PlansExtra>;
 
 export const plansSource: ListSource<PlanSummary, PlansExtra> = {
   rootType: 'plan',
+  limit: PLAN_LIST_SIZE,
   readList: (http) => http.request(PlansDocument, { first: PLAN_LIST_SIZE }).then((r) => r.researchPlans),
   readRoot: (http, id) => http.request(PlanSummaryDocument, { id }).then((r) => r.researchPlan),
   initial: { alerts: [], inbox: null },
@@ -39,6 +43,14 @@ export const plansSource: ListSource<PlanSummary, PlansExtra> = {
       (http) => http.request(ReviewInboxDocument, { first: INBOX_SIZE }).then((r) => r.reviewInbox),
       touchesReviews,
     ),
+    // Stalls detected before the page opened, from the log; the stallAlerts subscription adds later ones
+    // (it starts at the seq this read is at least as new as, so none is missed or doubled).
+    alerts: {
+      read: async (http) => ({
+        alerts: (await http.request(StallAlertHistoryDocument, { first: ALERT_HISTORY })).stallAlerts.edges.map((e) => e.node),
+      }),
+      touchedBy: () => false,
+    },
   },
   follow: (client, after, update, fail) => [
     subscribeFromSeq(client, {

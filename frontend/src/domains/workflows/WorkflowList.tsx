@@ -18,7 +18,7 @@ type Level = 2 | 3;
 /** `/workflows`. */
 export function WorkflowList() {
   return (
-    <ListPage id="workflows" title="Workflows" summary={<Summary />}>
+    <ListPage id="workflows" title="Workflows" summary={<Summary />} table="/workflows/all">
       <WorkflowsBody level={2} />
     </ListPage>
   );

@@ -4,11 +4,13 @@ import { useGateCount, WorkflowsProvider } from './context';
 import { WorkflowDetailView } from './WorkflowDetail';
 import { WorkflowList, WorkflowsSection } from './WorkflowList';
 import { WorkflowReviews } from './WorkflowReviews';
+import { WorkflowTable } from './WorkflowTable';
 
 export const workflowsDomain: DomainModule = {
   id: 'workflows',
   views: [
     { path: '/workflows', title: 'Workflows', component: WorkflowList },
+    { path: '/workflows/all', title: 'All workflows', component: WorkflowTable },
     { path: '/workflows/:id', title: 'Workflow', component: WorkflowDetailView },
   ],
   nav: [{ path: '/workflows', label: 'Workflows' }],

@@ -23,6 +23,7 @@ export type WorkflowsState = ListState<WorkflowSummary, WorkflowsExtra>;
 
 export const workflowsSource: ListSource<WorkflowSummary, WorkflowsExtra> = {
   rootType: 'workflow',
+  limit: LIST_SIZE,
   readList: (http) => http.request(WorkflowsDocument, { first: LIST_SIZE }).then((r) => r.workflows),
   readRoot: (http, id) => http.request(WorkflowSummaryDocument, { id }).then((r) => r.workflow),
   initial: { gates: null },

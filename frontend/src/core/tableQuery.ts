@@ -1,0 +1,93 @@
+/**
+ * A table's view as the hash route's query holds it (`#/plans?status=STALLED&sort=UPDATED_AT.ASC&at=c1.c2`):
+ * filter, search, sort and page, so a view can be shared and survives a reload. `at` is the stack of
+ * cursors that led to the page shown (empty: the first page); a cursor is only valid in its sort.
+ */
+export type SortField = 'CREATED_AT' | 'UPDATED_AT' | 'STATUS';
+export type Direction = 'ASC' | 'DESC';
+
+export interface TableQuery {
+  status: readonly string[];
+  search: string;
+  /** ISO times, or '' for none. */
+  since: string;
+  until: string;
+  sort: SortField;
+  dir: Direction;
+  at: readonly string[];
+  /** Rows per page, 1 to 100 (the API's cap). */
+  size: number;
+}
+
+export const DEFAULT_QUERY: TableQuery = { status: [], search: '', since: '', until: '', sort: 'CREATED_AT', dir: 'DESC', at: [], size: 50 };
+
+const FIELDS: readonly SortField[] = ['CREATED_AT', 'UPDATED_AT', 'STATUS'];
+
+/** The query part of a hash (`#/plans?x=1` → `x=1`). */
+export function hashQuery(hash: string): string {
+  const i = hash.indexOf('?');
+  return i < 0 ? '' : hash.slice(i + 1);
+}
+
+export function parseTableQuery(query: string, statuses: readonly string[]): TableQuery {
+  const p = new URLSearchParams(query);
+  const [field, dir] = (p.get('sort') ?? '').split('.');
+  return {
+    status: (p.get('status') ?? '').split(',').filter((s) => statuses.includes(s)),
+    search: (p.get('q') ?? '').slice(0, 200),
+    since: validTime(p.get('since')),
+    until: validTime(p.get('until')),
+    sort: FIELDS.includes(field as SortField) ? (field as SortField) : DEFAULT_QUERY.sort,
+    dir: dir === 'ASC' ? 'ASC' : 'DESC',
+    at: (p.get('at') ?? '').split('.').filter(Boolean),
+    size: pageSize(p.get('size')),
+  };
+}
+
+function pageSize(value: string | null): number {
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 1 && n <= 100 ? n : DEFAULT_QUERY.size;
+}
+
+function validTime(value: string | null): string {
+  return value && !Number.isNaN(Date.parse(value)) ? value : '';
+}
+
+export function formatTableQuery(q: TableQuery): string {
+  const p = new URLSearchParams();
+  if (q.status.length) p.set('status', q.status.join(','));
+  if (q.search) p.set('q', q.search);
+  if (q.since) p.set('since', q.since);
+  if (q.until) p.set('until', q.until);
+  if (q.sort !== DEFAULT_QUERY.sort || q.dir !== DEFAULT_QUERY.dir) p.set('sort', `${q.sort}.${q.dir}`);
+  if (q.size !== DEFAULT_QUERY.size) p.set('size', String(q.size));
+  if (q.at.length) p.set('at', q.at.join('.'));
+  return p.toString();
+}
+
+/** The list arguments the API takes for this view (search below 3 bytes is not sent: the API refuses it). */
+export function listVariables<S extends string = string>(q: TableQuery) {
+  const search = q.search.trim();
+  const filter = {
+    ...(q.since ? { since: new Date(q.since).toISOString() } : {}),
+    ...(q.until ? { until: new Date(q.until).toISOString() } : {}),
+    ...(new TextEncoder().encode(search).length >= 3 ? { search } : {}),
+  };
+  return {
+    first: q.size,
+    after: q.at.at(-1) ?? null,
+    status: q.status.length ? (q.status as S[]) : null,
+    filter: Object.keys(filter).length ? filter : null,
+    orderBy: { field: q.sort, direction: q.dir },
+  };
+}
+
+/** A new view of the same table: any change but paging goes back to the first page. */
+export function withChange(q: TableQuery, change: Partial<TableQuery>): TableQuery {
+  return { ...q, at: [], ...change };
+}
+
+/** Click a column's header: sort by it, or flip the direction if it sorts already. */
+export function sortedBy(q: TableQuery, field: SortField): TableQuery {
+  return withChange(q, { sort: field, dir: q.sort === field && q.dir === 'DESC' ? 'ASC' : 'DESC' });
+}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from .machine import Machine
+from .machine import Action, Machine
 
 
 class DecisionKind(StrEnum):
@@ -77,6 +77,17 @@ DECISION_MACHINE = Machine(
         D.WITHDRAWN: ("closed_at",),
     },
     reason_column="status_reason",
+    actions=(
+        Action("decide", OPEN_STATUSES, "only an open decision is answered", target=D.DECIDED),
+        Action("default", OPEN_STATUSES, "only an open decision takes its default", target=D.DEFAULTED),
+        Action("withdraw", OPEN_STATUSES, "only an open decision is withdrawn", target=D.WITHDRAWN),
+        Action(
+            "escalate", frozenset({D.OPEN}), "a decision is escalated once, while open", target=D.ESCALATED
+        ),
+        # The timer's look at a decision, and new terms: check-only.
+        Action("act_on_time", OPEN_STATUSES, "only an open decision has a deadline", internal=True),
+        Action("change_terms", OPEN_STATUSES, "only an open decision takes new terms", internal=True),
+    ),
 )
 
 

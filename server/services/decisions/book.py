@@ -28,7 +28,7 @@ from ...machines.decision import (
     due_at,
 )
 from ..runtime import Tx
-from ..transitions import enter
+from ..transitions import apply
 from .points import BY_SUBJECT, POINTS, ROOT_ENDS, Point
 
 ANY_KIND = "*"
@@ -116,14 +116,16 @@ def record(tx: Tx, decision: Decision, kind: DecisionEvent, **data: Any) -> None
     )
 
 
-def move(tx: Tx, decision: Decision, to: DecisionStatus, reason: str | None = None, **data: Any) -> None:
-    enter(
+def act(tx: Tx, decision: Decision, action: str, reason: str | None = None, **data: Any) -> None:
+    """DECISION_MACHINE's action ``action`` on the decision: checked, walked, stamped and recorded."""
+    apply(
         tx,
         DECISION_MACHINE,
         decision,
-        to,
+        action,
         root_type=decision.root_type,
         root_id=decision.root_id,
+        field="decisionId",
         reason=reason,
         data=data or None,
     )
@@ -131,12 +133,12 @@ def move(tx: Tx, decision: Decision, to: DecisionStatus, reason: str | None = No
 
 def decided(tx: Tx, decision: Decision, outcome: str) -> None:
     decision.outcome = outcome
-    move(tx, decision, DecisionStatus.DECIDED)
+    act(tx, decision, "decide")
     record(tx, decision, DecisionEvent.DECISION_MADE, outcome=outcome, by=tx.principal.name)
 
 
 def withdraw(tx: Tx, decision: Decision, reason: str) -> None:
-    move(tx, decision, DecisionStatus.WITHDRAWN, reason)
+    act(tx, decision, "withdraw", reason)
     record(tx, decision, DecisionEvent.DECISION_WITHDRAWN, reason=reason)
 
 

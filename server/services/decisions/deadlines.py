@@ -18,10 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...db.decision_models import Decision
 from ...events.decision_kinds import DecisionEvent
-from ...machines.decision import OPEN_STATUSES, DecisionKind, DecisionStatus, Outcome
+from ...machines.decision import DECISION_MACHINE, OPEN_STATUSES, DecisionKind, DecisionStatus, Outcome
 from ..aggregates import MISSION, PLAN, WORKFLOW, Root, lock_root
 from ..runtime import Tx
-from .book import move, record, withdraw
+from ..transitions import allowed
+from .book import act, record, withdraw
 from .points import POINTS
 
 ROOTS: dict[str, Root[object]] = {"plan": PLAN, "workflow": WORKFLOW, "mission": MISSION}  # type: ignore[dict-item]
@@ -71,7 +72,7 @@ async def act_on_decision(tx: Tx, decision_id: str) -> str | None:
         return None
     await lock_root(tx, ROOTS[found.root_type], found.root_id, "decisionId")
     decision = await tx.session.get(Decision, decision_id, populate_existing=True)
-    if decision is None or decision.status not in OPEN_STATUSES:
+    if decision is None or not allowed(DECISION_MACHINE, decision, "act_on_time"):
         return None  # answered, or another instance got there first
     point = POINTS[DecisionKind(decision.kind)]
     if not await point.waiting(tx, decision.subject_id):
@@ -81,7 +82,7 @@ async def act_on_decision(tx: Tx, decision_id: str) -> str | None:
         await _apply_default(tx, decision, Outcome(decision.default_outcome))
         return "defaulted"
     escalation = decision.escalate_at
-    if decision.status == DecisionStatus.OPEN and escalation is not None and escalation <= tx.now:
+    if escalation is not None and escalation <= tx.now and allowed(DECISION_MACHINE, decision, "escalate"):
         escalate(tx, decision)
         return "escalated"
     return None
@@ -92,7 +93,7 @@ async def _apply_default(tx: Tx, decision: Decision, outcome: Outcome) -> None:
     due = decision.deadline_at.isoformat()
     reason = f"no answer by the deadline ({due}): default {outcome.value} applied"
     decision.outcome = outcome.value
-    move(tx, decision, DecisionStatus.DEFAULTED, reason)
+    act(tx, decision, "default", reason)
     record(tx, decision, DecisionEvent.DEADLINE_APPLIED, outcome=outcome.value, reason=reason)
     # Written before the domain acts, so the answer it records finds this decision closed already.
     await tx.session.flush()
@@ -102,5 +103,5 @@ async def _apply_default(tx: Tx, decision: Decision, outcome: Outcome) -> None:
 def escalate(tx: Tx, decision: Decision) -> None:
     previous = decision.assignee
     decision.assignee = f"role:{decision.escalation_role}"
-    move(tx, decision, DecisionStatus.ESCALATED, "no answer by the escalation time")
+    act(tx, decision, "escalate", "no answer by the escalation time")
     record(tx, decision, DecisionEvent.ESCALATED, previousAssignee=previous, assignee=decision.assignee)

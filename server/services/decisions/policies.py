@@ -12,12 +12,13 @@ from sqlalchemy import select
 
 from ...auth import Role
 from ...db.decision_models import Decision, DecisionPolicy
-from ...errors import invalid, not_found, refused
+from ...errors import invalid, not_found
 from ...events.decision_kinds import DecisionEvent
 from ...limits import SHORT_TEXT
-from ...machines.decision import OPEN_STATUSES, DecisionKind, Terms, term_problems
+from ...machines.decision import DECISION_MACHINE, DecisionKind, Terms, term_problems
 from ..aggregates import MISSION, PLAN, lock_root
 from ..runtime import Tx
+from ..transitions import require
 from ..validation import Problems, check_text, parse_id
 from .book import ANY_KIND, apply_terms, describe, record
 from .deadlines import ROOTS
@@ -161,9 +162,7 @@ async def set_decision_terms(tx: Tx, decision_id: str, terms: Terms) -> Decision
     await lock_root(tx, ROOTS[found.root_type], found.root_id, "decisionId")
     decision = await tx.session.get(Decision, found.id, populate_existing=True)
     assert decision is not None
-    if decision.status not in OPEN_STATUSES:
-        why = "only an open decision takes new terms"
-        raise refused("decision", decision.id, decision.status, why, "decisionId")
+    require(DECISION_MACHINE, decision, "change_terms", "decisionId")
     apply_terms(decision, terms)
     decision.updated_at = tx.now
     record(tx, decision, DecisionEvent.TERMS_CHANGED, **describe(decision))

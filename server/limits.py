@@ -16,6 +16,9 @@ SHORT_TEXT = 200
 """Names, session ids, media types, agents, branching fields: the ``String(200)`` columns. Counted in
 UTF-8 bytes, so it never exceeds the column's 200 characters."""
 
+URL_TEXT = 2048
+"""Longest webhook endpoint URL, in UTF-8 bytes: the ``String(2048)`` column."""
+
 PROGRESS_BYTES = 4096
 """Largest progress payload a heartbeat may carry (serialized JSON, UTF-8 bytes): it is shown on the
 step, and heartbeats come often, so it stays small."""

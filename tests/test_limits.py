@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import String
 
 from server.db.models import Base
-from server.limits import MAX_JSON_DEPTH, SHORT_TEXT, deeper_than, json_problem, text_problem
+from server.limits import MAX_JSON_DEPTH, SHORT_TEXT, URL_TEXT, deeper_than, json_problem, text_problem
 
 
 def nested(levels: int) -> Any:
@@ -76,12 +76,13 @@ def test_deeper_than_counts_levels_of_objects_and_arrays() -> None:
 
 
 def test_every_short_text_column_uses_the_one_limit() -> None:
-    # Columns a client fills are String(SHORT_TEXT); the others hold ids (36), tenants and key hashes
-    # (64), states and kinds (16, 32, 64) the server writes itself.
+    # Columns a client fills are String(SHORT_TEXT), webhook URLs String(URL_TEXT); the others hold ids
+    # (36), tenants and key hashes (64), states and kinds (16, 32, 64) and webhook secrets (128) the
+    # server writes itself.
     lengths = {
         column.type.length
         for table in Base.metadata.sorted_tables
         for column in table.columns
         if isinstance(column.type, String) and column.type.length is not None
     }
-    assert lengths <= {16, 32, 36, 64, SHORT_TEXT}, lengths
+    assert lengths <= {16, 32, 36, 64, 128, SHORT_TEXT, URL_TEXT}, lengths

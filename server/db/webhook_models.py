@@ -13,11 +13,11 @@ from datetime import datetime
 from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..limits import SHORT_TEXT
+from ..limits import SHORT_TEXT, URL_TEXT
 from .models import ID, SERIAL, Base
 from .types import JSONType, UTCDateTime
 
-URL_LIMIT = 2048
+URL_LIMIT = URL_TEXT
 
 
 class WebhookEndpoint(Base):

@@ -15,7 +15,7 @@ from ..runtime import Tx
 from ..transitions import require
 from ..validation import check_json_size, check_text
 from .definition import retry_policy_from_document
-from .progress import conclude_step_failure, settle_workflow
+from .progress import conclude_step_failure, settle_after_completion
 from .rows import complete_step, load_steps, lock_workflow_of, step_deadline
 
 
@@ -48,10 +48,9 @@ async def complete_workflow_step(
 ) -> StepReport:
     check_json_size(output, ["output"], tx.settings.max_result_bytes)
     workflow, step = await claimed_step(tx, step_id, agent, attempt, "complete")
-    steps = await load_steps(tx, workflow.id)
     step.output = output
-    complete_step(tx, workflow, step, steps, "complete", agent=agent, attempt=step.attempt)
-    settle_workflow(tx, workflow, steps)
+    await complete_step(tx, workflow, step, "complete", agent=agent, attempt=step.attempt)
+    await settle_after_completion(tx, workflow)
     return StepReport(workflow, step)
 
 

@@ -45,7 +45,7 @@ async def approve_workflow_step(tx: Tx, step_id: str, comment: str | None = None
         {"blockedOn": step.blocked_on, "comment": comment, "reviewer": tx.principal.name},
     )
     if action == "approve":
-        complete_step(tx, workflow, step, steps, action, reason="approved")
+        await complete_step(tx, workflow, step, action, reason="approved")
     else:
         step_act(tx, workflow, step, action, reason="governance block overridden by a reviewer")
     settle_workflow(tx, workflow, steps)

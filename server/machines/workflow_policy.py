@@ -5,7 +5,7 @@ Pure: the services hand in the steps' states and apply the answer through the tr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -32,12 +32,15 @@ class Verdict(StrEnum):
     COMPENSATE = "compensate"  # a step failed and asks for compensation
 
 
+def dependencies_met(depends_on: Iterable[str], satisfied: Collection[str]) -> bool:
+    """A step's dependencies are met when every one is completed or skipped (``satisfied`` names those)."""
+    return all(d in satisfied for d in depends_on)
+
+
 def ready_steps(steps: Sequence[StepState]) -> list[StepState]:
     """Pending steps whose dependencies are all completed or skipped, in definition order."""
-    status = {s.name: s.status for s in steps}
-    return [
-        s for s in steps if s.status is S.PENDING and all(status.get(d) in SATISFIED for d in s.depends_on)
-    ]
+    satisfied = {s.name for s in steps if s.status in SATISFIED}
+    return [s for s in steps if s.status is S.PENDING and dependencies_met(s.depends_on, satisfied)]
 
 
 def gates_to_open(steps: Sequence[StepState]) -> list[StepState]:

@@ -23,6 +23,7 @@ from ...machines.workflow import (
     WorkflowStatus,
     WorkflowStepStatus,
 )
+from ...machines.workflow_policy import dependencies_met
 from ..acting import check_acting_agent
 from ..runtime import Tx
 from ..transitions import allowed
@@ -227,7 +228,7 @@ async def claimable_step(tx: Tx, workflow_id: str, agent: str) -> str | None:
             return None
         met = await satisfied_names(tx, workflow_id, {d for _, _, deps in rows for d in deps})
         for step_id, _, deps in rows:
-            if all(d in met for d in deps):
+            if dependencies_met(deps, met):
                 return str(step_id)
         after = rows[-1][1]
 

@@ -27,9 +27,8 @@ from ...machines.workflow_policy import (
     StepTally,
     Verdict,
     compensation_order,
-    gates_to_open,
+    dependencies_met,
     verdict_of,
-    workflow_verdict,
 )
 from ..runtime import Tx
 from ..transitions import allowed
@@ -41,7 +40,6 @@ from .rows import (
     record_step_event,
     record_workflow_event,
     step_act,
-    step_state,
     workflow_act,
 )
 
@@ -50,23 +48,15 @@ S = WorkflowStepStatus
 C = CompensationStatus
 
 
-def settle_workflow(tx: Tx, workflow: Workflow, steps: list[WorkflowStep]) -> None:
-    """Open the approval gates that became ready, then block, resume, complete, fail or compensate."""
+async def settle_workflow(tx: Tx, workflow: Workflow) -> None:
+    """Open the approval gates that became ready, then block, resume, complete, fail or compensate.
+
+    At a cost that does not grow with the workflow (issue 13 item 7): the only gates that may open are
+    pending approval steps (few), the verdict comes from counts by status (one aggregate query), and
+    every step is loaded only when the workflow fails or compensates, which touches them all anyway.
+    """
     if not allowed(WORKFLOW_MACHINE, workflow, "settle"):
         return  # not running: nothing follows from its steps any more
-    by_name = {s.name: s for s in steps}
-    for gate in gates_to_open([step_state(s) for s in steps]):
-        _open_gate(tx, workflow, by_name[gate.name])
-    apply_verdict(tx, workflow, steps, workflow_verdict(step_state(s) for s in steps))
-
-
-async def settle_after_completion(tx: Tx, workflow: Workflow) -> None:
-    """``settle_workflow`` after a step completed, at a cost that does not grow with the workflow
-    (issue 13 item 7): the only gates that may open are pending approval steps (few), the verdict
-    comes from counts by status (one aggregate query), and every step is loaded only when the
-    workflow fails or compensates, which touches them all anyway."""
-    if not allowed(WORKFLOW_MACHINE, workflow, "settle"):
-        return
     gates = list(
         (
             await tx.session.scalars(
@@ -83,7 +73,7 @@ async def settle_after_completion(tx: Tx, workflow: Workflow) -> None:
     if gates:
         met = await satisfied_names(tx, workflow.id, {d for g in gates for d in g.depends_on})
         for gate in gates:
-            if all(d in met for d in gate.depends_on):
+            if dependencies_met(gate.depends_on, met):
                 _open_gate(tx, workflow, gate)
     verdict = verdict_of(await _tally(tx, workflow.id))
     failing = verdict is Verdict.FAIL or verdict is Verdict.COMPENSATE
@@ -217,11 +207,10 @@ def settle_compensation(tx: Tx, workflow: Workflow, compensations: list[Workflow
         )
 
 
-def conclude_step_failure(
+async def conclude_step_failure(
     tx: Tx,
     workflow: Workflow,
     step: WorkflowStep,
-    steps: list[WorkflowStep],
     decision: FailureDecision,
     category: ErrorCategory,
     message: str,
@@ -270,4 +259,4 @@ def conclude_step_failure(
         step_act(tx, workflow, step, "skip", reason="onFailure: skip", category=category.value)
     else:
         step_act(tx, workflow, step, "fail", reason=f"onFailure: {step.on_failure}", category=category.value)
-    settle_workflow(tx, workflow, steps)
+    await settle_workflow(tx, workflow)

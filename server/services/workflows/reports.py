@@ -15,8 +15,8 @@ from ..runtime import Tx
 from ..transitions import require
 from ..validation import check_json_size, check_text
 from .definition import retry_policy_from_document
-from .progress import conclude_step_failure, settle_after_completion
-from .rows import complete_step, load_steps, lock_workflow_of, step_deadline
+from .progress import conclude_step_failure, settle_workflow
+from .rows import complete_step, lock_workflow_of, step_deadline
 
 
 @dataclass
@@ -50,7 +50,7 @@ async def complete_workflow_step(
     workflow, step = await claimed_step(tx, step_id, agent, attempt, "complete")
     step.output = output
     await complete_step(tx, workflow, step, "complete", agent=agent, attempt=step.attempt)
-    await settle_after_completion(tx, workflow)
+    await settle_workflow(tx, workflow)
     return StepReport(workflow, step)
 
 
@@ -60,10 +60,9 @@ async def fail_workflow_step(
     """Retry with back-off, escalate (governance), skip or fail, as seed §3.1 and the step's policy say."""
     check_text(message, ["message"], tx.settings.max_text_bytes, required=True)
     workflow, step = await claimed_step(tx, step_id, agent, attempt, "report_failure")
-    steps = await load_steps(tx, workflow.id)
     policy = retry_policy_from_document(step.retry_policy)
     decision = decide_step_failure(category, policy, step.attempt, OnFailure(step.on_failure))
-    conclude_step_failure(tx, workflow, step, steps, decision, category, message, agent=agent)
+    await conclude_step_failure(tx, workflow, step, decision, category, message, agent=agent)
     return StepReport(workflow, step)
 
 

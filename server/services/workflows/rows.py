@@ -13,13 +13,10 @@ from ...machines.workflow import (
     COMPENSATION_MACHINE,
     WORKFLOW_MACHINE,
     WORKFLOW_STEP_MACHINE,
-    BlockedOn,
-    OnFailure,
     WorkflowOutcome,
     WorkflowStatus,
     WorkflowStepStatus,
 )
-from ...machines.workflow_policy import StepState
 from ..aggregates import COMPENSATION, WORKFLOW, WORKFLOW_STEP, lock_child, lock_root
 from ..runtime import Tx
 from ..transitions import allowed, apply, enter, require
@@ -59,17 +56,6 @@ async def load_steps(tx: Tx, workflow_id: str) -> list[WorkflowStep]:
 async def load_compensations(tx: Tx, workflow_id: str) -> list[WorkflowCompensation]:
     """The workflow's compensations in the order they run (call with the workflow locked)."""
     return await _children(tx, WorkflowCompensation, workflow_id)
-
-
-def step_state(step: WorkflowStep) -> StepState:
-    return StepState(
-        step.name,
-        S(step.status),
-        tuple(step.depends_on),
-        OnFailure(step.on_failure),
-        step.approval,
-        BlockedOn(step.blocked_on) if step.blocked_on else None,
-    )
 
 
 def record_workflow_event(tx: Tx, workflow: Workflow, kind: str, data: dict[str, Any]) -> None:

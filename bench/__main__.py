@@ -1,6 +1,6 @@
 """`make bench`: start real servers, measure, print JSON and a Markdown table.
 
-python -m bench [--only transitions,mcp,latency,stall,memory,catchup,webhooks,scale,workers]
+python -m bench [--only transitions,mcp,latency,stall,memory,catchup,webhooks,scale,workers,workflow_scale]
                 [--sizes 100,10000,100000,1000000]
                 [--postgres-url URL --redis-url URL]   (the scale series on PostgreSQL, 1 and 2 processes)
 python -m bench soak [--minutes 8] [--rate 48] [--database-url URL] [--broadcast-url URL]   (`make soak`)
@@ -20,7 +20,18 @@ from sqlalchemy.engine import make_url
 
 from server.db.migrate import upgrade
 
-from . import catch_up, latency, mcp_transitions, scale, soak, stall_scan, transitions, webhooks, workers
+from . import (
+    catch_up,
+    latency,
+    mcp_transitions,
+    scale,
+    soak,
+    stall_scan,
+    transitions,
+    webhooks,
+    workers,
+    workflow_scale,
+)
 
 TARGETS = {
     "transitions_per_second_http": (">=", 1000.0),
@@ -40,6 +51,7 @@ TARGETS = {
     "pg_1_scale_ratio_100k_to_100": (">=", 0.9),
     "workers_wake_steps_per_second": (">=", 300.0),
     "workers_wake_claim_ms_p99": ("<=", 50.0),
+    "workflow_claim_complete_ratio_1000_to_10": ("<=", 2.0),
 }
 DEFAULT_SIZES = "100,10000,100000"  # 1,000,000 on request: its load alone takes minutes
 
@@ -130,6 +142,8 @@ def run(
             results.update(asyncio.run(webhooks.fan_out(urls, folder)))
         if "workers" in only:
             results.update(workers.run(fresh_sqlite))
+        if "workflow_scale" in only:
+            results.update(workflow_scale.run(fresh_sqlite))
         if "memory" in only:
             memory = asyncio.run(latency.idle_memory(fresh_sqlite(folder, "memory.db")))
             results["memory_per_idle_subscriber_kb"] = memory["memory_per_idle_subscriber_kb"]
@@ -173,7 +187,7 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument(
-        "--only", default="transitions,mcp,latency,stall,memory,catchup,webhooks,scale,workers"
+        "--only", default="transitions,mcp,latency,stall,memory,catchup,webhooks,scale,workers,workflow_scale"
     )
     parser.add_argument(
         "--sizes", default=DEFAULT_SIZES, help="plans loaded for each run of the scale series"

@@ -5,7 +5,7 @@ Pure: the services hand in the steps' states and apply the answer through the tr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -32,12 +32,15 @@ class Verdict(StrEnum):
     COMPENSATE = "compensate"  # a step failed and asks for compensation
 
 
+def dependencies_met(depends_on: Iterable[str], satisfied: Collection[str]) -> bool:
+    """A step's dependencies are met when every one is completed or skipped (``satisfied`` names those)."""
+    return all(d in satisfied for d in depends_on)
+
+
 def ready_steps(steps: Sequence[StepState]) -> list[StepState]:
     """Pending steps whose dependencies are all completed or skipped, in definition order."""
-    status = {s.name: s.status for s in steps}
-    return [
-        s for s in steps if s.status is S.PENDING and all(status.get(d) in SATISFIED for d in s.depends_on)
-    ]
+    satisfied = {s.name for s in steps if s.status in SATISFIED}
+    return [s for s in steps if s.status is S.PENDING and dependencies_met(s.depends_on, satisfied)]
 
 
 def gates_to_open(steps: Sequence[StepState]) -> list[StepState]:
@@ -45,19 +48,40 @@ def gates_to_open(steps: Sequence[StepState]) -> list[StepState]:
     return [s for s in ready_steps(steps) if s.approval]
 
 
-def workflow_verdict(steps: Iterable[StepState]) -> Verdict:
+@dataclass(frozen=True)
+class StepTally:
+    """What the verdict needs of a workflow's steps: counts only, so the services can read it with one
+    aggregate query instead of loading every step (issue 13 item 7)."""
+
+    failed_compensate: int = 0  # failed steps whose on_failure is compensate
+    failed: int = 0  # every failed step
+    awaiting_review: int = 0  # running steps blocked on a reviewer
+    unsatisfied: int = 0  # steps neither completed nor skipped
+
+
+def tally(steps: Iterable[StepState]) -> StepTally:
+    failed = failed_compensate = awaiting = unsatisfied = 0
+    for s in steps:
+        failed += s.status is S.FAILED
+        failed_compensate += s.status is S.FAILED and s.on_failure is OnFailure.COMPENSATE
+        awaiting += s.status is S.RUNNING and s.blocked_on is not None
+        unsatisfied += s.status not in SATISFIED
+    return StepTally(failed_compensate, failed, awaiting, unsatisfied)
+
+
+def verdict_of(counts: StepTally) -> Verdict:
     """Failure first (compensate wins over abort), then a reviewer's wait, then completion."""
-    steps = list(steps)
-    failed = [s for s in steps if s.status is S.FAILED]
-    if failed:
-        if any(s.on_failure is OnFailure.COMPENSATE for s in failed):
-            return Verdict.COMPENSATE
-        return Verdict.FAIL
-    if any(s.status is S.RUNNING and s.blocked_on is not None for s in steps):
+    if counts.failed:
+        return Verdict.COMPENSATE if counts.failed_compensate else Verdict.FAIL
+    if counts.awaiting_review:
         return Verdict.BLOCK
-    if all(s.status in SATISFIED for s in steps):
+    if not counts.unsatisfied:
         return Verdict.COMPLETE
     return Verdict.CONTINUE
+
+
+def workflow_verdict(steps: Iterable[StepState]) -> Verdict:
+    return verdict_of(tally(steps))
 
 
 def failure_policy_verdict(policy: FailurePolicy) -> Verdict:

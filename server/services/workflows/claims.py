@@ -11,25 +11,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import NamedTuple
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import Select, func, or_, select
 
 from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...events.workflow_kinds import WorkflowEvent
 from ...machines.workflow import (
     COMPENSATION_MACHINE,
     WORKFLOW_MACHINE,
-    BlockedOn,
     CompensationStatus,
-    OnFailure,
     WorkflowStatus,
     WorkflowStepStatus,
 )
-from ...machines.workflow_policy import StepState, ready_steps
+from ...machines.workflow_policy import dependencies_met
 from ..acting import check_acting_agent
 from ..runtime import Tx
 from ..transitions import allowed
+from .progress import satisfied_names
 from .rows import (
     compensation_act,
     load_compensations,
@@ -78,25 +76,27 @@ async def claim_work(tx: Tx, agent: str, workflow_id: str | None = None) -> Clai
     return await _nothing_anywhere(tx, agent)
 
 
-def _backoff_ends(steps: list[StepRow], agent: str, now: datetime) -> datetime | None:
+def _backoff_ends(tx: Tx, agent: str) -> Select[datetime | None]:
     """When the first of ``agent``'s steps waiting out a retry back-off may run (their dependencies were
-    met before their first attempt, so the back-off is all they wait for)."""
-    waiting = [
-        s.next_attempt_at
-        for s in steps
-        if s.status == WorkflowStepStatus.PENDING
-        and s.next_attempt_at is not None
-        and s.next_attempt_at > now
-        and (s.agent is None or s.agent == agent)
-    ]
-    return min(waiting, default=None)
+    met before their first attempt, so the back-off is all they wait for), in executing workflows."""
+    return (
+        select(func.min(WorkflowStep.next_attempt_at))
+        .join(Workflow, WorkflowStep.workflow_id == Workflow.id)
+        .where(
+            Workflow.tenant_id == tx.tenant_id,
+            Workflow.status == WorkflowStatus.EXECUTING.value,
+            WorkflowStep.status == WorkflowStepStatus.PENDING.value,
+            WorkflowStep.next_attempt_at > tx.now,
+            or_(WorkflowStep.agent.is_(None), WorkflowStep.agent == agent),
+        )
+    )
 
 
 async def _nothing_in(tx: Tx, workflow: Workflow, agent: str) -> Claim:
     """NONE from one workflow, with why and, when it is known, when to ask again."""
     status = WorkflowStatus(workflow.status)
     if status is WorkflowStatus.EXECUTING:
-        retry_at = _backoff_ends(await step_rows(tx, workflow.id), agent, tx.now)
+        retry_at = await tx.session.scalar(_backoff_ends(tx, agent).where(Workflow.id == workflow.id))
         if retry_at is not None:
             return Claim(ClaimOutcome.NONE, workflow, reason=ClaimWait.BACKING_OFF, retry_at=retry_at)
         return Claim(ClaimOutcome.NONE, workflow, reason=ClaimWait.NOTHING_READY)
@@ -110,17 +110,7 @@ async def _nothing_in(tx: Tx, workflow: Workflow, agent: str) -> Claim:
 
 async def _nothing_anywhere(tx: Tx, agent: str) -> Claim:
     """NONE from every workflow of the tenant: a back-off ending beats a queue, which beats a gate."""
-    retry_at = await tx.session.scalar(
-        select(func.min(WorkflowStep.next_attempt_at))
-        .join(Workflow, WorkflowStep.workflow_id == Workflow.id)
-        .where(
-            Workflow.tenant_id == tx.tenant_id,
-            Workflow.status == WorkflowStatus.EXECUTING.value,
-            WorkflowStep.status == WorkflowStepStatus.PENDING.value,
-            WorkflowStep.next_attempt_at > tx.now,
-            or_(WorkflowStep.agent.is_(None), WorkflowStep.agent == agent),
-        )
-    )
+    retry_at = await tx.session.scalar(_backoff_ends(tx, agent))
     if retry_at is not None:
         return Claim(ClaimOutcome.NONE, reason=ClaimWait.BACKING_OFF, retry_at=retry_at)
     statuses = set(
@@ -176,11 +166,11 @@ async def _candidates(tx: Tx, agent: str) -> list[str]:
 
 async def _claim_in(tx: Tx, workflow: Workflow, agent: str) -> Claim | None:
     if allowed(WORKFLOW_MACHINE, workflow, "hand_out_step"):
-        chosen = claimable_step(await step_rows(tx, workflow.id), agent, tx)
+        chosen = await claimable_step(tx, workflow.id, agent)
         if chosen is None:
             return None
         # Only the chosen step is loaded whole: reading every step's row for each claim cost O(steps).
-        step = await tx.session.get(WorkflowStep, chosen.id, populate_existing=True)
+        step = await tx.session.get(WorkflowStep, chosen, populate_existing=True)
         assert step is not None  # the workflow is locked: its steps cannot go away
         step.attempt += 1
         step.claimed_by = agent
@@ -206,49 +196,41 @@ async def _claim_in(tx: Tx, workflow: Workflow, agent: str) -> Claim | None:
     return None
 
 
-class StepRow(NamedTuple):
-    """What a claim reads of every step of the workflow: enough to find a claimable one."""
-
-    id: str
-    name: str
-    status: str
-    depends_on: list[str]
-    on_failure: str
-    approval: bool
-    blocked_on: str | None
-    agent: str | None
-    next_attempt_at: datetime | None
+_BATCH = 64  # claimable candidates read at a time, in definition order
 
 
-_STEP_ROWS = select(*(getattr(WorkflowStep, name) for name in StepRow._fields))
+async def claimable_step(tx: Tx, workflow_id: str, agent: str) -> str | None:
+    """The first step, in definition order, that ``agent`` may claim now: pending, not a gate, its
+    ``agent`` the caller or nobody, its back-off over, and every dependency completed or skipped
+    (``machines.workflow_policy.ready_steps``' rule). Call with the workflow locked.
 
-
-async def step_rows(tx: Tx, workflow_id: str) -> list[StepRow]:
-    """The workflow's steps in definition order, as plain rows (call with the workflow locked)."""
-    result = await tx.session.execute(
-        _STEP_ROWS.where(WorkflowStep.workflow_id == workflow_id).order_by(WorkflowStep.position)
-    )
-    return [StepRow(*row) for row in result]
-
-
-def _state(row: StepRow) -> StepState:
-    blocked = BlockedOn(row.blocked_on) if row.blocked_on else None
-    status = WorkflowStepStatus(row.status)
-    return StepState(
-        row.name, status, tuple(row.depends_on), OnFailure(row.on_failure), row.approval, blocked
-    )
-
-
-def claimable_step(steps: list[StepRow], agent: str, tx: Tx) -> StepRow | None:
-    by_name = {s.name: s for s in steps}
-    for ready in ready_steps([_state(s) for s in steps]):
-        step = by_name[ready.name]
-        if step.approval or (step.agent is not None and step.agent != agent):
-            continue
-        if step.next_attempt_at is not None and step.next_attempt_at > tx.now:
-            continue
-        return step
-    return None
+    Reads the pending candidates a batch at a time and only the dependencies they name, not every
+    step: for independent steps one batch decides, however large the workflow (issue 13 item 7).
+    """
+    after = -1
+    while True:
+        rows = (
+            await tx.session.execute(
+                select(WorkflowStep.id, WorkflowStep.position, WorkflowStep.depends_on)
+                .where(
+                    WorkflowStep.workflow_id == workflow_id,
+                    WorkflowStep.position > after,
+                    WorkflowStep.status == WorkflowStepStatus.PENDING.value,
+                    WorkflowStep.approval.is_(False),
+                    or_(WorkflowStep.agent.is_(None), WorkflowStep.agent == agent),
+                    or_(WorkflowStep.next_attempt_at.is_(None), WorkflowStep.next_attempt_at <= tx.now),
+                )
+                .order_by(WorkflowStep.position)
+                .limit(_BATCH)
+            )
+        ).all()
+        if not rows:
+            return None
+        met = await satisfied_names(tx, workflow_id, {d for _, _, deps in rows for d in deps})
+        for step_id, _, deps in rows:
+            if dependencies_met(deps, met):
+                return str(step_id)
+        after = rows[-1][1]
 
 
 def next_compensation(compensations: list[WorkflowCompensation]) -> WorkflowCompensation | None:

@@ -7,23 +7,28 @@ from __future__ import annotations
 
 import uuid
 
+from sqlalchemy import func, select
+
 from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...events.workflow_kinds import WorkflowEvent
 from ...machines.retry import ErrorCategory, FailureAction, FailureDecision
 from ...machines.workflow import (
+    SATISFIED,
     WORKFLOW_MACHINE,
     BlockedOn,
     CompensationStatus,
+    OnFailure,
     WorkflowOutcome,
     WorkflowStatus,
     WorkflowStepStatus,
 )
 from ...machines.workflow_policy import (
     CompletedStep,
+    StepTally,
     Verdict,
     compensation_order,
-    gates_to_open,
-    workflow_verdict,
+    dependencies_met,
+    verdict_of,
 )
 from ..runtime import Tx
 from ..transitions import allowed
@@ -31,10 +36,10 @@ from .rows import (
     cancel_open_steps,
     finish_workflow,
     hard_deadline,
+    load_steps,
     record_step_event,
     record_workflow_event,
     step_act,
-    step_state,
     workflow_act,
 )
 
@@ -43,18 +48,73 @@ S = WorkflowStepStatus
 C = CompensationStatus
 
 
-def settle_workflow(tx: Tx, workflow: Workflow, steps: list[WorkflowStep]) -> None:
-    """Open the approval gates that became ready, then block, resume, complete, fail or compensate."""
+async def settle_workflow(tx: Tx, workflow: Workflow) -> None:
+    """Open the approval gates that became ready, then block, resume, complete, fail or compensate.
+
+    At a cost that does not grow with the workflow (issue 13 item 7): the only gates that may open are
+    pending approval steps (few), the verdict comes from counts by status (one aggregate query), and
+    every step is loaded only when the workflow fails or compensates, which touches them all anyway.
+    """
     if not allowed(WORKFLOW_MACHINE, workflow, "settle"):
         return  # not running: nothing follows from its steps any more
-    by_name = {s.name: s for s in steps}
-    for gate in gates_to_open([step_state(s) for s in steps]):
-        step = by_name[gate.name]
-        step_act(tx, workflow, step, "open_gate", reason="approval gate opened")
-        step.blocked_on = BlockedOn.APPROVAL.value
-        step.claimed_by = None
-        record_step_event(tx, workflow, step, WorkflowEvent.APPROVAL_REQUESTED, {"stepName": step.name})
-    apply_verdict(tx, workflow, steps, workflow_verdict(step_state(s) for s in steps))
+    gates = list(
+        (
+            await tx.session.scalars(
+                select(WorkflowStep)
+                .where(
+                    WorkflowStep.workflow_id == workflow.id,
+                    WorkflowStep.status == S.PENDING.value,
+                    WorkflowStep.approval.is_(True),
+                )
+                .order_by(WorkflowStep.position)
+            )
+        ).all()
+    )
+    if gates:
+        met = await satisfied_names(tx, workflow.id, {d for g in gates for d in g.depends_on})
+        for gate in gates:
+            if dependencies_met(gate.depends_on, met):
+                _open_gate(tx, workflow, gate)
+    verdict = verdict_of(await _tally(tx, workflow.id))
+    failing = verdict is Verdict.FAIL or verdict is Verdict.COMPENSATE
+    apply_verdict(tx, workflow, await load_steps(tx, workflow.id) if failing else [], verdict)
+
+
+async def satisfied_names(tx: Tx, workflow_id: str, names: set[str]) -> set[str]:
+    """Which of ``names`` (steps of the workflow) are completed or skipped."""
+    if not names:
+        return set()
+    rows = await tx.session.scalars(
+        select(WorkflowStep.name).where(
+            WorkflowStep.workflow_id == workflow_id,
+            WorkflowStep.name.in_(names),
+            WorkflowStep.status.in_([s.value for s in SATISFIED]),
+        )
+    )
+    return set(rows.all())
+
+
+async def _tally(tx: Tx, workflow_id: str) -> StepTally:
+    blocked = WorkflowStep.blocked_on.is_not(None)
+    rows = await tx.session.execute(
+        select(WorkflowStep.status, WorkflowStep.on_failure, blocked, func.count())
+        .where(WorkflowStep.workflow_id == workflow_id)
+        .group_by(WorkflowStep.status, WorkflowStep.on_failure, blocked)
+    )
+    failed = failed_compensate = awaiting = unsatisfied = 0
+    for status, on_failure, is_blocked, count in rows:
+        failed += count if status == S.FAILED else 0
+        failed_compensate += count if status == S.FAILED and on_failure == OnFailure.COMPENSATE else 0
+        awaiting += count if status == S.RUNNING and is_blocked else 0
+        unsatisfied += count if S(status) not in SATISFIED else 0
+    return StepTally(failed_compensate, failed, awaiting, unsatisfied)
+
+
+def _open_gate(tx: Tx, workflow: Workflow, step: WorkflowStep) -> None:
+    step_act(tx, workflow, step, "open_gate", reason="approval gate opened")
+    step.blocked_on = BlockedOn.APPROVAL.value
+    step.claimed_by = None
+    record_step_event(tx, workflow, step, WorkflowEvent.APPROVAL_REQUESTED, {"stepName": step.name})
 
 
 def apply_verdict(
@@ -147,11 +207,10 @@ def settle_compensation(tx: Tx, workflow: Workflow, compensations: list[Workflow
         )
 
 
-def conclude_step_failure(
+async def conclude_step_failure(
     tx: Tx,
     workflow: Workflow,
     step: WorkflowStep,
-    steps: list[WorkflowStep],
     decision: FailureDecision,
     category: ErrorCategory,
     message: str,
@@ -200,4 +259,4 @@ def conclude_step_failure(
         step_act(tx, workflow, step, "skip", reason="onFailure: skip", category=category.value)
     else:
         step_act(tx, workflow, step, "fail", reason=f"onFailure: {step.on_failure}", category=category.value)
-    settle_workflow(tx, workflow, steps)
+    await settle_workflow(tx, workflow)

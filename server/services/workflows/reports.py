@@ -16,7 +16,7 @@ from ..transitions import require
 from ..validation import check_json_size, check_text
 from .definition import retry_policy_from_document
 from .progress import conclude_step_failure, settle_workflow
-from .rows import complete_step, load_steps, lock_workflow_of, step_deadline
+from .rows import complete_step, lock_workflow_of, step_deadline
 
 
 @dataclass
@@ -48,10 +48,9 @@ async def complete_workflow_step(
 ) -> StepReport:
     check_json_size(output, ["output"], tx.settings.max_result_bytes)
     workflow, step = await claimed_step(tx, step_id, agent, attempt, "complete")
-    steps = await load_steps(tx, workflow.id)
     step.output = output
-    complete_step(tx, workflow, step, steps, "complete", agent=agent, attempt=step.attempt)
-    settle_workflow(tx, workflow, steps)
+    await complete_step(tx, workflow, step, "complete", agent=agent, attempt=step.attempt)
+    await settle_workflow(tx, workflow)
     return StepReport(workflow, step)
 
 
@@ -61,10 +60,9 @@ async def fail_workflow_step(
     """Retry with back-off, escalate (governance), skip or fail, as seed §3.1 and the step's policy say."""
     check_text(message, ["message"], tx.settings.max_text_bytes, required=True)
     workflow, step = await claimed_step(tx, step_id, agent, attempt, "report_failure")
-    steps = await load_steps(tx, workflow.id)
     policy = retry_policy_from_document(step.retry_policy)
     decision = decide_step_failure(category, policy, step.attempt, OnFailure(step.on_failure))
-    conclude_step_failure(tx, workflow, step, steps, decision, category, message, agent=agent)
+    await conclude_step_failure(tx, workflow, step, decision, category, message, agent=agent)
     return StepReport(workflow, step)
 
 

@@ -16,26 +16,24 @@ from ..transitions import require
 from ..validation import check_text
 from .progress import conclude_step_failure, settle_workflow
 from .reports import StepReport
-from .rows import complete_step, load_steps, lock_workflow_of, record_step_event, step_act
+from .rows import complete_step, lock_workflow_of, record_step_event, step_act
 
 # Approving a gate completes it; approving an escalation overrides it (WORKFLOW_STEP_MACHINE actions).
 _APPROVAL = {BlockedOn.APPROVAL.value: "approve", BlockedOn.GOVERNANCE.value: "override"}
 
 
-async def _awaiting_review(
-    tx: Tx, step_id: str, decision: str | None
-) -> tuple[StepReport, list[WorkflowStep], str]:
+async def _awaiting_review(tx: Tx, step_id: str, decision: str | None) -> tuple[StepReport, str]:
     """The step, locked with its workflow, if the reviewer's ``decision`` (None: the approval its
     block calls for) may start from its state; and that action's name."""
     workflow, step = await lock_workflow_of(tx, WorkflowStep, step_id, "stepId")
     action = decision or _APPROVAL.get(step.blocked_on or "", "approve")
     require(WORKFLOW_STEP_MACHINE, step, action, "stepId")
-    return StepReport(workflow, step), await load_steps(tx, workflow.id), action
+    return StepReport(workflow, step), action
 
 
 async def approve_workflow_step(tx: Tx, step_id: str, comment: str | None = None) -> StepReport:
     check_text(comment, ["comment"], tx.settings.max_text_bytes)
-    report, steps, action = await _awaiting_review(tx, step_id, None)
+    report, action = await _awaiting_review(tx, step_id, None)
     workflow, step = report.workflow, report.step
     record_step_event(
         tx,
@@ -45,16 +43,16 @@ async def approve_workflow_step(tx: Tx, step_id: str, comment: str | None = None
         {"blockedOn": step.blocked_on, "comment": comment, "reviewer": tx.principal.name},
     )
     if action == "approve":
-        complete_step(tx, workflow, step, steps, action, reason="approved")
+        await complete_step(tx, workflow, step, action, reason="approved")
     else:
         step_act(tx, workflow, step, action, reason="governance block overridden by a reviewer")
-    settle_workflow(tx, workflow, steps)
+    await settle_workflow(tx, workflow)
     return report
 
 
 async def reject_workflow_step(tx: Tx, step_id: str, reason: str) -> StepReport:
     check_text(reason, ["reason"], tx.settings.max_text_bytes, required=True)
-    report, steps, _ = await _awaiting_review(tx, step_id, "reject")
+    report, _ = await _awaiting_review(tx, step_id, "reject")
     workflow, step = report.workflow, report.step
     record_step_event(
         tx,
@@ -65,5 +63,5 @@ async def reject_workflow_step(tx: Tx, step_id: str, reason: str) -> StepReport:
     )
     decision = settle_failed_step(OnFailure(step.on_failure))
     message = f"rejected by a reviewer: {reason}"
-    conclude_step_failure(tx, workflow, step, steps, decision, ErrorCategory.GOVERNANCE, message)
+    await conclude_step_failure(tx, workflow, step, decision, ErrorCategory.GOVERNANCE, message)
     return report

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...events.workflow_kinds import ROOT
@@ -13,13 +13,10 @@ from ...machines.workflow import (
     COMPENSATION_MACHINE,
     WORKFLOW_MACHINE,
     WORKFLOW_STEP_MACHINE,
-    BlockedOn,
-    OnFailure,
     WorkflowOutcome,
     WorkflowStatus,
     WorkflowStepStatus,
 )
-from ...machines.workflow_policy import StepState
 from ..aggregates import COMPENSATION, WORKFLOW, WORKFLOW_STEP, lock_child, lock_root
 from ..runtime import Tx
 from ..transitions import allowed, apply, enter, require
@@ -59,17 +56,6 @@ async def load_steps(tx: Tx, workflow_id: str) -> list[WorkflowStep]:
 async def load_compensations(tx: Tx, workflow_id: str) -> list[WorkflowCompensation]:
     """The workflow's compensations in the order they run (call with the workflow locked)."""
     return await _children(tx, WorkflowCompensation, workflow_id)
-
-
-def step_state(step: WorkflowStep) -> StepState:
-    return StepState(
-        step.name,
-        S(step.status),
-        tuple(step.depends_on),
-        OnFailure(step.on_failure),
-        step.approval,
-        BlockedOn(step.blocked_on) if step.blocked_on else None,
-    )
 
 
 def record_workflow_event(tx: Tx, workflow: Workflow, kind: str, data: dict[str, Any]) -> None:
@@ -147,13 +133,17 @@ def step_deadline(step: WorkflowStep, last_sign_of_life: datetime) -> datetime |
     return min(deadlines, default=None)
 
 
-def complete_step(
-    tx: Tx, workflow: Workflow, step: WorkflowStep, steps: list[WorkflowStep], action: str, **data: object
-) -> None:
+async def complete_step(tx: Tx, workflow: Workflow, step: WorkflowStep, action: str, **data: object) -> None:
     """``action`` (a worker's ``complete``, a reviewer's ``approve``) on the step, numbered in
-    completion order (compensation undoes the last one first)."""
+    completion order (compensation undoes the last one first). The number is one aggregate query,
+    not a read of every step (issue 13 item 7)."""
+    last = await tx.session.scalar(
+        select(func.max(WorkflowStep.completion_order)).where(
+            WorkflowStep.workflow_id == workflow.id, WorkflowStep.id != step.id
+        )
+    )
     step_act(tx, workflow, step, action, **data)
-    step.completion_order = 1 + max((s.completion_order or 0 for s in steps if s is not step), default=0)
+    step.completion_order = 1 + (last or 0)
 
 
 def compensation_act(

@@ -16,7 +16,7 @@ from ...machines.workflow import ACTIVE_WORKFLOW, WORKFLOW_MACHINE, WorkflowStat
 from ..runtime import Tx
 from ..transitions import allowed
 from .progress import settle_workflow
-from .rows import load_steps, lock_workflow, workflow_act
+from .rows import lock_workflow, workflow_act
 
 
 def slot_lock_key(tenant_id: str) -> int:
@@ -59,6 +59,6 @@ async def promote_queued(tx: Tx) -> list[Workflow]:
         if not allowed(WORKFLOW_MACHINE, workflow, "promote"):
             continue  # started elsewhere since the read
         workflow_act(tx, workflow, "promote", reason="execution slot free")
-        settle_workflow(tx, workflow, await load_steps(tx, workflow.id))  # opens gates at the roots
+        await settle_workflow(tx, workflow)  # opens gates at the roots
         promoted.append(workflow)
     return promoted

@@ -183,7 +183,7 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
             decision = decide_heartbeat_timeout(policy, step.attempt, on_failure)
         else:
             decision = settle_failed_step(on_failure)
-        conclude_step_failure(tx, workflow, step, steps, decision, ErrorCategory.TIMEOUT, message)
+        await conclude_step_failure(tx, workflow, step, decision, ErrorCategory.TIMEOUT, message)
     return timed_out
 
 

@@ -4,6 +4,7 @@ import { machinesDomain } from '../domains/machines';
 import { missionsDomain } from '../domains/missions';
 import { plansDomain } from '../domains/plans';
 import { reviewsDomain } from '../domains/reviews';
+import { webhooksDomain } from '../domains/webhooks';
 import { workflowsDomain } from '../domains/workflows';
 
 /**
@@ -12,4 +13,4 @@ import { workflowsDomain } from '../domains/workflows';
  */
 const WORK: readonly DomainModule[] = [plansDomain, missionsDomain, workflowsDomain];
 
-export const DOMAINS: readonly DomainModule[] = [...WORK, reviewsDomain(WORK), machinesDomain];
+export const DOMAINS: readonly DomainModule[] = [...WORK, reviewsDomain(WORK), webhooksDomain, machinesDomain];

@@ -99,12 +99,13 @@ export function DeliveryLog({ endpoint }: { endpoint: WebhookEndpointFieldsFragm
       {deliveries === null && !error ? <p>Loading…</p> : null}
       {deliveries?.length === 0 ? <p className="card empty-small">Nothing delivered to this endpoint yet.</p> : null}
       {deliveries?.length ? (
-        <div className="table-scroll">
-          <table className="webhook-table" aria-describedby="delivery-log-caption">
-            <caption id="delivery-log-caption" className="meta">
-              {total} deliver{total === 1 ? 'y' : 'ies'}, the newest event first
-              {total > deliveries.length ? ` (the first ${deliveries.length} shown)` : ''}; read again every few seconds
-            </caption>
+        <>
+          <p id="delivery-log-caption" className="meta">
+            {total} deliver{total === 1 ? 'y' : 'ies'}, the newest event first
+            {total > deliveries.length ? ` (the first ${deliveries.length} shown)` : ''}; read again every few seconds
+          </p>
+          <div className="table-scroll">
+            <table className="webhook-table" aria-describedby="delivery-log-caption">
             <thead>
               <tr>
                 <th scope="col">Seq</th>
@@ -156,8 +157,9 @@ export function DeliveryLog({ endpoint }: { endpoint: WebhookEndpointFieldsFragm
                 </Fragment>
               ))}
             </tbody>
-          </table>
-        </div>
+            </table>
+          </div>
+        </>
       ) : null}
     </section>
   );

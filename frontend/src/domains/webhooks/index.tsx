@@ -24,6 +24,8 @@ import { TOPICS, topicLabel } from './topics';
 
 type Endpoint = WebhookEndpointFieldsFragment;
 
+const REFRESH_MS = 5000;
+
 /** A secret just issued: shown once, for the endpoint it belongs to. */
 interface Secret {
   endpointId: string;
@@ -56,8 +58,11 @@ function WebhooksPage() {
     }
   }, [http, report]);
 
+  // Read again every few seconds: an endpoint's cursor moves as the dispatcher takes events up.
   useEffect(() => {
     void load();
+    const timer = setInterval(() => void load(), REFRESH_MS);
+    return () => clearInterval(timer);
   }, [load]);
 
   /** Run a mutation; null when it went through, else what to show. */

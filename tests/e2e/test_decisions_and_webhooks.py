@@ -112,6 +112,8 @@ async def test_reviews_show_assignee_countdown_escalation_and_the_applied_defaul
     await expect(items).to_have_count(2)
     # The one with a deadline first, whatever the request order.
     dated, undated = items.nth(0), items.nth(1)
+    await expect(dated.get_by_role("link", name=re.compile("^plan “Dated”"))).to_be_visible()
+    await expect(undated.get_by_role("link", name=re.compile("^plan “Undated”"))).to_be_visible()
     await expect(dated.get_by_test_id("assignee")).to_have_text("t-reviewer")
     await expect(dated.get_by_test_id("deadline")).to_contain_text(
         re.compile(r"in (59m|1h 0m).*then approve applies")
@@ -145,6 +147,7 @@ async def test_reviews_show_assignee_countdown_escalation_and_the_applied_defaul
     await expect(settled).to_have_count(1)
     await expect(settled.first).to_contain_text("Plan step review — deadline passed: default approve applied")
     await expect(settled.first).to_have_attribute("data-status", "DEFAULTED")
+    await expect(settled.first.get_by_role("link", name=re.compile("^plan “Dated”"))).to_be_visible()
     await checks(browser_page, "reviews-defaulted")
     assert_clean(browser_page)
 

@@ -598,6 +598,28 @@ export type DecisionByIdQueryVariables = Exact<{
 
 export type DecisionByIdQuery = { decision: { id: string, kind: DecisionKind, status: DecisionStatus, subjectType: string, subjectId: string, rootType: string, rootId: string, assignee: string | null, defaultOutcome: DecisionOutcome | null, deadlineAt: string | null, escalateAt: string | null, escalationRole: string | null, escalatedAt: string | null, outcome: string | null, statusReason: string | null, createdAt: string, closedAt: string | null } | null };
 
+export type DecisionRootsQueryVariables = Exact<{
+  ids: Array<string | number> | string | number;
+}>;
+
+
+export type DecisionRootsQuery = { nodes: Array<
+    | { id: string }
+    | { id: string }
+    | { id: string }
+    | { id: string }
+    | { title: string, id: string }
+    | { id: string }
+    | { id: string }
+    | { title: string, researchQuestion: string, id: string }
+    | { id: string }
+    | { id: string }
+    | { id: string }
+    | { name: string, id: string }
+    | { id: string }
+    | { id: string }
+   | null> };
+
 export type WebhookEndpointFieldsFragment = { id: string, url: string, description: string, topics: Array<WebhookTopic>, enabled: boolean, cursorSeq: number, previousSecretUntil: string | null, createdAt: string, updatedAt: string };
 
 export type WebhookEndpointsQueryVariables = Exact<{ [key: string]: never; }>;
@@ -1881,6 +1903,23 @@ export const DecisionByIdDocument = new TypedDocumentString(`
   createdAt
   closedAt
 }`) as unknown as TypedDocumentString<DecisionByIdQuery, DecisionByIdQueryVariables>;
+export const DecisionRootsDocument = new TypedDocumentString(`
+    query DecisionRoots($ids: [ID!]!) {
+  nodes(ids: $ids) {
+    id
+    ... on ResearchPlan {
+      title
+      researchQuestion
+    }
+    ... on Mission {
+      title
+    }
+    ... on Workflow {
+      name
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DecisionRootsQuery, DecisionRootsQueryVariables>;
 export const WebhookEndpointsDocument = new TypedDocumentString(`
     query WebhookEndpoints {
   webhookEndpoints {

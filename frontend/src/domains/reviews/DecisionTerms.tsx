@@ -8,7 +8,13 @@ import { useCallback, useEffect, useState } from 'react';
 
 import { useConnection } from '../../core/connection';
 import { formatTime } from '../../core/format';
-import { DecisionByIdDocument, DecisionInboxDocument, EventsDocument, LatestSeqDocument } from '../../core/graphql.generated';
+import {
+  DecisionByIdDocument,
+  DecisionInboxDocument,
+  DecisionRootsDocument,
+  EventsDocument,
+  LatestSeqDocument,
+} from '../../core/graphql.generated';
 import { useNow } from '../../core/hooks';
 import { subscribeFromSeq } from '../../core/resumable';
 import { href } from '../../core/router';
@@ -20,6 +26,7 @@ import {
   describeAssignee,
   describeEnd,
   describeKind,
+  rootName,
   rootPath,
   type Decision,
 } from './terms';
@@ -39,7 +46,28 @@ export function DecisionTerms() {
   const [total, setTotal] = useState(0);
   const [settled, setSettled] = useState<Decision[]>([]);
   const [error, setError] = useState<string | null>(null);
+  // What each root (plan, mission, workflow) is called, by id; asked for once per root.
+  const [names, setNames] = useState<Record<string, string>>({});
   const now = useNow();
+
+  const nameRoots = useCallback(
+    async (shown: readonly Decision[], known: Record<string, string>) => {
+      const ids = [...new Set(shown.map((d) => d.rootId))].filter((id) => !(id in known)).slice(0, PAGE);
+      if (!ids.length) return;
+      const { nodes } = await http.request(DecisionRootsDocument, { ids });
+      const found: Record<string, string> = {};
+      ids.forEach((id, i) => {
+        found[id] = rootName(nodes[i] ?? null) ?? '';
+      });
+      setNames((all) => ({ ...all, ...found }));
+    },
+    [http],
+  );
+
+  useEffect(() => {
+    void nameRoots([...(decisions ?? []), ...settled], names).catch(() => {});
+    // `names` only filters out roots already named (not a dependency: naming one needs no new request).
+  }, [decisions, settled, nameRoots]);
 
   const load = useCallback(async () => {
     try {
@@ -117,17 +145,17 @@ export function DecisionTerms() {
       ) : null}
       <ul className="inbox decision-terms" aria-label="Open decisions, the nearest deadline first">
         {sorted.map((d) => (
-          <DecisionItem key={d.id} decision={d} now={now} />
+          <DecisionItem key={d.id} decision={d} now={now} name={names[d.rootId]} />
         ))}
       </ul>
       {settled.length ? (
         <section aria-labelledby="settled-title">
-          <h3 id="settled-title">Settled while you watched</h3>
+          <h3 id="settled-title" className="settled-title">Settled while you watched</h3>
           <ul className="decided" aria-live="polite" data-testid="settled">
             {settled.map((d) => (
               <li key={d.id} className="card" data-settled-decision={d.id} data-status={d.status}>
                 <strong>{describeKind(d.kind)}</strong> — {describeEnd(d)}
-                {d.closedAt ? <span className="meta"> · {formatTime(d.closedAt)}</span> : null} <RootLink decision={d} />
+                {d.closedAt ? <span className="meta"> · {formatTime(d.closedAt)}</span> : null} <RootLink decision={d} name={names[d.rootId]} />
               </li>
             ))}
           </ul>
@@ -137,12 +165,12 @@ export function DecisionTerms() {
   );
 }
 
-function RootLink({ decision }: { decision: Decision }) {
+function RootLink({ decision, name }: { decision: Decision; name: string | undefined }) {
   const path = rootPath(decision);
   if (!path) return null;
   return (
     <a href={href(path)}>
-      Open the {words(decision.rootType)}
+      {name ? `${words(decision.rootType)} “${name}”` : `Open the ${words(decision.rootType)}`}
       <span className="sr-only">
         {' '}
         of {describeKind(decision.kind).toLowerCase()} {decision.id}
@@ -151,7 +179,7 @@ function RootLink({ decision }: { decision: Decision }) {
   );
 }
 
-function DecisionItem({ decision, now }: { decision: Decision; now: number }) {
+function DecisionItem({ decision, now, name }: { decision: Decision; now: number; name: string | undefined }) {
   const left = countdown(decision.deadlineAt, now);
   const escalated = decision.status === 'ESCALATED';
   return (
@@ -168,7 +196,7 @@ function DecisionItem({ decision, now }: { decision: Decision; now: number }) {
             escalated
           </span>
         ) : null}
-        <RootLink decision={decision} />
+        <RootLink decision={decision} name={name} />
       </div>
       <p className="meta">
         Assignee: <span data-testid="assignee">{describeAssignee(decision.assignee)}</span>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { byDeadline, countdown, describeAssignee, describeEnd, rootPath, type Decision } from './terms';
+import { byDeadline, countdown, describeAssignee, describeEnd, rootName, rootPath, type Decision } from './terms';
 
 function decision(over: Partial<Decision>): Decision {
   return {
@@ -56,5 +56,15 @@ describe('decision terms', () => {
       'deadline passed: default approve applied',
     );
     expect(describeEnd(decision({ status: 'DECIDED', outcome: 'reject' }))).toBe('decided: reject');
+  });
+});
+
+describe('root names', () => {
+  it('reads a plan, mission or workflow name', () => {
+    expect(rootName({ title: '', researchQuestion: 'Why?' })).toBe('Why?');
+    expect(rootName({ title: 'Cold cells' })).toBe('Cold cells');
+    expect(rootName({ name: 'nightly' })).toBe('nightly');
+    expect(rootName({})).toBeNull();
+    expect(rootName(null)).toBeNull();
   });
 });

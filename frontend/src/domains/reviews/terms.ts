@@ -89,3 +89,10 @@ export function describeEnd(decision: Decision): string {
       return words(decision.status);
   }
 }
+
+/** What a root is called: a plan's title (or its question), a mission's title, a workflow's name. */
+export function rootName(node: object | null): string | null {
+  if (!node) return null;
+  const { title, researchQuestion, name } = node as { title?: string; researchQuestion?: string; name?: string };
+  return title || researchQuestion || name || null;
+}

@@ -33,7 +33,7 @@ async def test_the_overview_shows_plans_missions_and_workflows_each_in_its_secti
     await open_dashboard(browser_page, live_server.url)
     nav = page.get_by_role("navigation", name="Dashboard")
     await expect(nav.get_by_role("link")).to_have_text(
-        ["Overview", "Missions", "Workflows", "Reviews", "State machines", "GraphiQL"]
+        ["Overview", "Missions", "Workflows", "Reviews", "Webhooks", "State machines", "GraphiQL"]
     )
     plans = page.get_by_test_id("plans-overview")
     missions = page.get_by_test_id("missions-overview")

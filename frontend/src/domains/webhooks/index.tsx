@@ -60,10 +60,11 @@ function WebhooksPage() {
 
   // Read again every few seconds: an endpoint's cursor moves as the dispatcher takes events up.
   useEffect(() => {
+    if (forbidden) return undefined;
     void load();
     const timer = setInterval(() => void load(), REFRESH_MS);
     return () => clearInterval(timer);
-  }, [load]);
+  }, [load, forbidden]);
 
   /** Run a mutation; null when it went through, else what to show. */
   async function run(action: () => Promise<readonly UserError[]>): Promise<string | null> {

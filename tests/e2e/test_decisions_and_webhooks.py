@@ -204,6 +204,24 @@ async def test_webhooks_page_creates_an_endpoint_shows_its_delivery_and_redelive
         await until(redelivered, 15, "the redelivery")
         assert hook.ids == [seq, seq]
 
+        # A range: an empty first seq is refused in words; a range redelivers what it covers.
+        await page.get_by_role("button", name="Redeliver the range").click()
+        await expect(page.get_by_role("form", name="Redeliver a range of events")).to_contain_text(
+            "The first seq must be a whole number"
+        )
+        await page.get_by_label("First seq").fill("1")
+        await page.get_by_label("Last seq (optional)").fill(str(seq))
+        await page.get_by_role("button", name="Redeliver the range").click()
+        await expect(page.get_by_test_id("redeliver-notice")).to_have_text(
+            f"Redelivery of events 1\u2013{seq}: 1 delivery queued."
+        )
+
+        async def redelivered_again() -> bool:
+            return len(hook.received) >= 3
+
+        await until(redelivered_again, 15, "the range's redelivery")
+        assert hook.ids == [seq, seq, seq]
+
         await page.get_by_role("button", name=f"Disable {hook.url}").click()
         await expect(endpoint.get_by_test_id("endpoint-state")).to_have_text("disabled")
         await page.get_by_role("button", name=f"Delete {hook.url}").click()

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import uvicorn
 from sqlalchemy.engine import make_url
 
 from server.app import create_app
-from server.auth import DEV_PRINCIPAL, Principal
+from server.auth import DEV_PRINCIPAL, Principal, Role, create_key
 from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
@@ -227,3 +228,12 @@ async def client(live_server: LiveServer) -> AsyncIterator[GraphQLClient]:
     c = GraphQLClient(live_server.url)
     yield c
     await c.aclose()
+
+
+async def keys_per_role(database_url: str, now: datetime) -> dict[Role, str]:
+    """One API key per role in tenant "t", named t-<role>. Made before the server starts, it starts
+    with keys (not in dev mode)."""
+    db = Database(database_url)
+    made = {role: (await create_key(db, "t", role, f"t-{role}", now))[1] for role in Role}
+    await db.dispose()
+    return made

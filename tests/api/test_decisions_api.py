@@ -13,14 +13,13 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from server.auth import Role, create_key
+from server.auth import Role
 from server.clock import FakeClock
 from server.config import Settings
-from server.db.engine import Database
 from server.db.models import Event
 from server.loops.decision_deadlines import TIMER, run_decision_deadlines
 from tests.api import operations as ops
-from tests.conftest import GraphQLClient, LiveServer
+from tests.conftest import GraphQLClient, LiveServer, keys_per_role
 
 TERMS_REVIEW = """
 mutation Review($stepId: ID!, $terms: DecisionTermsInput) {
@@ -62,11 +61,7 @@ def settings(db_url: str) -> Settings:
 
 @pytest.fixture
 async def keys(settings: Settings, clock: FakeClock) -> dict[Role, str]:
-    """Made before the server starts, so that it starts with keys (not in dev mode)."""
-    db = Database(settings.database_url)
-    made = {role: (await create_key(db, "t", role, f"t-{role}", clock.now()))[1] for role in Role}
-    await db.dispose()
-    return made
+    return await keys_per_role(settings.database_url, clock.now())
 
 
 @pytest.fixture

@@ -33,7 +33,17 @@ async def test_the_overview_shows_plans_missions_and_workflows_each_in_its_secti
     await open_dashboard(browser_page, live_server.url)
     nav = page.get_by_role("navigation", name="Dashboard")
     await expect(nav.get_by_role("link")).to_have_text(
-        ["Overview", "Plans", "Missions", "Workflows", "Reviews", "Activity", "State machines", "GraphiQL"]
+        [
+            "Overview",
+            "Plans",
+            "Missions",
+            "Workflows",
+            "Reviews",
+            "Activity",
+            "Webhooks",
+            "State machines",
+            "GraphiQL",
+        ]
     )
     plans = page.get_by_test_id("plans-overview")
     missions = page.get_by_test_id("missions-overview")

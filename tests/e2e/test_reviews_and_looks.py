@@ -234,6 +234,7 @@ async def test_dark_mode_follows_the_system_and_the_toggle_times_show_their_zone
         ("/#/workflows", "Workflows"),
         (f"/#/workflows/{workflow_id}", "publish"),
         ("/#/reviews", "Reviews"),
+        ("/#/webhooks", "Webhooks"),
         ("/#/machines", "State machines"),
     ]
 

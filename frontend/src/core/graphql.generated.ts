@@ -52,6 +52,55 @@ export type BranchOperator =
   /** Field of the same kind as value and not equal to it. */
   | 'NE';
 
+/** A new webhook endpoint. */
+export type CreateWebhookEndpointInput = {
+  /** A note, at most 200 bytes. */
+  description?: string | null | undefined;
+  /** False: registered, but nothing sent yet. */
+  enabled?: boolean;
+  /** What it receives; at least one. */
+  topics: Array<WebhookTopic>;
+  /** http:// or https:// only, at most 2048 bytes; loopback, private and link-local addresses are refused unless the operator allows them (FLIGHTDECK_WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  url: string;
+};
+
+/** What a decision point is about. */
+export type DecisionKind =
+  /** A PROPOSED asset (acceptAsset / rejectAsset). */
+  | 'ASSET_ACCEPTANCE'
+  /** A hop's IMPLEMENTATION_PROPOSED (approveHopImplementation / rejectHopImplementation). */
+  | 'HOP_IMPLEMENTATION'
+  /** A hop's PLAN_PROPOSED (approveHopPlan / rejectHopPlan). */
+  | 'HOP_PLAN'
+  /** A PROPOSED mission (approveMission / rejectMission). */
+  | 'MISSION_APPROVAL'
+  /** A plan step AWAITING_INPUT (requestUserReview; submitUserDecision answers it). */
+  | 'PLAN_REVIEW'
+  /** A workflow approval gate (approveWorkflowStep / rejectWorkflowStep). */
+  | 'WORKFLOW_GATE';
+
+/** What the decision timer answers when a deadline passes unanswered; each kind allows its own. */
+export type DecisionOutcome =
+  /** Approve (every kind). */
+  | 'APPROVE'
+  /** Reject, with the deadline as the reason (every kind). */
+  | 'REJECT'
+  /** Skip the step (planReview only). */
+  | 'SKIP';
+
+/** Where a decision is in its life. */
+export type DecisionStatus =
+  /** Final: answered by a person (see `outcome`). */
+  | 'DECIDED'
+  /** Final: the deadline passed and the timer applied the default outcome. */
+  | 'DEFAULTED'
+  /** Waiting, past its escalation time: re-assigned to the escalation role. */
+  | 'ESCALATED'
+  /** Waiting for an answer. */
+  | 'OPEN'
+  /** Final: what it was about ended some other way (cancelled, expired, the workflow gate's own timeout). */
+  | 'WITHDRAWN';
+
 /** Every given condition must hold. */
 export type EventFilter = {
   /** Only events about this object (a step, a hop, a plan, ...). */
@@ -215,6 +264,20 @@ export type ToolStepStatus =
   /** Configured with parameters the tool's schema accepts. */
   | 'READY_TO_EXECUTE';
 
+/** What to change on an endpoint; omitted fields stay as they are. */
+export type UpdateWebhookEndpointInput = {
+  /** A note, at most 200 bytes. */
+  description?: string | null | undefined;
+  /** False pauses deliveries (events wait); True resumes them. */
+  enabled?: boolean | null | undefined;
+  /** The endpoint. */
+  id: string | number;
+  /** What it receives; at least one. */
+  topics?: Array<WebhookTopic> | null | undefined;
+  /** http:// or https:// only, at most 2048 bytes; loopback, private and link-local addresses are refused unless the operator allows them (FLIGHTDECK_WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  url?: string | null | undefined;
+};
+
 /** A reviewer's answer to a step awaiting input (submitUserDecision). */
 export type UserDecision =
   /** The step is COMPLETED. */
@@ -238,6 +301,42 @@ export type UserErrorCode =
   | 'NOT_FOUND'
   /** An input is malformed or over a limit (`field` names it); fix it and call again. */
   | 'VALIDATION_FAILED';
+
+/** Where one event's delivery to one endpoint stands. */
+export type WebhookDeliveryStatus =
+  /** The endpoint answered 2xx. */
+  | 'DELIVERED'
+  /** Given up: every attempt of the retry schedule failed (redeliver to retry). */
+  | 'FAILED'
+  /** Not delivered yet: a retry is due at `nextAttemptAt`. */
+  | 'PENDING';
+
+/** What an endpoint subscribes to; each is a set of event-log kinds (docs/webhooks.md). The payload's `type` is the topic's value, e.g. `plan.finished`. */
+export type WebhookTopic =
+  /** An asset passed its TTL. */
+  | 'ASSET_EXPIRED'
+  /** A decision's deadline passed and its default outcome was applied. */
+  | 'DEADLINE_APPLIED'
+  /** A person decided: a review answered, a gate approved or rejected, a mission, hop plan or implementation approved or rejected, an asset rejected. */
+  | 'DECISION_MADE'
+  /** A decision was escalated (or a workflow step raised a governance error). */
+  | 'ESCALATED'
+  /** A mission failed. */
+  | 'MISSION_FAILED'
+  /** A mission completed. */
+  | 'MISSION_FINISHED'
+  /** A plan failed. */
+  | 'PLAN_FAILED'
+  /** A plan completed. */
+  | 'PLAN_FINISHED'
+  /** A decision waits for a person: requestUserReview, a workflow approval gate, a proposed mission, hop plan, hop implementation or asset. */
+  | 'REVIEW_REQUESTED'
+  /** A plan stalled: a step in progress past its threshold. */
+  | 'STALL_DETECTED'
+  /** A workflow failed. */
+  | 'WORKFLOW_FAILED'
+  /** A workflow completed. */
+  | 'WORKFLOW_FINISHED';
 
 /** Why a running step waits for a reviewer. */
 export type WorkflowBlockedOn =
@@ -564,6 +663,105 @@ export type StallAlertHistoryQueryVariables = Exact<{
 
 
 export type StallAlertHistoryQuery = { stallAlerts: { totalCount: number, edges: Array<{ node: { seq: number, planId: string, thresholdSeconds: number, detectedAt: string, steps: Array<{ stepId: string, runningSeconds: number }>, plan: { title: string, researchQuestion: string, status: PlanStatus } | null } }> } };
+
+export type DecisionFieldsFragment = { id: string, kind: DecisionKind, status: DecisionStatus, subjectType: string, subjectId: string, rootType: string, rootId: string, assignee: string | null, defaultOutcome: DecisionOutcome | null, deadlineAt: string | null, escalateAt: string | null, escalationRole: string | null, escalatedAt: string | null, outcome: string | null, statusReason: string | null, createdAt: string, closedAt: string | null };
+
+export type DecisionInboxQueryVariables = Exact<{
+  mine: boolean;
+  first: number;
+}>;
+
+
+export type DecisionInboxQuery = { decisionInbox: { totalCount: number, edges: Array<{ node: { id: string, kind: DecisionKind, status: DecisionStatus, subjectType: string, subjectId: string, rootType: string, rootId: string, assignee: string | null, defaultOutcome: DecisionOutcome | null, deadlineAt: string | null, escalateAt: string | null, escalationRole: string | null, escalatedAt: string | null, outcome: string | null, statusReason: string | null, createdAt: string, closedAt: string | null } }> } };
+
+export type DecisionByIdQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DecisionByIdQuery = { decision: { id: string, kind: DecisionKind, status: DecisionStatus, subjectType: string, subjectId: string, rootType: string, rootId: string, assignee: string | null, defaultOutcome: DecisionOutcome | null, deadlineAt: string | null, escalateAt: string | null, escalationRole: string | null, escalatedAt: string | null, outcome: string | null, statusReason: string | null, createdAt: string, closedAt: string | null } | null };
+
+export type DecisionRootsQueryVariables = Exact<{
+  ids: Array<string | number> | string | number;
+}>;
+
+
+export type DecisionRootsQuery = { nodes: Array<
+    | { id: string }
+    | { id: string }
+    | { id: string }
+    | { id: string }
+    | { title: string, id: string }
+    | { id: string }
+    | { id: string }
+    | { title: string, researchQuestion: string, id: string }
+    | { id: string }
+    | { id: string }
+    | { id: string }
+    | { name: string, id: string }
+    | { id: string }
+    | { id: string }
+   | null> };
+
+export type WebhookEndpointFieldsFragment = { id: string, url: string, description: string, topics: Array<WebhookTopic>, enabled: boolean, cursorSeq: number, previousSecretUntil: string | null, createdAt: string, updatedAt: string };
+
+export type WebhookEndpointsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebhookEndpointsQuery = { webhookEndpoints: Array<{ id: string, url: string, description: string, topics: Array<WebhookTopic>, enabled: boolean, cursorSeq: number, previousSecretUntil: string | null, createdAt: string, updatedAt: string }> };
+
+export type WebhookDeliveriesQueryVariables = Exact<{
+  endpointId: string | number;
+  first: number;
+}>;
+
+
+export type WebhookDeliveriesQuery = { webhookDeliveries: { totalCount: number, edges: Array<{ node: { seq: number, topic: WebhookTopic, status: WebhookDeliveryStatus, attempts: number, lastStatusCode: number | null, lastError: string | null, nextAttemptAt: string | null, createdAt: string, updatedAt: string } }> } | null };
+
+export type WebhookAttemptsQueryVariables = Exact<{
+  endpointId: string | number;
+  seq: number;
+}>;
+
+
+export type WebhookAttemptsQuery = { webhookAttempts: Array<{ attempt: number, statusCode: number | null, error: string | null, latencyMs: number, succeeded: boolean, createdAt: string }> };
+
+export type CreateWebhookEndpointMutationVariables = Exact<{
+  input: CreateWebhookEndpointInput;
+}>;
+
+
+export type CreateWebhookEndpointMutation = { createWebhookEndpoint: { secret: string | null, endpoint: { id: string, url: string, description: string, topics: Array<WebhookTopic>, enabled: boolean, cursorSeq: number, previousSecretUntil: string | null, createdAt: string, updatedAt: string } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
+
+export type UpdateWebhookEndpointMutationVariables = Exact<{
+  input: UpdateWebhookEndpointInput;
+}>;
+
+
+export type UpdateWebhookEndpointMutation = { updateWebhookEndpoint: { endpoint: { id: string, url: string, description: string, topics: Array<WebhookTopic>, enabled: boolean, cursorSeq: number, previousSecretUntil: string | null, createdAt: string, updatedAt: string } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
+
+export type RotateWebhookSecretMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RotateWebhookSecretMutation = { rotateWebhookSecret: { secret: string | null, endpoint: { id: string, url: string, description: string, topics: Array<WebhookTopic>, enabled: boolean, cursorSeq: number, previousSecretUntil: string | null, createdAt: string, updatedAt: string } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
+
+export type DeleteWebhookEndpointMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteWebhookEndpointMutation = { deleteWebhookEndpoint: { deletedId: string | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
+
+export type RedeliverWebhookEventsMutationVariables = Exact<{
+  id: string | number;
+  fromSeq: number;
+  toSeq?: number | null | undefined;
+}>;
+
+
+export type RedeliverWebhookEventsMutation = { redeliverWebhookEvents: { queued: number | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
 
 export type WorkflowSummaryFieldsFragment = { id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } };
 
@@ -902,6 +1100,40 @@ export const StallAlertFieldsFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"StallAlertFields"}) as unknown as TypedDocumentString<StallAlertFieldsFragment, unknown>;
+export const DecisionFieldsFragmentDoc = new TypedDocumentString(`
+    fragment DecisionFields on Decision {
+  id
+  kind
+  status
+  subjectType
+  subjectId
+  rootType
+  rootId
+  assignee
+  defaultOutcome
+  deadlineAt
+  escalateAt
+  escalationRole
+  escalatedAt
+  outcome
+  statusReason
+  createdAt
+  closedAt
+}
+    `, {"fragmentName":"DecisionFields"}) as unknown as TypedDocumentString<DecisionFieldsFragment, unknown>;
+export const WebhookEndpointFieldsFragmentDoc = new TypedDocumentString(`
+    fragment WebhookEndpointFields on WebhookEndpoint {
+  id
+  url
+  description
+  topics
+  enabled
+  cursorSeq
+  previousSecretUntil
+  createdAt
+  updatedAt
+}
+    `, {"fragmentName":"WebhookEndpointFields"}) as unknown as TypedDocumentString<WebhookEndpointFieldsFragment, unknown>;
 export const WorkflowStepFieldsFragmentDoc = new TypedDocumentString(`
     fragment WorkflowStepFields on WorkflowStep {
   id
@@ -1928,6 +2160,253 @@ export const StallAlertHistoryDocument = new TypedDocumentString(`
     status
   }
 }`) as unknown as TypedDocumentString<StallAlertHistoryQuery, StallAlertHistoryQueryVariables>;
+export const DecisionInboxDocument = new TypedDocumentString(`
+    query DecisionInbox($mine: Boolean!, $first: Int!) {
+  decisionInbox(mine: $mine, first: $first) {
+    edges {
+      node {
+        ...DecisionFields
+      }
+    }
+    totalCount
+  }
+}
+    fragment DecisionFields on Decision {
+  id
+  kind
+  status
+  subjectType
+  subjectId
+  rootType
+  rootId
+  assignee
+  defaultOutcome
+  deadlineAt
+  escalateAt
+  escalationRole
+  escalatedAt
+  outcome
+  statusReason
+  createdAt
+  closedAt
+}`) as unknown as TypedDocumentString<DecisionInboxQuery, DecisionInboxQueryVariables>;
+export const DecisionByIdDocument = new TypedDocumentString(`
+    query DecisionById($id: ID!) {
+  decision(id: $id) {
+    ...DecisionFields
+  }
+}
+    fragment DecisionFields on Decision {
+  id
+  kind
+  status
+  subjectType
+  subjectId
+  rootType
+  rootId
+  assignee
+  defaultOutcome
+  deadlineAt
+  escalateAt
+  escalationRole
+  escalatedAt
+  outcome
+  statusReason
+  createdAt
+  closedAt
+}`) as unknown as TypedDocumentString<DecisionByIdQuery, DecisionByIdQueryVariables>;
+export const DecisionRootsDocument = new TypedDocumentString(`
+    query DecisionRoots($ids: [ID!]!) {
+  nodes(ids: $ids) {
+    id
+    ... on ResearchPlan {
+      title
+      researchQuestion
+    }
+    ... on Mission {
+      title
+    }
+    ... on Workflow {
+      name
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DecisionRootsQuery, DecisionRootsQueryVariables>;
+export const WebhookEndpointsDocument = new TypedDocumentString(`
+    query WebhookEndpoints {
+  webhookEndpoints {
+    ...WebhookEndpointFields
+  }
+}
+    fragment WebhookEndpointFields on WebhookEndpoint {
+  id
+  url
+  description
+  topics
+  enabled
+  cursorSeq
+  previousSecretUntil
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<WebhookEndpointsQuery, WebhookEndpointsQueryVariables>;
+export const WebhookDeliveriesDocument = new TypedDocumentString(`
+    query WebhookDeliveries($endpointId: ID!, $first: Int!) {
+  webhookDeliveries(endpointId: $endpointId, first: $first) {
+    edges {
+      node {
+        seq
+        topic
+        status
+        attempts
+        lastStatusCode
+        lastError
+        nextAttemptAt
+        createdAt
+        updatedAt
+      }
+    }
+    totalCount
+  }
+}
+    `) as unknown as TypedDocumentString<WebhookDeliveriesQuery, WebhookDeliveriesQueryVariables>;
+export const WebhookAttemptsDocument = new TypedDocumentString(`
+    query WebhookAttempts($endpointId: ID!, $seq: Int!) {
+  webhookAttempts(endpointId: $endpointId, seq: $seq) {
+    attempt
+    statusCode
+    error
+    latencyMs
+    succeeded
+    createdAt
+  }
+}
+    `) as unknown as TypedDocumentString<WebhookAttemptsQuery, WebhookAttemptsQueryVariables>;
+export const CreateWebhookEndpointDocument = new TypedDocumentString(`
+    mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {
+  createWebhookEndpoint(input: $input) {
+    endpoint {
+      ...WebhookEndpointFields
+    }
+    secret
+    userErrors {
+      ...UserErrorFields
+    }
+  }
+}
+    fragment UserErrorFields on UserError {
+  code
+  message
+  field
+  entity
+  fromState
+  toState
+}
+fragment WebhookEndpointFields on WebhookEndpoint {
+  id
+  url
+  description
+  topics
+  enabled
+  cursorSeq
+  previousSecretUntil
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<CreateWebhookEndpointMutation, CreateWebhookEndpointMutationVariables>;
+export const UpdateWebhookEndpointDocument = new TypedDocumentString(`
+    mutation UpdateWebhookEndpoint($input: UpdateWebhookEndpointInput!) {
+  updateWebhookEndpoint(input: $input) {
+    endpoint {
+      ...WebhookEndpointFields
+    }
+    userErrors {
+      ...UserErrorFields
+    }
+  }
+}
+    fragment UserErrorFields on UserError {
+  code
+  message
+  field
+  entity
+  fromState
+  toState
+}
+fragment WebhookEndpointFields on WebhookEndpoint {
+  id
+  url
+  description
+  topics
+  enabled
+  cursorSeq
+  previousSecretUntil
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<UpdateWebhookEndpointMutation, UpdateWebhookEndpointMutationVariables>;
+export const RotateWebhookSecretDocument = new TypedDocumentString(`
+    mutation RotateWebhookSecret($id: ID!) {
+  rotateWebhookSecret(id: $id) {
+    endpoint {
+      ...WebhookEndpointFields
+    }
+    secret
+    userErrors {
+      ...UserErrorFields
+    }
+  }
+}
+    fragment UserErrorFields on UserError {
+  code
+  message
+  field
+  entity
+  fromState
+  toState
+}
+fragment WebhookEndpointFields on WebhookEndpoint {
+  id
+  url
+  description
+  topics
+  enabled
+  cursorSeq
+  previousSecretUntil
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<RotateWebhookSecretMutation, RotateWebhookSecretMutationVariables>;
+export const DeleteWebhookEndpointDocument = new TypedDocumentString(`
+    mutation DeleteWebhookEndpoint($id: ID!) {
+  deleteWebhookEndpoint(id: $id) {
+    deletedId
+    userErrors {
+      ...UserErrorFields
+    }
+  }
+}
+    fragment UserErrorFields on UserError {
+  code
+  message
+  field
+  entity
+  fromState
+  toState
+}`) as unknown as TypedDocumentString<DeleteWebhookEndpointMutation, DeleteWebhookEndpointMutationVariables>;
+export const RedeliverWebhookEventsDocument = new TypedDocumentString(`
+    mutation RedeliverWebhookEvents($id: ID!, $fromSeq: Int!, $toSeq: Int) {
+  redeliverWebhookEvents(id: $id, fromSeq: $fromSeq, toSeq: $toSeq) {
+    queued
+    userErrors {
+      ...UserErrorFields
+    }
+  }
+}
+    fragment UserErrorFields on UserError {
+  code
+  message
+  field
+  entity
+  fromState
+  toState
+}`) as unknown as TypedDocumentString<RedeliverWebhookEventsMutation, RedeliverWebhookEventsMutationVariables>;
 export const WorkflowsDocument = new TypedDocumentString(`
     query Workflows($first: Int!) {
   workflows(first: $first) {

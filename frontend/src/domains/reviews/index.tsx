@@ -4,6 +4,7 @@
  * sections and the nav badge adds up the counts.
  */
 import type { DomainModule, ReviewSource } from '../../core/domain';
+import { DecisionTerms } from './DecisionTerms';
 
 export function reviewsDomain(domains: readonly DomainModule[]): DomainModule {
   const sources = domains.flatMap((d) => (d.reviews ? [d.reviews] : []));
@@ -36,6 +37,7 @@ export function reviewsDomain(domains: readonly DomainModule[]): DomainModule {
             </p>
           ) : null}
         </div>
+        <DecisionTerms />
         {sources.map((source: ReviewSource, i) => (
           <source.Section key={i} />
         ))}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
 from pathlib import Path
 
@@ -17,7 +18,9 @@ async def _thread_running_sql(session: object) -> int:
     connection = await session.connection()  # type: ignore[attr-defined]
     raw = await connection.get_raw_connection()
     seen: list[int] = []
-    await raw.driver_connection.create_function("whoami", 0, lambda: seen.append(threading.get_ident()) or 0)
+    made = raw.driver_connection.create_function("whoami", 0, lambda: seen.append(threading.get_ident()) or 0)
+    if inspect.isawaitable(made):  # aiosqlite's (the readers'); the writer's sqlite3 connection is not
+        await made
     await session.execute(text("SELECT whoami()"))  # type: ignore[attr-defined]
     return seen[0]
 

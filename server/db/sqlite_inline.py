@@ -15,9 +15,10 @@ call, so nothing is handed back to the loop until the call returns. The statemen
 loop while it runs, as it did before; readers keep aiosqlite's thread, so a long query never stalls
 the loop.
 
-This is the one place that depends on library internals on the database side: ``is_async`` and the
-pool class the asyncio engine accepts, and the cursor's ``_async_soft_close``. ``tests/test_library_pins.py`` fails when the installed
-SQLAlchemy is not ``VERIFIED_WITH``.
+This is the one place that depends on library internals on the database side: ``is_async``, the pool
+class the asyncio engine accepts, and the cursor's ``_async_soft_close`` (the one hook
+``AsyncSession.execute`` calls on a driver's cursor). ``tests/test_library_pins.py`` fails when the
+installed SQLAlchemy is not ``VERIFIED_WITH`` or that hook changes.
 """
 
 from __future__ import annotations
@@ -74,8 +75,6 @@ def inline_creator(path: str) -> Callable[[], sqlite3.Connection]:
 
     def connect() -> sqlite3.Connection:
         # Autocommit at the driver level: the engine's "begin" hook emits BEGIN [IMMEDIATE] itself.
-        return sqlite3.connect(
-            path, isolation_level=None, check_same_thread=False, factory=InlineConnection
-        )
+        return sqlite3.connect(path, isolation_level=None, check_same_thread=False, factory=InlineConnection)
 
     return connect

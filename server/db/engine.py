@@ -3,9 +3,8 @@
 SQLite: WAL, ``busy_timeout``, foreign keys, and every write transaction opened with ``BEGIN IMMEDIATE``
 on one write connection that an in-process lock hands out in turn (a pool of writers only sleeps in
 ``busy_timeout``); that connection runs on the event loop's thread without a greenlet hop per driver
-call (``sqlite_inline``). Reads use their
-own pool on aiosqlite's threads and never block the writer. PostgreSQL: one pool; callers
-lock their aggregate root with ``SELECT ... FOR UPDATE``.
+call (``sqlite_inline``). Reads use their own pool on aiosqlite's threads and never block the writer.
+PostgreSQL: one pool; callers lock their aggregate root with ``SELECT ... FOR UPDATE``.
 """
 
 from __future__ import annotations

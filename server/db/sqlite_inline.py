@@ -3,9 +3,9 @@
 Why: the write connection runs on the event loop's thread (one writer, short statements; WAL and
 ``synchronous=NORMAL``, so a commit does not fsync). Through SQLAlchemy's aiosqlite adapter each
 driver call (opening a cursor, executing, fetching, closing it, BEGIN, COMMIT) was a coroutine handed
-from the greenlet that runs the ORM back to the event loop's greenlet and back again: about three
-greenlet switches per statement, ~40 µs of Python each time around a few µs of SQLite (measured,
-docs/decisions.md "Transition cost levers"). A driver call that never waits does not need the bridge.
+from the greenlet that runs the ORM back to the event loop's greenlet and in again: six greenlet
+switches for one ``SELECT`` where two do (into the session's greenlet and out). A driver call that
+never waits does not need the bridge (docs/decisions.md, "Transition cost levers").
 
 How: ``InlineSQLiteDialect`` is ``SQLiteDialect_pysqlite`` (the standard ``sqlite3`` module: the same
 type handling, SQL and pragmas the aiosqlite dialect inherits from it) marked ``is_async`` so that

@@ -13,7 +13,6 @@ import sqlite3
 from importlib.metadata import version
 
 import broadcaster
-import sqlalchemy.dialects.sqlite.aiosqlite as sqlalchemy_aiosqlite
 from graphql import GraphQLSchema
 
 from server.api import strawberry_internals
@@ -44,23 +43,33 @@ def test_the_graphql_core_schema_is_the_one_strawberry_executes() -> None:
     assert set(core.query_type.fields) >= {"researchContext", "researchPlans", "latestSeq"}
 
 
-def test_sqlalchemy_is_the_version_the_inline_sqlite_connection_was_checked_against() -> None:
+def test_sqlalchemy_is_the_version_the_inline_sqlite_dialect_was_checked_against() -> None:
     assert version("sqlalchemy") == sqlite_inline.VERIFIED_WITH, (
-        "SQLAlchemy changed: re-check server/db/sqlite_inline.py against "
-        "sqlalchemy/dialects/sqlite/aiosqlite.py, then update VERIFIED_WITH"
+        "SQLAlchemy changed: re-check server/db/sqlite_inline.py against sqlalchemy/dialects/sqlite/"
+        "pysqlite.py and sqlalchemy/ext/asyncio, then update VERIFIED_WITH"
     )
 
 
-def test_every_attribute_the_aiosqlite_adapter_reads_is_on_the_inline_connection() -> None:
-    source = inspect.getsource(sqlalchemy_aiosqlite)
-    read = set(re.findall(r"self\._connection\.(\w+)", source))
-    assert {"_conn", "_tx", "_connection", "stop"} <= read  # the private ones, still read
-    sample = sqlite_inline.InlineConnection(sqlite3.connect(":memory:"))
-    try:
-        missing = {name for name in read if not hasattr(sample, name)}
-    finally:
-        sample.stop()
-    assert not missing, f"SQLAlchemy's aiosqlite adapter reads {missing}, which InlineConnection lacks"
+def test_every_cursor_hook_the_asyncio_layer_calls_is_on_the_inline_cursor() -> None:
+    import sqlalchemy.ext.asyncio.result as asyncio_result
+
+    source = inspect.getsource(asyncio_result)
+    called = set(re.findall(r"\.cursor\.(_\w+)\(", source))
+    assert called == {"_async_soft_close"}, called  # the one private hook, still the only one
+    cursor = sqlite3.connect(":memory:", factory=sqlite_inline.InlineConnection).cursor()
+    assert isinstance(cursor, sqlite_inline.InlineCursor)
+    assert all(inspect.iscoroutinefunction(getattr(cursor, name)) for name in called)
+
+
+def test_the_asyncio_engine_takes_the_inline_dialect_with_an_asyncio_pool() -> None:
+    from sqlalchemy.ext.asyncio import create_async_engine
+    from sqlalchemy.pool import AsyncAdaptedQueuePool
+
+    engine = create_async_engine(
+        "sqlite+flightdeck_inline:///unused.db", creator=sqlite_inline.inline_creator("unused.db")
+    )
+    assert isinstance(engine.sync_engine.dialect, sqlite_inline.InlineSQLiteDialect)
+    assert isinstance(engine.sync_engine.pool, AsyncAdaptedQueuePool)
 
 
 def test_broadcaster_is_used_through_its_public_names() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from strawberry.dataloader import DataLoader
@@ -58,19 +59,24 @@ class Loaders:
 class Context:
     runtime: Runtime
     principal: Principal
-    loaders: Loaders
     request: Any = None
     response: Any = None
     connection_params: dict[str, Any] | None = None
     # The key a WebSocket authenticated with in connection_init: its connection is closed once revoked.
     api_key: str | None = None
-    missions: MissionLoaders = field(init=False)
 
-    def __post_init__(self) -> None:
-        self.missions = MissionLoaders(self.runtime)
+    # The loaders are built on first use: most requests (a mutation with its payload) use none, and
+    # building eight DataLoaders for every request was a measurable part of it.
+    @cached_property
+    def loaders(self) -> Loaders:
+        return Loaders(self.runtime)
+
+    @cached_property
+    def missions(self) -> MissionLoaders:
+        return MissionLoaders(self.runtime)
 
 
 def make_context(
     runtime: Runtime, principal: Principal, request: Any = None, response: Any = None
 ) -> Context:
-    return Context(runtime, principal, Loaders(runtime), request, response)
+    return Context(runtime, principal, request, response)

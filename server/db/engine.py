@@ -2,9 +2,9 @@
 
 SQLite: WAL, ``busy_timeout``, foreign keys, and every write transaction opened with ``BEGIN IMMEDIATE``
 on one write connection that an in-process lock hands out in turn (a pool of writers only sleeps in
-``busy_timeout``); that connection runs on the event loop's thread (``sqlite_inline``). Reads use their
-own pool on aiosqlite's threads and never block the writer. PostgreSQL: one pool; callers
-lock their aggregate root with ``SELECT ... FOR UPDATE``.
+``busy_timeout``); that connection runs on the event loop's thread without a greenlet hop per driver
+call (``sqlite_inline``). Reads use their own pool on aiosqlite's threads and never block the writer.
+PostgreSQL: one pool; callers lock their aggregate root with ``SELECT ... FOR UPDATE``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
-from .sqlite_inline import inline_creator
+from .sqlite_inline import inline_creator, inline_url
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
@@ -31,7 +31,7 @@ class Database:
             if self.url.database in (None, "", ":memory:"):
                 raise ValueError("Flightdeck needs a SQLite file, not an in-memory database")
             self.write_engine = create_async_engine(
-                self.url, pool_size=1, max_overflow=0, async_creator=inline_creator(self.url.database)
+                inline_url(self.url), pool_size=1, max_overflow=0, creator=inline_creator(self.url.database)
             )
             self.read_engine = create_async_engine(self.url, pool_size=pool_size, max_overflow=0)
             # Connections each pool may open at most, as configured here (the metrics report it).

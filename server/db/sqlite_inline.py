@@ -1,131 +1,80 @@
-"""An aiosqlite-shaped connection that runs each SQLite call on the calling (event loop) thread.
+"""The SQLite writer's dialect: SQLAlchemy's own ``pysqlite`` dialect, run by the asyncio engine.
 
-SQLAlchemy's aiosqlite dialect hands every statement, fetch, BEGIN and COMMIT to aiosqlite's worker
-thread and waits for a reply: about nine thread round trips for one state transition, each a wake-up of
-the event loop. SQLite itself answers these in microseconds (WAL, ``synchronous=NORMAL``: a commit does
-not fsync), so the round trips, not the database, were the cost. The writer runs inline through this
-class; SQLAlchemy's adapter still sees the aiosqlite interface it expects (``async_creator``).
+Why: the write connection runs on the event loop's thread (one writer, short statements; WAL and
+``synchronous=NORMAL``, so a commit does not fsync). Through SQLAlchemy's aiosqlite adapter each
+driver call (opening a cursor, executing, fetching, closing it, BEGIN, COMMIT) was a coroutine handed
+from the greenlet that runs the ORM back to the event loop's greenlet and in again: six greenlet
+switches for one ``SELECT`` where two do (into the session's greenlet and out). A driver call that
+never waits does not need the bridge (docs/decisions.md, "Transition cost levers").
 
-What is given up: a statement blocks the event loop while it runs. On the write path that is the point
-(there is one writer, and its statements are short); readers keep aiosqlite's thread, so a long query
-never stalls the loop.
+How: ``InlineSQLiteDialect`` is ``SQLiteDialect_pysqlite`` (the standard ``sqlite3`` module: the same
+type handling, SQL and pragmas the aiosqlite dialect inherits from it) marked ``is_async`` so that
+``create_async_engine`` takes it with its asyncio-aware pool. ``AsyncSession`` still enters one
+greenlet per call (``greenlet_spawn``); inside it every driver call is a plain, blocking ``sqlite3``
+call, so nothing is handed back to the loop until the call returns. The statement blocks the event
+loop while it runs, as it did before; readers keep aiosqlite's thread, so a long query never stalls
+the loop.
 
-This is the one place that depends on library internals on the database side: SQLAlchemy's aiosqlite
-adapter reads aiosqlite's private attributes (``_conn``, ``_connection``, ``_tx``) and ``stop``, so
-``InlineConnection`` provides them. ``tests/test_library_pins.py`` fails when the installed SQLAlchemy
-is not ``VERIFIED_WITH`` or its adapter reads an attribute this class lacks.
+This is the one place that depends on library internals on the database side: ``is_async``, the pool
+class the asyncio engine accepts, and the cursor's ``_async_soft_close`` (the one hook
+``AsyncSession.execute`` calls on a driver's cursor). ``tests/test_library_pins.py`` fails when the
+installed SQLAlchemy is not ``VERIFIED_WITH`` or that hook changes.
 """
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-VERIFIED_WITH = "2.1.9"  # SQLAlchemy, whose sqlalchemy/dialects/sqlite/aiosqlite.py this class serves
+from sqlalchemy import pool
+from sqlalchemy.dialects import registry
+from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
+from sqlalchemy.engine import URL
+
+VERIFIED_WITH = "2.1.9"  # SQLAlchemy, whose sqlite/pysqlite.py and ext/asyncio/engine.py were checked
+DRIVER = "flightdeck_inline"
 
 
-class _InlineCursor:
-    def __init__(self, cursor: sqlite3.Cursor) -> None:
-        self._cursor = cursor
+class InlineCursor(sqlite3.Cursor):
+    """A ``sqlite3`` cursor with the one hook the asyncio layer calls on a driver's cursor."""
 
-    async def __aenter__(self) -> _InlineCursor:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self._cursor.close()
-
-    @property
-    def description(self) -> Any:
-        return self._cursor.description
-
-    @property
-    def rowcount(self) -> int:
-        return self._cursor.rowcount
-
-    @property
-    def lastrowid(self) -> int | None:
-        return self._cursor.lastrowid
-
-    @property
-    def arraysize(self) -> int:
-        return self._cursor.arraysize
-
-    @arraysize.setter
-    def arraysize(self, value: int) -> None:
-        self._cursor.arraysize = value
-
-    async def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> _InlineCursor:
-        self._cursor.execute(sql, () if parameters is None else parameters)
-        return self
-
-    async def executemany(self, sql: str, seq_of_parameters: Iterable[Sequence[Any]]) -> _InlineCursor:
-        self._cursor.executemany(sql, seq_of_parameters)
-        return self
-
-    async def fetchone(self) -> Any:
-        return self._cursor.fetchone()
-
-    async def fetchmany(self, size: int | None = None) -> list[Any]:
-        return self._cursor.fetchmany(self._cursor.arraysize if size is None else size)
-
-    async def fetchall(self) -> list[Any]:
-        return self._cursor.fetchall()
-
-    async def close(self) -> None:
-        self._cursor.close()
+    async def _async_soft_close(self) -> None:
+        """Called by ``AsyncSession.execute`` before a result leaves the greenlet: an aiosqlite cursor
+        is closed there after fetching every row. A ``sqlite3`` cursor on this thread can go on
+        fetching later, synchronously, so there is nothing to do."""
 
 
-class _RunNow:
-    """Stands in for aiosqlite's request queue: SQLAlchemy's isolation-level setter posts to it."""
-
-    def put_nowait(self, item: tuple[asyncio.Future[Any], Callable[[], Any]]) -> None:
-        future, function = item
-        try:
-            future.set_result(function())
-        except Exception as exc:
-            future.set_exception(exc)
+class InlineConnection(sqlite3.Connection):
+    def cursor(self, factory: Any = InlineCursor) -> Any:
+        return super().cursor(factory)
 
 
-class InlineConnection:
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
-        self._connection: sqlite3.Connection | None = conn  # aiosqlite's name; None once closed
-        self._tx = _RunNow()
+class InlineSQLiteDialect(SQLiteDialect_pysqlite):
+    """pysqlite for the asyncio engine: a blocking ``sqlite3`` connection on the loop's thread."""
 
-    @property
-    def isolation_level(self) -> str | None:
-        return self._conn.isolation_level
+    driver = DRIVER
+    supports_statement_cache = True
+    is_async = True  # what create_async_engine checks; the driver calls themselves never wait
 
-    def cursor(self) -> _InlineCursor:
-        return _InlineCursor(self._conn.cursor())
-
-    async def commit(self) -> None:
-        self._conn.commit()
-
-    async def rollback(self) -> None:
-        self._conn.rollback()
-
-    async def create_function(self, *args: Any, **kwargs: Any) -> None:
-        self._conn.create_function(*args, **kwargs)
-
-    async def close(self) -> None:
-        if self._connection is not None:
-            self._connection = None
-            self._conn.close()
-
-    def stop(self) -> None:
-        if self._connection is not None:
-            self._connection = None
-            self._conn.close()
+    @classmethod
+    def get_pool_class(cls, url: URL) -> type[pool.Pool]:
+        return pool.AsyncAdaptedQueuePool
 
 
-def inline_creator(path: str) -> Callable[[], Any]:
-    """An ``async_creator`` for ``create_async_engine``: a new inline connection to ``path``."""
+registry.register(f"sqlite.{DRIVER}", __name__, "InlineSQLiteDialect")
 
-    async def connect() -> InlineConnection:
+
+def inline_url(url: URL) -> URL:
+    """``url`` (a SQLite file) with the inline writer's driver."""
+    return url.set(drivername=f"sqlite+{DRIVER}")
+
+
+def inline_creator(path: str) -> Callable[[], sqlite3.Connection]:
+    """A ``creator`` for the writer's engine: a new ``sqlite3`` connection to ``path``."""
+
+    def connect() -> sqlite3.Connection:
         # Autocommit at the driver level: the engine's "begin" hook emits BEGIN [IMMEDIATE] itself.
-        return InlineConnection(sqlite3.connect(path, isolation_level=None, check_same_thread=False))
+        return sqlite3.connect(path, isolation_level=None, check_same_thread=False, factory=InlineConnection)
 
     return connect

@@ -10,6 +10,7 @@ from sqlalchemy import Table, bindparam, insert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from ..db.models import Event, TenantCounter
 
@@ -73,18 +74,22 @@ async def write_events(session: AsyncSession, buffer: EventBuffer) -> None:
     Called last in the transaction: the counter row stays locked from here to commit, so a later
     transaction of the same tenant gets higher numbers and commits after this one.
     """
-    n = len(buffer.events)
-    if n == 0:
-        return
+    if buffer.events:
+        await session.run_sync(_write_events, buffer)
+
+
+def _write_events(session: Session, buffer: EventBuffer) -> None:
     # The session's changes go first; then both statements run on its connection as Core, not through
-    # the ORM (whose bulk-insert path cost more than SQLite took to run them).
-    await session.flush()
-    connection = await session.connection()
+    # the ORM (whose bulk-insert path cost more than SQLite took to run them). One call into the
+    # session's greenlet for all three (``run_sync``): each awaited call is a greenlet switch.
+    n = len(buffer.events)
+    session.flush()
+    connection = session.connection()
     upsert = _ALLOCATE_SEQS[connection.dialect.name]
-    last = int((await connection.execute(upsert, {"tenant": buffer.tenant_id, "n": n})).scalar_one())
+    last = int(connection.execute(upsert, {"tenant": buffer.tenant_id, "n": n}).scalar_one())
     first = last - n + 1
     buffer.seqs = list(range(first, last + 1))
-    await connection.execute(
+    connection.execute(
         _INSERT_EVENTS,
         [
             {

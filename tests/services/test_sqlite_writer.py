@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
 from pathlib import Path
 
+import greenlet
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
@@ -17,7 +19,9 @@ async def _thread_running_sql(session: object) -> int:
     connection = await session.connection()  # type: ignore[attr-defined]
     raw = await connection.get_raw_connection()
     seen: list[int] = []
-    await raw.driver_connection.create_function("whoami", 0, lambda: seen.append(threading.get_ident()) or 0)
+    made = raw.driver_connection.create_function("whoami", 0, lambda: seen.append(threading.get_ident()) or 0)
+    if inspect.isawaitable(made):  # aiosqlite's (the readers'); the writer's sqlite3 connection is not
+        await made
     await session.execute(text("SELECT whoami()"))  # type: ignore[attr-defined]
     return seen[0]
 
@@ -62,3 +66,29 @@ async def _write_then_fail(db: Database) -> None:
 
     with pytest.raises(IntegrityError, match="UNIQUE"):
         await insert_twice()
+
+
+async def test_a_write_statement_switches_into_the_session_greenlet_and_back_only(tmp_path: Path) -> None:
+    """The writer's driver calls are plain ``sqlite3`` calls: one statement is one switch into the
+    session's greenlet and one back, where aiosqlite's adapter switched back to the loop's greenlet and
+    in again for its cursor calls (six switches for this statement, counted before the change)."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'w.db'}"
+    await upgrade_async(url)
+    db = Database(url)
+    switches: list[str] = []
+
+    def trace(event: str, _args: object) -> None:
+        switches.append(event)
+
+    try:
+        async with db.transaction() as session:
+            await session.execute(text("SELECT 1"))  # the connection and BEGIN IMMEDIATE first
+            previous = greenlet.settrace(trace)
+            try:
+                rows = (await session.execute(text("SELECT count(*) FROM tenant_counters"))).all()
+            finally:
+                greenlet.settrace(previous)
+    finally:
+        await db.dispose()
+    assert rows == [(0,)]
+    assert len(switches) == 2, switches

@@ -29,7 +29,10 @@ class Workflow(Base):
     outcome: Mapped[str | None] = mapped_column(String(32), nullable=True)
     failure_policy: Mapped[str] = mapped_column(String(16))
     timeout_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
-    definition: Mapped[dict[str, Any]] = mapped_column(JSONType)  # normalized, in the YAML's own words
+    # Normalized, in the YAML's own words. Deferred: it grows with the workflow (a 1,000-step document
+    # is tens of kB of JSON) and no claim, report or timer needs it, only the API's `definition`
+    # (issue 13 item 7); reading it by accident raises instead of loading it.
+    definition: Mapped[dict[str, Any]] = mapped_column(JSONType, deferred=True, deferred_raiseload=True)
     failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)

@@ -8,7 +8,8 @@
 
     worker.run()   # until SIGTERM or SIGINT
 
-It claims while it has free slots (``concurrency``), runs each claimed step's handler with a heartbeat in
+It claims while it has free slots (``concurrency``), all the free slots in one call
+(``claimWorkflowSteps``), runs each claimed step's handler with a heartbeat in
 the background, and reports the result with the attempt it claimed, so a report for a step it lost
 (its heartbeat timed out, another worker took the retry) is refused instead of overwriting. When nothing
 is claimable it sleeps until ``workAvailable`` wakes it, or until the claim's ``retryAt``, or at most
@@ -142,14 +143,19 @@ class Worker:
                 if self._stopping.is_set():
                     slots.release()
                     break
+                wanted = 1
+                while not slots.locked():  # every slot free now goes into the same claim
+                    await slots.acquire()
+                    wanted += 1
                 self._wake.clear()  # before the claim: a wake-up during it is not lost
                 try:
-                    started, retry_at = await self._claim_one(slots)
+                    filled, retry_at = await self._claim(slots, wanted)
                 except (ClientError, OSError, ValueError) as exc:  # the server is away: try again later
                     logger.warning("claim failed: %s", exc)
-                    slots.release()
-                    started, retry_at = False, None
-                if not started:
+                    for _ in range(wanted):
+                        slots.release()
+                    filled, retry_at = False, None
+                if not filled:  # nothing more to claim now: wait for a wake-up, a free slot or retryAt
                     await self._idle(retry_at)
         finally:
             await self._drain()
@@ -160,21 +166,26 @@ class Worker:
             if self._owns_client:
                 await self.client.http_client.aclose()
 
-    async def _claim_one(self, slots: asyncio.Semaphore) -> tuple[bool, datetime | None]:
-        """Claim one piece of work and start it (True), or say when to come back (retryAt, or None)."""
+    async def _claim(self, slots: asyncio.Semaphore, wanted: int) -> tuple[bool, datetime | None]:
+        """Claim up to ``wanted`` pieces of work (one slot held for each) and start them; whether all
+        ``wanted`` were handed out, and, when none was, when to come back (retryAt, or None)."""
         sent = time.perf_counter()
-        payload = (await self.client.claim_workflow_step(self.agent, self.workflow_id)).claim_workflow_step
+        payload = (
+            await self.client.claim_workflow_steps(self.agent, wanted, workflow_id=self.workflow_id)
+        ).claim_workflow_steps
         raise_for(payload.user_errors)
-        if payload.outcome is ClaimOutcome.STEP and payload.step is not None:
+        started = 0
+        for step in payload.steps:
             if self.on_claimed is not None:
                 self.on_claimed(time.perf_counter() - sent)
-            self._spawn(self._run_step(StepRun(payload.step, self.agent)), slots)
-            return True, None
+            self._spawn(self._run_step(StepRun(step, self.agent)), slots)
+            started += 1
         if payload.outcome is ClaimOutcome.COMPENSATION and payload.compensation is not None:
             self._spawn(self._run_undo(payload.compensation), slots)
-            return True, None
-        slots.release()
-        return False, payload.retry_at
+            started += 1
+        for _ in range(wanted - started):
+            slots.release()
+        return started == wanted, payload.retry_at if started == 0 else None
 
     def _spawn(self, work: Awaitable[None], slots: asyncio.Semaphore) -> None:
         async def run() -> None:

@@ -10,7 +10,7 @@ from strawberry.permission import BasePermission
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from ...limits import PROGRESS_BYTES
+from ...limits import MAX_CLAIM_STEPS, PROGRESS_BYTES
 from ...machines.retry import ErrorCategory
 from ...services.workflows import claims as workflow_claims
 from ...services.workflows import compensation as workflow_compensation
@@ -97,6 +97,47 @@ class ClaimWorkflowStepPayload:
         "to workAvailable instead.",
     )
     user_errors: list[UserError] = user_errors()
+
+
+@strawberry.type(
+    description="What claimWorkflowSteps handed out: steps (each RUNNING and held by you, with its own "
+    "attempt), or one compensation, or nothing and why."
+)
+class ClaimWorkflowStepsPayload:
+    outcome: ClaimOutcome | None = strawberry.field(
+        default=None, description="STEP when `steps` is not empty; null only with userErrors."
+    )
+    steps: list[WorkflowStepType] = strawberry.field(
+        default_factory=list,
+        description="STEP: the steps, in the order handed out (oldest started workflow first, then "
+        "definition order); report each with its own `attempt`.",
+    )
+    compensation: WorkflowCompensationType | None = strawberry.field(
+        default=None,
+        description="COMPENSATION: the compensation, now RUNNING and held by you (one at a time).",
+    )
+    reason: ClaimWait | None = strawberry.field(
+        default=None, description="NONE: why nothing was handed out; null otherwise."
+    )
+    retry_at: datetime | None = strawberry.field(
+        default=None, description="NONE: as claimWorkflowStep's retryAt."
+    )
+    user_errors: list[UserError] = user_errors()
+
+    @staticmethod
+    def of(claims: list[workflow_claims.Claim] | None, errors: list[UserError]) -> ClaimWorkflowStepsPayload:
+        if claims is None:
+            return ClaimWorkflowStepsPayload(user_errors=errors)
+        first = claims[0]
+        return ClaimWorkflowStepsPayload(
+            outcome=first.outcome,
+            steps=[WorkflowStepType.from_row(c.step) for c in claims if c.step is not None],
+            compensation=WorkflowCompensationType.from_row(first.compensation)
+            if first.compensation
+            else None,
+            reason=first.reason,
+            retry_at=first.retry_at,
+        )
 
 
 @strawberry.type(description="A step and its workflow after a step mutation.")
@@ -215,6 +256,30 @@ class WorkflowMutations:
             reason=claim.reason,
             retry_at=claim.retry_at,
         )
+
+    @strawberry.mutation(
+        permission_classes=DRIVE,
+        description="claimWorkflowStep for up to `maxSteps` steps at once (a worker with that many free "
+        "slots): each is claimed exactly as one claim would be, with its own attempt; or, while "
+        "COMPENSATING, your next compensation alone. Agent or admin keys.",
+    )
+    async def claim_workflow_steps(
+        self,
+        info: I,
+        agent: Annotated[
+            str, A(description=f"Your agent name; steps naming another agent are not yours; {NAME_LIMIT}.")
+        ],
+        workflow_id: Annotated[
+            strawberry.ID | None,
+            A(description="Only from this workflow; omitted: from any, the oldest started first."),
+        ] = None,
+        max_steps: Annotated[int, A(description=f"The most steps to hand out, 1 to {MAX_CLAIM_STEPS}.")] = 1,
+    ) -> ClaimWorkflowStepsPayload:
+        wid = str(workflow_id) if workflow_id is not None else None
+        claims, errors = await run_mutation(
+            info, lambda tx: workflow_claims.claim_many(tx, agent, wid, max_steps)
+        )
+        return ClaimWorkflowStepsPayload.of(claims, errors)
 
     @strawberry.mutation(
         permission_classes=DRIVE,

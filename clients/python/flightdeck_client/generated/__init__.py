@@ -8,6 +8,13 @@ from .claim_workflow_step import (
     ClaimWorkflowStepClaimWorkflowStepUserErrors,
     ClaimWorkflowStepClaimWorkflowStepWorkflow,
 )
+from .claim_workflow_steps import (
+    ClaimWorkflowSteps,
+    ClaimWorkflowStepsClaimWorkflowSteps,
+    ClaimWorkflowStepsClaimWorkflowStepsCompensation,
+    ClaimWorkflowStepsClaimWorkflowStepsSteps,
+    ClaimWorkflowStepsClaimWorkflowStepsUserErrors,
+)
 from .client import FlightdeckGraphQL
 from .complete_workflow_compensation import (
     CompleteWorkflowCompensation,
@@ -174,6 +181,11 @@ __all__ = [
     "ClaimWorkflowStepClaimWorkflowStepStep",
     "ClaimWorkflowStepClaimWorkflowStepUserErrors",
     "ClaimWorkflowStepClaimWorkflowStepWorkflow",
+    "ClaimWorkflowSteps",
+    "ClaimWorkflowStepsClaimWorkflowSteps",
+    "ClaimWorkflowStepsClaimWorkflowStepsCompensation",
+    "ClaimWorkflowStepsClaimWorkflowStepsSteps",
+    "ClaimWorkflowStepsClaimWorkflowStepsUserErrors",
     "CompensationFields",
     "CompensationInput",
     "CompleteWorkflowCompensation",

@@ -90,6 +90,11 @@ class WorkflowStep(Base):
 
     __table_args__ = (
         Index("ix_workflow_steps_workflow_position", "workflow_id", "position"),
+        # Claims (a workflow's pending steps in definition order) and settling (is any step failed,
+        # awaiting a reviewer, not yet done?) seek instead of walking every step (issue 13 item 7).
+        Index("ix_workflow_steps_workflow_status_position", "workflow_id", "status", "position"),
+        # The next completion number: the top of the workflow's completion order.
+        Index("ix_workflow_steps_workflow_completion", "workflow_id", "completion_order"),
         # The timer loop: retries whose back-off is over, running steps past their timeout.
         Index("ix_workflow_steps_status_next_attempt", "status", "next_attempt_at"),
         Index("ix_workflow_steps_status_timeout", "status", "timeout_at"),

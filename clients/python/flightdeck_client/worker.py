@@ -34,8 +34,10 @@ from .errors import ClientError, category_of
 from .generated.client import FlightdeckGraphQL
 from .generated.enums import ClaimOutcome, WorkflowErrorCategory
 from .generated.fragments import CompensationFields, StepFields
+from .generated.input_types import StepCompletionInput
 
 logger = logging.getLogger("flightdeck_client.worker")
+_BATCH = 100  # the most completions one completeWorkflowSteps request may carry (the server's limit)
 
 
 @dataclass
@@ -99,6 +101,8 @@ class Worker:
         self._stopping = asyncio.Event()
         self._wake = asyncio.Event()
         self._running: set[asyncio.Task[None]] = set()
+        self._completions: list[tuple[StepCompletionInput, asyncio.Future[list[Any]]]] = []
+        self._reporter: asyncio.Task[None] | None = None
 
     # -- registration --
 
@@ -262,8 +266,34 @@ class Worker:
             return
         finally:
             beats.cancel()
-        payload = await self.client.complete_workflow_step(run.id, self.agent, run.attempt, output)
-        self._note(payload.complete_workflow_step.user_errors, run)
+        self._note(await self._complete(run, output), run)
+
+    async def _complete(self, run: StepRun, output: Any) -> list[Any]:
+        """Report the step completed; its userErrors. Completions that finish while another report is
+        on its way go together in the next request (``completeWorkflowSteps``, each still its own
+        transaction on the server): no waiting when the worker is quiet, fewer requests when busy."""
+        done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())  # seen, even if we are cancelled
+        self._completions.append(
+            (StepCompletionInput(stepId=run.id, attempt=run.attempt, output=output), done)
+        )
+        if self._reporter is None or self._reporter.done():
+            self._reporter = asyncio.create_task(self._report_completions())
+        return await asyncio.shield(done)  # a cancelled handler does not take the others' report with it
+
+    async def _report_completions(self) -> None:
+        while self._completions:
+            batch, self._completions = self._completions[:_BATCH], self._completions[_BATCH:]
+            try:
+                sent = await self.client.complete_workflow_steps(self.agent, [c for c, _ in batch])
+                raise_for(sent.complete_workflow_steps.user_errors)
+                results = sent.complete_workflow_steps.results
+                for (_, done), result in zip(batch, results, strict=True):
+                    done.set_result(result.user_errors)
+            except Exception as exc:  # every completion of the batch sees the failure
+                for _, done in batch:
+                    if not done.done():
+                        done.set_exception(exc)
 
     async def _fail(self, run: StepRun, category: WorkflowErrorCategory, message: str) -> None:
         payload = await self.client.fail_workflow_step(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from typing import Annotated, Any
 
 import strawberry
@@ -10,8 +13,10 @@ from strawberry.permission import BasePermission
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from ...limits import MAX_CLAIM_STEPS, PROGRESS_BYTES
+from ...errors import ErrorCode
+from ...limits import MAX_BATCH_STEPS, PROGRESS_BYTES
 from ...machines.retry import ErrorCategory
+from ...services.runtime import Tx
 from ...services.workflows import claims as workflow_claims
 from ...services.workflows import compensation as workflow_compensation
 from ...services.workflows import create as workflow_create
@@ -155,6 +160,30 @@ class WorkflowStepPayload:
         )
 
 
+@strawberry.input(description="One step's completion in completeWorkflowSteps.")
+class StepCompletionInput:
+    step_id: strawberry.ID = strawberry.field(description="Your RUNNING step.")
+    attempt: int | None = strawberry.field(
+        default=None,
+        description="The attempt you claimed (step.attempt); a report for an older attempt is CONFLICT.",
+    )
+    output: JSON | None = strawberry.field(default=None, description=f"What it produced; {RESULT_LIMIT}.")
+
+
+def _complete(done: StepCompletionInput, agent: str, tx: Tx) -> Awaitable[StepReport]:
+    return workflow_reports.complete_workflow_step(tx, str(done.step_id), agent, done.output, done.attempt)
+
+
+@strawberry.type(description="What completeWorkflowSteps did with each completion, in the order given.")
+class CompleteWorkflowStepsPayload:
+    results: list[WorkflowStepPayload] = strawberry.field(
+        default_factory=list,
+        description="One per completion, in the order given, each with its own userErrors: a refused "
+        "one (CONFLICT: the step is no longer yours) leaves the others done.",
+    )
+    user_errors: list[UserError] = user_errors()
+
+
 @strawberry.type(description="A compensation and its workflow after a compensation report.")
 class WorkflowCompensationPayload:
     workflow: WorkflowType | None = strawberry.field(default=None, description=WORKFLOW_NOW)
@@ -273,7 +302,7 @@ class WorkflowMutations:
             strawberry.ID | None,
             A(description="Only from this workflow; omitted: from any, the oldest started first."),
         ] = None,
-        max_steps: Annotated[int, A(description=f"The most steps to hand out, 1 to {MAX_CLAIM_STEPS}.")] = 1,
+        max_steps: Annotated[int, A(description=f"The most steps to hand out, 1 to {MAX_BATCH_STEPS}.")] = 1,
     ) -> ClaimWorkflowStepsPayload:
         wid = str(workflow_id) if workflow_id is not None else None
         claims, errors = await run_mutation(
@@ -298,6 +327,34 @@ class WorkflowMutations:
             info, lambda tx: workflow_reports.complete_workflow_step(tx, str(step_id), agent, output, attempt)
         )
         return WorkflowStepPayload.of(report, errors)
+
+    @strawberry.mutation(
+        permission_classes=DRIVE,
+        description="completeWorkflowStep for several of your RUNNING steps in one request: each is "
+        "reported in its own transaction, exactly as completeWorkflowStep would, in the order given. "
+        "Agent or admin keys.",
+    )
+    async def complete_workflow_steps(
+        self,
+        info: I,
+        agent: Agent,
+        steps: Annotated[
+            list[StepCompletionInput], A(description=f"The completions, 1 to {MAX_BATCH_STEPS}.")
+        ],
+    ) -> CompleteWorkflowStepsPayload:
+        if not 1 <= len(steps) <= MAX_BATCH_STEPS:
+            problem = f"steps must hold 1 to {MAX_BATCH_STEPS} completions, not {len(steps)}"
+            return CompleteWorkflowStepsPayload(
+                user_errors=[UserError(code=ErrorCode.VALIDATION_FAILED, message=problem, field=["steps"])]
+            )
+        results = []
+        for i, done in enumerate(steps):
+            report, errors = await run_mutation(info, partial(_complete, done, agent))
+            at = ["steps", str(i)]
+            results.append(
+                WorkflowStepPayload.of(report, [replace(e, field=[*at, *e.field]) for e in errors])
+            )
+        return CompleteWorkflowStepsPayload(results=results)
 
     @strawberry.mutation(
         permission_classes=DRIVE,

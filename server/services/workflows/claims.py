@@ -17,7 +17,7 @@ from sqlalchemy import Select, func, or_, select
 from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...errors import ErrorCode, fail
 from ...events.workflow_kinds import WorkflowEvent
-from ...limits import MAX_CLAIM_STEPS
+from ...limits import MAX_BATCH_STEPS
 from ...machines.workflow import (
     COMPENSATION_MACHINE,
     WORKFLOW_MACHINE,
@@ -78,10 +78,10 @@ async def claim_many(tx: Tx, agent: str, workflow_id: str | None, max_steps: int
     single claim would be (issue 13 item 7).
     """
     check_acting_agent(tx.principal, agent)
-    if not 1 <= max_steps <= MAX_CLAIM_STEPS:
+    if not 1 <= max_steps <= MAX_BATCH_STEPS:
         raise fail(
             ErrorCode.VALIDATION_FAILED,
-            f"maxSteps must be between 1 and {MAX_CLAIM_STEPS}, not {max_steps}",
+            f"maxSteps must be between 1 and {MAX_BATCH_STEPS}, not {max_steps}",
             ["maxSteps"],
         )
     if workflow_id is not None:

@@ -12,7 +12,7 @@ from server.auth import Principal
 from server.clock import FakeClock
 from server.db.engine import Database
 from server.errors import ErrorCode
-from server.limits import MAX_CLAIM_STEPS
+from server.limits import MAX_BATCH_STEPS
 from server.services.runtime import Runtime, unit_of_work
 from server.services.workflows import claims as workflow_claims
 from server.services.workflows import reports as workflow_reports
@@ -197,7 +197,7 @@ async def test_a_batch_claim_hands_out_a_compensation_alone(workflows: WorkflowF
     assert claims[0].compensation.step_name == "a"
 
 
-@pytest.mark.parametrize("max_steps", [0, -1, MAX_CLAIM_STEPS + 1])
+@pytest.mark.parametrize("max_steps", [0, -1, MAX_BATCH_STEPS + 1])
 async def test_max_steps_out_of_range_is_refused_and_nothing_is_written(
     workflows: WorkflowFlight, max_steps: int
 ) -> None:

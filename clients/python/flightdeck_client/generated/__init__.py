@@ -28,6 +28,14 @@ from .complete_workflow_step import (
     CompleteWorkflowStepCompleteWorkflowStepStep,
     CompleteWorkflowStepCompleteWorkflowStepUserErrors,
 )
+from .complete_workflow_steps import (
+    CompleteWorkflowSteps,
+    CompleteWorkflowStepsCompleteWorkflowSteps,
+    CompleteWorkflowStepsCompleteWorkflowStepsResults,
+    CompleteWorkflowStepsCompleteWorkflowStepsResultsStep,
+    CompleteWorkflowStepsCompleteWorkflowStepsResultsUserErrors,
+    CompleteWorkflowStepsCompleteWorkflowStepsUserErrors,
+)
 from .create_research_plan import (
     CreateResearchPlan,
     CreateResearchPlanCreateResearchPlan,
@@ -122,6 +130,7 @@ from .input_types import (
     RegisterToolInput,
     RetryPolicyInput,
     ReviewInboxFilter,
+    StepCompletionInput,
     StepInput,
     SubmitStepResultInput,
     ToolStepInput,
@@ -196,6 +205,12 @@ __all__ = [
     "CompleteWorkflowStepCompleteWorkflowStep",
     "CompleteWorkflowStepCompleteWorkflowStepStep",
     "CompleteWorkflowStepCompleteWorkflowStepUserErrors",
+    "CompleteWorkflowSteps",
+    "CompleteWorkflowStepsCompleteWorkflowSteps",
+    "CompleteWorkflowStepsCompleteWorkflowStepsResults",
+    "CompleteWorkflowStepsCompleteWorkflowStepsResultsStep",
+    "CompleteWorkflowStepsCompleteWorkflowStepsResultsUserErrors",
+    "CompleteWorkflowStepsCompleteWorkflowStepsUserErrors",
     "CreateResearchPlan",
     "CreateResearchPlanCreateResearchPlan",
     "CreateResearchPlanCreateResearchPlanPlan",
@@ -273,6 +288,7 @@ __all__ = [
     "StartWorkflowStartWorkflow",
     "StartWorkflowStartWorkflowUserErrors",
     "StartWorkflowStartWorkflowWorkflow",
+    "StepCompletionInput",
     "StepFailureAction",
     "StepFields",
     "StepInput",

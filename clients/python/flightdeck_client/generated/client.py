@@ -7,13 +7,18 @@ from .claim_workflow_step import ClaimWorkflowStep
 from .claim_workflow_steps import ClaimWorkflowSteps
 from .complete_workflow_compensation import CompleteWorkflowCompensation
 from .complete_workflow_step import CompleteWorkflowStep
+from .complete_workflow_steps import CompleteWorkflowSteps
 from .create_research_plan import CreateResearchPlan
 from .create_workflow_from_yaml import CreateWorkflowFromYaml
 from .enums import WorkflowErrorCategory
 from .fail_workflow_compensation import FailWorkflowCompensation
 from .fail_workflow_step import FailWorkflowStep
 from .heartbeat_workflow_step import HeartbeatWorkflowStep
-from .input_types import CreateResearchPlanInput, SubmitStepResultInput
+from .input_types import (
+    CreateResearchPlanInput,
+    StepCompletionInput,
+    SubmitStepResultInput,
+)
 from .latest_seq import LatestSeq
 from .request_user_review import RequestUserReview
 from .resume_session import ResumeSession
@@ -493,6 +498,43 @@ class FlightdeckGraphQL(AsyncBaseClient):
         )
         data = self.get_data(response)
         return CompleteWorkflowStep.model_validate(data)
+
+    async def complete_workflow_steps(
+        self, agent: str, steps: list[StepCompletionInput], **kwargs: Any
+    ) -> CompleteWorkflowSteps:
+        query = gql("""
+            mutation CompleteWorkflowSteps($agent: String!, $steps: [StepCompletionInput!]!) {
+              completeWorkflowSteps(agent: $agent, steps: $steps) {
+                results {
+                  step {
+                    id
+                    status
+                  }
+                  userErrors {
+                    ...Problems
+                  }
+                }
+                userErrors {
+                  ...Problems
+                }
+              }
+            }
+
+            fragment Problems on UserError {
+              code
+              message
+              field
+            }
+            """)
+        variables: dict[str, object] = {"agent": agent, "steps": steps}
+        response = await self.execute(
+            query=query,
+            operation_name="CompleteWorkflowSteps",
+            variables=variables,
+            **kwargs,
+        )
+        data = self.get_data(response)
+        return CompleteWorkflowSteps.model_validate(data)
 
     async def fail_workflow_step(
         self,

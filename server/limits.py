@@ -23,6 +23,10 @@ PROGRESS_BYTES = 4096
 """Largest progress payload a heartbeat may carry (serialized JSON, UTF-8 bytes): it is shown on the
 step, and heartbeats come often, so it stays small."""
 
+MAX_BATCH_STEPS = 100
+"""Most steps one claimWorkflowSteps call may hand out (``maxSteps``) and one completeWorkflowSteps call
+may report: each is claimed or reported exactly as a single call would do it."""
+
 MAX_JSON_DEPTH = 32
 """Deepest nesting of objects and arrays in a JSON value (result data, tool parameters, a JSON Schema,
 a branching value). Deeper values recurse in every reader of them (jsonschema, the drivers)."""

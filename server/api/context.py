@@ -26,6 +26,7 @@ class Loaders:
     workflow_compensations: DataLoader[str, list[WorkflowCompensation]] = field(init=False)
     # Keyed by (tenant, workflow id): a WebSocket's tenant is only known after connection_init.
     workflows: DataLoader[tuple[str, str], Workflow | None] = field(init=False)
+    workflow_definitions: DataLoader[str, dict[str, Any] | None] = field(init=False)
 
     def __post_init__(self) -> None:
         self.steps = DataLoader(load_fn=self._load_steps, cache=False)
@@ -33,6 +34,7 @@ class Loaders:
         self.workflow_steps = DataLoader(load_fn=self._load_workflow_steps, cache=False)
         self.workflow_compensations = DataLoader(load_fn=self._load_compensations, cache=False)
         self.workflows = DataLoader(load_fn=self._load_workflows, cache=False)
+        self.workflow_definitions = DataLoader(load_fn=self._load_definitions, cache=False)
 
     async def _load_steps(self, plan_ids: list[str]) -> list[list[PlanStep]]:
         async with self.runtime.db.reader() as session:
@@ -53,6 +55,10 @@ class Loaders:
     async def _load_workflows(self, keys: list[tuple[str, str]]) -> list[Workflow | None]:
         async with self.runtime.db.reader() as session:
             return await workflow_queries.workflows_by_id(session, keys)
+
+    async def _load_definitions(self, workflow_ids: list[str]) -> list[dict[str, Any] | None]:
+        async with self.runtime.db.reader() as session:
+            return await workflow_queries.definitions_by_id(session, workflow_ids)
 
 
 @dataclass

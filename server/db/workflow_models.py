@@ -29,7 +29,10 @@ class Workflow(Base):
     outcome: Mapped[str | None] = mapped_column(String(32), nullable=True)
     failure_policy: Mapped[str] = mapped_column(String(16))
     timeout_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
-    definition: Mapped[dict[str, Any]] = mapped_column(JSONType)  # normalized, in the YAML's own words
+    # Normalized, in the YAML's own words. Deferred: it grows with the workflow (a 1,000-step document
+    # is tens of kB of JSON) and no claim, report or timer needs it, only the API's `definition`
+    # (issue 13 item 7); reading it by accident raises instead of loading it.
+    definition: Mapped[dict[str, Any]] = mapped_column(JSONType, deferred=True, deferred_raiseload=True)
     failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -87,6 +90,11 @@ class WorkflowStep(Base):
 
     __table_args__ = (
         Index("ix_workflow_steps_workflow_position", "workflow_id", "position"),
+        # Claims (a workflow's pending steps in definition order) and settling (is any step failed,
+        # awaiting a reviewer, not yet done?) seek instead of walking every step (issue 13 item 7).
+        Index("ix_workflow_steps_workflow_status_position", "workflow_id", "status", "position"),
+        # The next completion number: the top of the workflow's completion order.
+        Index("ix_workflow_steps_workflow_completion", "workflow_id", "completion_order"),
         # The timer loop: retries whose back-off is over, running steps past their timeout.
         Index("ix_workflow_steps_status_next_attempt", "status", "next_attempt_at"),
         Index("ix_workflow_steps_status_timeout", "status", "timeout_at"),

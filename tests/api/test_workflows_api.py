@@ -306,3 +306,56 @@ async def keys(raw_keys: dict[str, str], live_server: LiveServer) -> AsyncIterat
     finally:
         for c in made.values():
             await c.aclose()
+
+
+COMPLETE_MANY = """
+mutation CompleteMany($agent: String!, $steps: [StepCompletionInput!]!) {
+  completeWorkflowSteps(agent: $agent, steps: $steps) {
+    results { step { id name status output } userErrors { code field } }
+    userErrors { code field }
+  }
+}
+"""
+CLAIM_MANY = """
+mutation ClaimMany($agent: String!, $workflowId: ID, $maxSteps: Int!) {
+  claimWorkflowSteps(agent: $agent, workflowId: $workflowId, maxSteps: $maxSteps) {
+    outcome reason steps { id name attempt } userErrors { code field }
+  }
+}
+"""
+
+
+async def test_completions_in_one_request_are_each_reported_alone(client: GraphQLClient) -> None:
+    """completeWorkflowSteps: a refused completion (an old attempt) leaves the others done."""
+    workflow = await create(client, {"name": "three", "steps": [{"name": n} for n in ("x", "y", "z")]})
+    await client.execute(ops.START, {"id": workflow["id"]})
+    claimed = (await client.execute(CLAIM_MANY, {"agent": "w", "maxSteps": 5}))["claimWorkflowSteps"]
+    assert [s["name"] for s in claimed["steps"]] == ["x", "y", "z"]
+    x, y, z = claimed["steps"]
+    for bad in ([], [{"stepId": x["id"]}] * 101):
+        refused = (await client.execute(COMPLETE_MANY, {"agent": "w", "steps": bad}))["completeWorkflowSteps"]
+        assert (refused["results"], refused["userErrors"]) == (
+            [],
+            [{"code": "VALIDATION_FAILED", "field": ["steps"]}],
+        )
+    done = await client.execute(
+        COMPLETE_MANY,
+        {
+            "agent": "w",
+            "steps": [
+                {"stepId": x["id"], "attempt": 1, "output": {"n": 1}},
+                {"stepId": y["id"], "attempt": 2},
+                {"stepId": z["id"]},
+            ],
+        },
+    )
+    results = done["completeWorkflowSteps"]["results"]
+    assert [r["userErrors"] for r in results] == [
+        [],
+        [{"code": "CONFLICT", "field": ["steps", "1", "attempt"]}],
+        [],
+    ]
+    assert [(r["step"] or {}).get("status") for r in results] == ["COMPLETED", None, "COMPLETED"]
+    assert results[0]["step"]["output"] == {"n": 1}
+    steps = ops.steps_by_name((await client.execute(ops.WORKFLOW, {"id": workflow["id"]}))["workflow"])
+    assert {n: s["status"] for n, s in steps.items()} == {"x": "COMPLETED", "y": "RUNNING", "z": "COMPLETED"}

@@ -8,7 +8,8 @@
 
     worker.run()   # until SIGTERM or SIGINT
 
-It claims while it has free slots (``concurrency``), runs each claimed step's handler with a heartbeat in
+It claims while it has free slots (``concurrency``), all the free slots in one call
+(``claimWorkflowSteps``), runs each claimed step's handler with a heartbeat in
 the background, and reports the result with the attempt it claimed, so a report for a step it lost
 (its heartbeat timed out, another worker took the retry) is refused instead of overwriting. When nothing
 is claimable it sleeps until ``workAvailable`` wakes it, or until the claim's ``retryAt``, or at most
@@ -33,8 +34,10 @@ from .errors import ClientError, category_of
 from .generated.client import FlightdeckGraphQL
 from .generated.enums import ClaimOutcome, WorkflowErrorCategory
 from .generated.fragments import CompensationFields, StepFields
+from .generated.input_types import StepCompletionInput
 
 logger = logging.getLogger("flightdeck_client.worker")
+_BATCH = 100  # the most completions one completeWorkflowSteps request may carry (the server's limit)
 
 
 @dataclass
@@ -98,6 +101,8 @@ class Worker:
         self._stopping = asyncio.Event()
         self._wake = asyncio.Event()
         self._running: set[asyncio.Task[None]] = set()
+        self._completions: list[tuple[StepCompletionInput, asyncio.Future[list[Any]]]] = []
+        self._reporter: asyncio.Task[None] | None = None
 
     # -- registration --
 
@@ -142,14 +147,19 @@ class Worker:
                 if self._stopping.is_set():
                     slots.release()
                     break
+                wanted = 1
+                while not slots.locked():  # every slot free now goes into the same claim
+                    await slots.acquire()
+                    wanted += 1
                 self._wake.clear()  # before the claim: a wake-up during it is not lost
                 try:
-                    started, retry_at = await self._claim_one(slots)
+                    filled, retry_at = await self._claim(slots, wanted)
                 except (ClientError, OSError, ValueError) as exc:  # the server is away: try again later
                     logger.warning("claim failed: %s", exc)
-                    slots.release()
-                    started, retry_at = False, None
-                if not started:
+                    for _ in range(wanted):
+                        slots.release()
+                    filled, retry_at = False, None
+                if not filled:  # nothing more to claim now: wait for a wake-up, a free slot or retryAt
                     await self._idle(retry_at)
         finally:
             await self._drain()
@@ -160,21 +170,26 @@ class Worker:
             if self._owns_client:
                 await self.client.http_client.aclose()
 
-    async def _claim_one(self, slots: asyncio.Semaphore) -> tuple[bool, datetime | None]:
-        """Claim one piece of work and start it (True), or say when to come back (retryAt, or None)."""
+    async def _claim(self, slots: asyncio.Semaphore, wanted: int) -> tuple[bool, datetime | None]:
+        """Claim up to ``wanted`` pieces of work (one slot held for each) and start them; whether all
+        ``wanted`` were handed out, and, when none was, when to come back (retryAt, or None)."""
         sent = time.perf_counter()
-        payload = (await self.client.claim_workflow_step(self.agent, self.workflow_id)).claim_workflow_step
+        payload = (
+            await self.client.claim_workflow_steps(self.agent, wanted, workflow_id=self.workflow_id)
+        ).claim_workflow_steps
         raise_for(payload.user_errors)
-        if payload.outcome is ClaimOutcome.STEP and payload.step is not None:
+        started = 0
+        for step in payload.steps:
             if self.on_claimed is not None:
                 self.on_claimed(time.perf_counter() - sent)
-            self._spawn(self._run_step(StepRun(payload.step, self.agent)), slots)
-            return True, None
+            self._spawn(self._run_step(StepRun(step, self.agent)), slots)
+            started += 1
         if payload.outcome is ClaimOutcome.COMPENSATION and payload.compensation is not None:
             self._spawn(self._run_undo(payload.compensation), slots)
-            return True, None
-        slots.release()
-        return False, payload.retry_at
+            started += 1
+        for _ in range(wanted - started):
+            slots.release()
+        return started == wanted, payload.retry_at if started == 0 else None
 
     def _spawn(self, work: Awaitable[None], slots: asyncio.Semaphore) -> None:
         async def run() -> None:
@@ -251,8 +266,34 @@ class Worker:
             return
         finally:
             beats.cancel()
-        payload = await self.client.complete_workflow_step(run.id, self.agent, run.attempt, output)
-        self._note(payload.complete_workflow_step.user_errors, run)
+        self._note(await self._complete(run, output), run)
+
+    async def _complete(self, run: StepRun, output: Any) -> list[Any]:
+        """Report the step completed; its userErrors. Completions that finish while another report is
+        on its way go together in the next request (``completeWorkflowSteps``, each still its own
+        transaction on the server): no waiting when the worker is quiet, fewer requests when busy."""
+        done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())  # seen, even if we are cancelled
+        self._completions.append(
+            (StepCompletionInput(stepId=run.id, attempt=run.attempt, output=output), done)
+        )
+        if self._reporter is None or self._reporter.done():
+            self._reporter = asyncio.create_task(self._report_completions())
+        return await asyncio.shield(done)  # a cancelled handler does not take the others' report with it
+
+    async def _report_completions(self) -> None:
+        while self._completions:
+            batch, self._completions = self._completions[:_BATCH], self._completions[_BATCH:]
+            try:
+                sent = await self.client.complete_workflow_steps(self.agent, [c for c, _ in batch])
+                raise_for(sent.complete_workflow_steps.user_errors)
+                results = sent.complete_workflow_steps.results
+                for (_, done), result in zip(batch, results, strict=True):
+                    done.set_result(result.user_errors)
+            except Exception as exc:  # every completion of the batch sees the failure
+                for _, done in batch:
+                    if not done.done():
+                        done.set_exception(exc)
 
     async def _fail(self, run: StepRun, category: WorkflowErrorCategory, message: str) -> None:
         payload = await self.client.fail_workflow_step(

@@ -20,9 +20,21 @@ Select = Callable[[LoggedEvent], Any | None]
 
 class FeedStream(AsyncIterator[Any]):
     def __init__(
-        self, feed: EventFeed, tenant_id: str, start: int, select: Select, identity: Hashable
+        self,
+        feed: EventFeed,
+        tenant_id: str,
+        start: int,
+        select: Select,
+        identity: Hashable,
+        *,
+        latest_only: bool = False,
     ) -> None:
         self.feed = feed
+        # Of the live events the feed hands over together, deliver only the last one selected: for
+        # hints whose newest supersedes the rest (``workAvailable``), so a busy subscriber gets one
+        # message per batch instead of one per event. A replay (events already logged when the
+        # stream starts) is delivered whole.
+        self.latest_only = latest_only
         self.tenant_id = tenant_id
         self.start = start
         self.select = select
@@ -43,9 +55,15 @@ class FeedStream(AsyncIterator[Any]):
             await self._events.aclose()
 
     async def _run(self) -> AsyncGenerator[Any, None]:
+        replay_to = await self.feed.position(self.tenant_id) if self.latest_only else None
         async with aclosing(self.feed.follow(self.tenant_id, self.start)) as batches:
             async for batch in batches:
-                for event in batch:
-                    payload = self.select(event)
+                if replay_to is None:
+                    for payload in map(self.select, batch):
+                        if payload is not None:
+                            yield payload
+                    continue
+                live = [p for e in batch if e.seq > replay_to and (p := self.select(e)) is not None]
+                for payload in [self.select(e) for e in batch if e.seq <= replay_to] + live[-1:]:
                     if payload is not None:
                         yield payload

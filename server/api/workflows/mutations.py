@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from typing import Annotated, Any
 
 import strawberry
@@ -10,8 +13,10 @@ from strawberry.permission import BasePermission
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from ...limits import PROGRESS_BYTES
+from ...errors import ErrorCode
+from ...limits import MAX_BATCH_STEPS, PROGRESS_BYTES
 from ...machines.retry import ErrorCategory
+from ...services.runtime import Tx
 from ...services.workflows import claims as workflow_claims
 from ...services.workflows import compensation as workflow_compensation
 from ...services.workflows import create as workflow_create
@@ -99,6 +104,47 @@ class ClaimWorkflowStepPayload:
     user_errors: list[UserError] = user_errors()
 
 
+@strawberry.type(
+    description="What claimWorkflowSteps handed out: steps (each RUNNING and held by you, with its own "
+    "attempt), or one compensation, or nothing and why."
+)
+class ClaimWorkflowStepsPayload:
+    outcome: ClaimOutcome | None = strawberry.field(
+        default=None, description="STEP when `steps` is not empty; null only with userErrors."
+    )
+    steps: list[WorkflowStepType] = strawberry.field(
+        default_factory=list,
+        description="STEP: the steps, in the order handed out (oldest started workflow first, then "
+        "definition order); report each with its own `attempt`.",
+    )
+    compensation: WorkflowCompensationType | None = strawberry.field(
+        default=None,
+        description="COMPENSATION: the compensation, now RUNNING and held by you (one at a time).",
+    )
+    reason: ClaimWait | None = strawberry.field(
+        default=None, description="NONE: why nothing was handed out; null otherwise."
+    )
+    retry_at: datetime | None = strawberry.field(
+        default=None, description="NONE: as claimWorkflowStep's retryAt."
+    )
+    user_errors: list[UserError] = user_errors()
+
+    @staticmethod
+    def of(claims: list[workflow_claims.Claim] | None, errors: list[UserError]) -> ClaimWorkflowStepsPayload:
+        if claims is None:
+            return ClaimWorkflowStepsPayload(user_errors=errors)
+        first = claims[0]
+        return ClaimWorkflowStepsPayload(
+            outcome=first.outcome,
+            steps=[WorkflowStepType.from_row(c.step) for c in claims if c.step is not None],
+            compensation=WorkflowCompensationType.from_row(first.compensation)
+            if first.compensation
+            else None,
+            reason=first.reason,
+            retry_at=first.retry_at,
+        )
+
+
 @strawberry.type(description="A step and its workflow after a step mutation.")
 class WorkflowStepPayload:
     workflow: WorkflowType | None = strawberry.field(default=None, description=WORKFLOW_NOW)
@@ -112,6 +158,30 @@ class WorkflowStepPayload:
         return WorkflowStepPayload(
             workflow=WorkflowType.from_row(report.workflow), step=WorkflowStepType.from_row(report.step)
         )
+
+
+@strawberry.input(description="One step's completion in completeWorkflowSteps.")
+class StepCompletionInput:
+    step_id: strawberry.ID = strawberry.field(description="Your RUNNING step.")
+    attempt: int | None = strawberry.field(
+        default=None,
+        description="The attempt you claimed (step.attempt); a report for an older attempt is CONFLICT.",
+    )
+    output: JSON | None = strawberry.field(default=None, description=f"What it produced; {RESULT_LIMIT}.")
+
+
+def _complete(done: StepCompletionInput, agent: str, tx: Tx) -> Awaitable[StepReport]:
+    return workflow_reports.complete_workflow_step(tx, str(done.step_id), agent, done.output, done.attempt)
+
+
+@strawberry.type(description="What completeWorkflowSteps did with each completion, in the order given.")
+class CompleteWorkflowStepsPayload:
+    results: list[WorkflowStepPayload] = strawberry.field(
+        default_factory=list,
+        description="One per completion, in the order given, each with its own userErrors: a refused "
+        "one (CONFLICT: the step is no longer yours) leaves the others done.",
+    )
+    user_errors: list[UserError] = user_errors()
 
 
 @strawberry.type(description="A compensation and its workflow after a compensation report.")
@@ -218,6 +288,30 @@ class WorkflowMutations:
 
     @strawberry.mutation(
         permission_classes=DRIVE,
+        description="claimWorkflowStep for up to `maxSteps` steps at once (a worker with that many free "
+        "slots): each is claimed exactly as one claim would be, with its own attempt; or, while "
+        "COMPENSATING, your next compensation alone. Agent or admin keys.",
+    )
+    async def claim_workflow_steps(
+        self,
+        info: I,
+        agent: Annotated[
+            str, A(description=f"Your agent name; steps naming another agent are not yours; {NAME_LIMIT}.")
+        ],
+        workflow_id: Annotated[
+            strawberry.ID | None,
+            A(description="Only from this workflow; omitted: from any, the oldest started first."),
+        ] = None,
+        max_steps: Annotated[int, A(description=f"The most steps to hand out, 1 to {MAX_BATCH_STEPS}.")] = 1,
+    ) -> ClaimWorkflowStepsPayload:
+        wid = str(workflow_id) if workflow_id is not None else None
+        claims, errors = await run_mutation(
+            info, lambda tx: workflow_claims.claim_many(tx, agent, wid, max_steps)
+        )
+        return ClaimWorkflowStepsPayload.of(claims, errors)
+
+    @strawberry.mutation(
+        permission_classes=DRIVE,
         description="Report your RUNNING step COMPLETED; the steps depending on it may run. Agent or "
         "admin keys.",
     )
@@ -233,6 +327,34 @@ class WorkflowMutations:
             info, lambda tx: workflow_reports.complete_workflow_step(tx, str(step_id), agent, output, attempt)
         )
         return WorkflowStepPayload.of(report, errors)
+
+    @strawberry.mutation(
+        permission_classes=DRIVE,
+        description="completeWorkflowStep for several of your RUNNING steps in one request: each is "
+        "reported in its own transaction, exactly as completeWorkflowStep would, in the order given. "
+        "Agent or admin keys.",
+    )
+    async def complete_workflow_steps(
+        self,
+        info: I,
+        agent: Agent,
+        steps: Annotated[
+            list[StepCompletionInput], A(description=f"The completions, 1 to {MAX_BATCH_STEPS}.")
+        ],
+    ) -> CompleteWorkflowStepsPayload:
+        if not 1 <= len(steps) <= MAX_BATCH_STEPS:
+            problem = f"steps must hold 1 to {MAX_BATCH_STEPS} completions, not {len(steps)}"
+            return CompleteWorkflowStepsPayload(
+                user_errors=[UserError(code=ErrorCode.VALIDATION_FAILED, message=problem, field=["steps"])]
+            )
+        results = []
+        for i, done in enumerate(steps):
+            report, errors = await run_mutation(info, partial(_complete, done, agent))
+            at = ["steps", str(i)]
+            results.append(
+                WorkflowStepPayload.of(report, [replace(e, field=[*at, *e.field]) for e in errors])
+            )
+        return CompleteWorkflowStepsPayload(results=results)
 
     @strawberry.mutation(
         permission_classes=DRIVE,

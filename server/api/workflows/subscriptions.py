@@ -53,8 +53,9 @@ class WorkSubscriptions:
         description="A wake-up whenever a step or compensation may have become claimable for `agent`: a "
         "workflow starts executing (a slot freed, a reviewer answered), a step completes or is skipped, a "
         "retry's back-off ends, a compensation's turn comes. A hint: the claim decides. Subscribe, then "
-        "claim until NONE, then wait for the next wake-up; nothing between is missed. Resume with "
-        "`after` like `events`. Your tenant only."
+        "claim until NONE, then wait for the next wake-up; nothing between is missed. Live wake-ups "
+        "that happen together come as one, the latest (a replay comes whole). Resume with `after` like "
+        "`events`. Your tenant only."
     )
     async def work_available(
         self,
@@ -83,4 +84,9 @@ class WorkSubscriptions:
         wid = str(workflow_id) if workflow_id is not None else None
         identity = ("workAvailable", agent, wid)
         select = partial(WorkAvailable.of, agent, wid)
-        return FeedStream(ctx.runtime.feed, ctx.principal.tenant_id, start, select, identity)
+        # Live wake-ups that reach the server's feed together are one message, the latest: a hint,
+        # resumed after its seq, loses nothing by it, and a busy worker is not sent one per event
+        # (issue 13 item 7). A replay (`after`) comes whole.
+        return FeedStream(
+            ctx.runtime.feed, ctx.principal.tenant_id, start, select, identity, latest_only=True
+        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...events.workflow_kinds import ROOT
@@ -135,12 +135,17 @@ def step_deadline(step: WorkflowStep, last_sign_of_life: datetime) -> datetime |
 
 async def complete_step(tx: Tx, workflow: Workflow, step: WorkflowStep, action: str, **data: object) -> None:
     """``action`` (a worker's ``complete``, a reviewer's ``approve``) on the step, numbered in
-    completion order (compensation undoes the last one first). The number is one aggregate query,
-    not a read of every step (issue 13 item 7)."""
+    completion order (compensation undoes the last one first). The number is the top of the
+    ``(workflow_id, completion_order)`` index, not a read of every step (issue 13 item 7)."""
     last = await tx.session.scalar(
-        select(func.max(WorkflowStep.completion_order)).where(
-            WorkflowStep.workflow_id == workflow.id, WorkflowStep.id != step.id
+        select(WorkflowStep.completion_order)
+        .where(
+            WorkflowStep.workflow_id == workflow.id,
+            WorkflowStep.completion_order.is_not(None),
+            WorkflowStep.id != step.id,
         )
+        .order_by(WorkflowStep.completion_order.desc())
+        .limit(1)
     )
     step_act(tx, workflow, step, action, **data)
     step.completion_order = 1 + (last or 0)

@@ -6,14 +6,18 @@ import asyncio
 from collections import Counter
 from datetime import timedelta
 
+import pytest
+
 from server.auth import Principal
 from server.clock import FakeClock
 from server.db.engine import Database
+from server.errors import ErrorCode
+from server.limits import MAX_BATCH_STEPS
 from server.services.runtime import Runtime, unit_of_work
 from server.services.workflows import claims as workflow_claims
 from server.services.workflows import reports as workflow_reports
-from server.services.workflows.claims import Claim, ClaimOutcome
-from tests.services.workflow_helpers import WorkflowFlight, step, wf
+from server.services.workflows.claims import Claim, ClaimOutcome, ClaimWait
+from tests.services.workflow_helpers import WorkflowFlight, no_retry, step, wf
 
 DIAMOND = wf(step("a"), step("b", "a"), step("c", "a"), step("d", "b", "c"))
 
@@ -125,4 +129,104 @@ async def test_concurrent_claims_hand_every_step_to_exactly_one_worker(
     assert all(holders[c.step.id] == c.step.claimed_by for c in flat if c.step is not None)
     claimed_events = await workflows.events(kind="workflow_step_claimed")
     assert Counter(e.entity_id for e in claimed_events) == dict.fromkeys(holders, 1)
+    await workflows.assert_seq_gap_free()
+
+
+# -- claimWorkflowSteps: several steps in one call (issue 13 item 7) --
+
+
+async def claim_many(
+    workflows: WorkflowFlight, agent: str, max_steps: int, workflow_id: str | None = None
+) -> list[Claim]:
+    return await workflows.call(lambda tx: workflow_claims.claim_many(tx, agent, workflow_id, max_steps))
+
+
+async def test_a_batch_claim_hands_out_only_ready_steps_each_with_its_own_attempt_and_event(
+    workflows: WorkflowFlight,
+) -> None:
+    workflow_id = await workflows.running(
+        wf(step("a"), step("b"), step("c", "a"), step("d"), step("e", agent="analyst"))
+    )
+    claims = await claim_many(workflows, "w1", 10, workflow_id)
+    # c waits for a; e is the analyst's: the three ready ones, in definition order, nothing more.
+    assert [(c.outcome, c.step.name if c.step else None) for c in claims] == [
+        (ClaimOutcome.STEP, "a"),
+        (ClaimOutcome.STEP, "b"),
+        (ClaimOutcome.STEP, "d"),
+    ]
+    steps = await workflows.wf_steps(workflow_id)
+    assert {n: (steps[n].status, steps[n].attempt, steps[n].claimed_by) for n in "abd"} == {
+        n: ("running", 1, "w1") for n in "abd"
+    }
+    assert (steps["c"].status, steps["e"].status) == ("pending", "pending")
+    claimed = await workflows.events(root_id=workflow_id, kind="workflow_step_claimed")
+    assert [(e.data["stepName"], e.data["attempt"]) for e in claimed] == [("a", 1), ("b", 1), ("d", 1)]
+    # Nothing more for w1: one NONE that says why; the analyst still gets its step.
+    again = await claim_many(workflows, "w1", 10, workflow_id)
+    assert [(c.outcome, c.reason) for c in again] == [(ClaimOutcome.NONE, ClaimWait.NOTHING_READY)]
+    assert [c.step.name for c in await claim_many(workflows, "analyst", 10) if c.step] == ["e"]
+
+
+async def test_a_batch_claim_stops_at_max_steps_and_crosses_workflows_oldest_first(
+    workflows: WorkflowFlight,
+) -> None:
+    first = await workflows.running(2)
+    workflows.clock.advance(timedelta(seconds=1))
+    second = await workflows.running(3)
+    claims = await claim_many(workflows, "w", 4)
+    assert [(c.workflow.id if c.workflow else None) for c in claims] == [first, first, second, second]
+    assert [c.step.name for c in claims if c.step] == ["s1", "s2", "s1", "s2"]
+    assert [c.step.name for c in await claim_many(workflows, "w", 4) if c.step] == ["s3"]
+
+
+async def test_a_batch_claim_hands_out_a_compensation_alone(workflows: WorkflowFlight) -> None:
+    workflow_id = await workflows.running(
+        wf(
+            step("a", onFailure="compensate"),
+            step("b", "a", onFailure="compensate", **no_retry()),
+            compensation=[{"step": "a", "action": "undo a", "agent": "w"}],
+        )
+    )
+    (a,) = [c.step for c in await claim_many(workflows, "w", 5, workflow_id) if c.step]
+    await workflows.complete(a.id, "w")
+    (b,) = [c.step for c in await claim_many(workflows, "w", 5, workflow_id) if c.step]
+    await workflows.fail(b.id, "validation", agent="w")
+    claims = await claim_many(workflows, "w", 5, workflow_id)
+    assert [c.outcome for c in claims] == [ClaimOutcome.COMPENSATION]
+    assert claims[0].compensation is not None
+    assert claims[0].compensation.step_name == "a"
+
+
+@pytest.mark.parametrize("max_steps", [0, -1, MAX_BATCH_STEPS + 1])
+async def test_max_steps_out_of_range_is_refused_and_nothing_is_written(
+    workflows: WorkflowFlight, max_steps: int
+) -> None:
+    workflow_id = await workflows.running(3)
+    error = await workflows.refused(
+        lambda tx: workflow_claims.claim_many(tx, "w", workflow_id, max_steps), ErrorCode.VALIDATION_FAILED
+    )
+    assert [p.field for p in error.problems] == [["maxSteps"]]
+
+
+async def test_concurrent_batch_claims_never_hand_out_a_step_twice(
+    workflows: WorkflowFlight, runtime: Runtime, principal: Principal, clock: FakeClock
+) -> None:
+    workflow_id = await workflows.running(40)
+    # Two runtimes on one database, like two server processes, each with its own connections.
+    second = Runtime(db=Database(runtime.settings.database_url), clock=clock, settings=runtime.settings)
+
+    async def worker(i: int) -> list[Claim]:
+        async with unit_of_work(second if i % 2 else runtime, principal) as tx:
+            return await workflow_claims.claim_many(tx, f"w{i}", workflow_id if i % 3 else None, 3)
+
+    try:
+        batches = await asyncio.gather(*(worker(i) for i in range(16)))
+    finally:
+        await second.db.dispose()
+    names = [c.step.name for batch in batches for c in batch if c.step is not None]
+    assert sorted(names) == sorted(f"s{i + 1}" for i in range(40))  # 48 asked for, each of 40 once
+    states = await workflows.wf_steps(workflow_id)
+    assert {(s.status, s.attempt) for s in states.values()} == {("running", 1)}
+    claimed = await workflows.events(root_id=workflow_id, kind="workflow_step_claimed")
+    assert Counter(e.entity_id for e in claimed) == {s.id: 1 for s in states.values()}
     await workflows.assert_seq_gap_free()

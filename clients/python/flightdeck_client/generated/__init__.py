@@ -8,6 +8,13 @@ from .claim_workflow_step import (
     ClaimWorkflowStepClaimWorkflowStepUserErrors,
     ClaimWorkflowStepClaimWorkflowStepWorkflow,
 )
+from .claim_workflow_steps import (
+    ClaimWorkflowSteps,
+    ClaimWorkflowStepsClaimWorkflowSteps,
+    ClaimWorkflowStepsClaimWorkflowStepsCompensation,
+    ClaimWorkflowStepsClaimWorkflowStepsSteps,
+    ClaimWorkflowStepsClaimWorkflowStepsUserErrors,
+)
 from .client import FlightdeckGraphQL
 from .complete_workflow_compensation import (
     CompleteWorkflowCompensation,
@@ -20,6 +27,14 @@ from .complete_workflow_step import (
     CompleteWorkflowStepCompleteWorkflowStep,
     CompleteWorkflowStepCompleteWorkflowStepStep,
     CompleteWorkflowStepCompleteWorkflowStepUserErrors,
+)
+from .complete_workflow_steps import (
+    CompleteWorkflowSteps,
+    CompleteWorkflowStepsCompleteWorkflowSteps,
+    CompleteWorkflowStepsCompleteWorkflowStepsResults,
+    CompleteWorkflowStepsCompleteWorkflowStepsResultsStep,
+    CompleteWorkflowStepsCompleteWorkflowStepsResultsUserErrors,
+    CompleteWorkflowStepsCompleteWorkflowStepsUserErrors,
 )
 from .create_research_plan import (
     CreateResearchPlan,
@@ -115,6 +130,7 @@ from .input_types import (
     RegisterToolInput,
     RetryPolicyInput,
     ReviewInboxFilter,
+    StepCompletionInput,
     StepInput,
     SubmitStepResultInput,
     ToolStepInput,
@@ -174,6 +190,11 @@ __all__ = [
     "ClaimWorkflowStepClaimWorkflowStepStep",
     "ClaimWorkflowStepClaimWorkflowStepUserErrors",
     "ClaimWorkflowStepClaimWorkflowStepWorkflow",
+    "ClaimWorkflowSteps",
+    "ClaimWorkflowStepsClaimWorkflowSteps",
+    "ClaimWorkflowStepsClaimWorkflowStepsCompensation",
+    "ClaimWorkflowStepsClaimWorkflowStepsSteps",
+    "ClaimWorkflowStepsClaimWorkflowStepsUserErrors",
     "CompensationFields",
     "CompensationInput",
     "CompleteWorkflowCompensation",
@@ -184,6 +205,12 @@ __all__ = [
     "CompleteWorkflowStepCompleteWorkflowStep",
     "CompleteWorkflowStepCompleteWorkflowStepStep",
     "CompleteWorkflowStepCompleteWorkflowStepUserErrors",
+    "CompleteWorkflowSteps",
+    "CompleteWorkflowStepsCompleteWorkflowSteps",
+    "CompleteWorkflowStepsCompleteWorkflowStepsResults",
+    "CompleteWorkflowStepsCompleteWorkflowStepsResultsStep",
+    "CompleteWorkflowStepsCompleteWorkflowStepsResultsUserErrors",
+    "CompleteWorkflowStepsCompleteWorkflowStepsUserErrors",
     "CreateResearchPlan",
     "CreateResearchPlanCreateResearchPlan",
     "CreateResearchPlanCreateResearchPlanPlan",
@@ -261,6 +288,7 @@ __all__ = [
     "StartWorkflowStartWorkflow",
     "StartWorkflowStartWorkflowUserErrors",
     "StartWorkflowStartWorkflowWorkflow",
+    "StepCompletionInput",
     "StepFailureAction",
     "StepFields",
     "StepInput",

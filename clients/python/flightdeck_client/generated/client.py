@@ -4,15 +4,21 @@ from typing import Any, Optional, Union
 from .async_base_client import AsyncBaseClient
 from .base_model import UNSET, UnsetType
 from .claim_workflow_step import ClaimWorkflowStep
+from .claim_workflow_steps import ClaimWorkflowSteps
 from .complete_workflow_compensation import CompleteWorkflowCompensation
 from .complete_workflow_step import CompleteWorkflowStep
+from .complete_workflow_steps import CompleteWorkflowSteps
 from .create_research_plan import CreateResearchPlan
 from .create_workflow_from_yaml import CreateWorkflowFromYaml
 from .enums import WorkflowErrorCategory
 from .fail_workflow_compensation import FailWorkflowCompensation
 from .fail_workflow_step import FailWorkflowStep
 from .heartbeat_workflow_step import HeartbeatWorkflowStep
-from .input_types import CreateResearchPlanInput, SubmitStepResultInput
+from .input_types import (
+    CreateResearchPlanInput,
+    StepCompletionInput,
+    SubmitStepResultInput,
+)
 from .latest_seq import LatestSeq
 from .request_user_review import RequestUserReview
 from .resume_session import ResumeSession
@@ -374,6 +380,78 @@ class FlightdeckGraphQL(AsyncBaseClient):
         data = self.get_data(response)
         return ClaimWorkflowStep.model_validate(data)
 
+    async def claim_workflow_steps(
+        self,
+        agent: str,
+        max_steps: int,
+        workflow_id: Union[Optional[str], UnsetType] = UNSET,
+        **kwargs: Any,
+    ) -> ClaimWorkflowSteps:
+        query = gql("""
+            mutation ClaimWorkflowSteps($agent: String!, $workflowId: ID, $maxSteps: Int!) {
+              claimWorkflowSteps(agent: $agent, workflowId: $workflowId, maxSteps: $maxSteps) {
+                outcome
+                reason
+                retryAt
+                steps {
+                  ...StepFields
+                }
+                compensation {
+                  ...CompensationFields
+                }
+                userErrors {
+                  ...Problems
+                }
+              }
+            }
+
+            fragment CompensationFields on WorkflowCompensation {
+              id
+              workflowId
+              stepName
+              position
+              action
+              agent
+              status
+            }
+
+            fragment Problems on UserError {
+              code
+              message
+              field
+            }
+
+            fragment StepFields on WorkflowStep {
+              id
+              workflowId
+              name
+              status
+              agent
+              attempt
+              claimedBy
+              timeoutAt
+              heartbeatTimeoutSeconds
+              nextAttemptAt
+              output
+              progress
+              lastError
+              lastErrorCategory
+            }
+            """)
+        variables: dict[str, object] = {
+            "agent": agent,
+            "workflowId": workflow_id,
+            "maxSteps": max_steps,
+        }
+        response = await self.execute(
+            query=query,
+            operation_name="ClaimWorkflowSteps",
+            variables=variables,
+            **kwargs,
+        )
+        data = self.get_data(response)
+        return ClaimWorkflowSteps.model_validate(data)
+
     async def complete_workflow_step(
         self,
         step_id: str,
@@ -420,6 +498,43 @@ class FlightdeckGraphQL(AsyncBaseClient):
         )
         data = self.get_data(response)
         return CompleteWorkflowStep.model_validate(data)
+
+    async def complete_workflow_steps(
+        self, agent: str, steps: list[StepCompletionInput], **kwargs: Any
+    ) -> CompleteWorkflowSteps:
+        query = gql("""
+            mutation CompleteWorkflowSteps($agent: String!, $steps: [StepCompletionInput!]!) {
+              completeWorkflowSteps(agent: $agent, steps: $steps) {
+                results {
+                  step {
+                    id
+                    status
+                  }
+                  userErrors {
+                    ...Problems
+                  }
+                }
+                userErrors {
+                  ...Problems
+                }
+              }
+            }
+
+            fragment Problems on UserError {
+              code
+              message
+              field
+            }
+            """)
+        variables: dict[str, object] = {"agent": agent, "steps": steps}
+        response = await self.execute(
+            query=query,
+            operation_name="CompleteWorkflowSteps",
+            variables=variables,
+            **kwargs,
+        )
+        data = self.get_data(response)
+        return CompleteWorkflowSteps.model_validate(data)
 
     async def fail_workflow_step(
         self,

@@ -304,6 +304,17 @@ class ReviewInboxFilter(BaseModel):
     "Case-insensitive substring of the plan's title or question (reviewInbox), of the workflow's name (workflowStepsAwaitingReview): 3 to 200 bytes."
 
 
+class StepCompletionInput(BaseModel):
+    """One step's completion in completeWorkflowSteps."""
+
+    step_id: str = Field(alias="stepId")
+    "Your RUNNING step."
+    attempt: Optional[int] = None
+    "The attempt you claimed (step.attempt); a report for an older attempt is CONFLICT."
+    output: Optional[Any] = None
+    "What it produced; at most FLIGHTDECK_MAX_RESULT_BYTES (1 MiB by default)."
+
+
 class StepInput(BaseModel):
     """A new plan step; it starts PENDING."""
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 CATCH_UP_PAGE = 1000  # events read from the table at a time by a member behind the ring
-FRAMES_PER_WRITE = 200  # messages a catching-up member writes at once before letting others run
+FRAMES_PER_WRITE = 128  # messages a catching-up member writes at once before letting others run
 
 
 class Member:

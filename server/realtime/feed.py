@@ -74,9 +74,9 @@ _READ_PAGE = (
 )
 
 
-def _logged(row: Any) -> LoggedEvent:
-    """A row of ``_READ_EVENTS`` as the event it holds, as UTCDateTime and the JSON type would give it."""
-    seq, tenant, entity_type, entity_id, root_type, root_id, kind, from_state, to_state, actor, data, at = row
+def _logged(row: Any, data: Any) -> LoggedEvent:
+    """A row of ``_READ_EVENTS`` with its decoded ``data``, as UTCDateTime and the JSON type give it."""
+    seq, tenant, entity_type, entity_id, root_type, root_id, kind, from_state, to_state, actor, _, at = row
     if isinstance(at, str):  # SQLite: naive UTC as SQLAlchemy writes it ("YYYY-MM-DD HH:MM:SS[.ffffff]")
         at = datetime.fromisoformat(at).replace(tzinfo=UTC)
     elif at.tzinfo is None:
@@ -84,25 +84,30 @@ def _logged(row: Any) -> LoggedEvent:
     else:
         at = at.astimezone(UTC)
     return LoggedEvent(
-        seq,
-        tenant,
-        entity_type,
-        entity_id,
-        root_type,
-        root_id,
-        kind,
-        from_state,
-        to_state,
-        actor,
-        json.loads(data) if isinstance(data, str | bytes) else data,
-        at,
+        seq, tenant, entity_type, entity_id, root_type, root_id, kind, from_state, to_state, actor, data, at
     )
+
+
+def _decoded(texts: list[Any]) -> list[Any]:
+    """Each stored JSON document decoded, all of a page in one call when they are all text."""
+    if texts and all(isinstance(text, str) for text in texts):
+        with contextlib.suppress(ValueError):
+            values = json.loads("[" + ",".join(texts) + "]")
+            if len(values) == len(texts):  # each text was one document (a writer's JSON always is)
+                return list(values)
+    return [json.loads(text) if isinstance(text, str | bytes) else text for text in texts]
 
 
 async def read_events(db: Database, tenant_id: str, after: int, limit: int) -> list[LoggedEvent]:
     async with db.read_connection() as conn:
         result = await conn.execute(_READ_PAGE, {"tenant": tenant_id, "after": after, "limit": limit})
-        return [_logged(row) for row in result.all()]
+        rows = result.all()
+    return [_logged(row, data) for row, data in zip(rows, _decoded([row[10] for row in rows]), strict=True)]
+
+
+def _retrieved(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 async def last_seq(db: Database, tenant_id: str) -> int:
@@ -240,17 +245,32 @@ class EventFeed:
         ``page``: how many events to read from the table at a time while behind the ring (default: the
         feed's batch size)."""
         tail = self._acquire(tenant_id)
+        # With ``page``, the next page is read while the caller sends this one (at most two are held).
+        ahead: tuple[int, asyncio.Task[list[LoggedEvent]]] | None = None
         try:
             await tail.ready.wait()
             pos = after
             while True:
                 batch = tail.after(pos)
                 if batch is None:
-                    batch = await read_events(self.db, tenant_id, pos, page or self.batch_size)
+                    if ahead is not None and ahead[0] == pos:
+                        batch = await ahead[1]
+                    else:
+                        batch = await read_events(self.db, tenant_id, pos, page or self.batch_size)
+                    ahead = None
+                    if page is not None and len(batch) == page:
+                        task = asyncio.create_task(read_events(self.db, tenant_id, batch[-1].seq, page))
+                        task.add_done_callback(_retrieved)  # one given up on may fail unheard
+                        ahead = (batch[-1].seq, task)
+                elif ahead is not None:  # caught up with the ring meanwhile
+                    ahead[1].cancel()
+                    ahead = None
                 if batch:
                     yield batch
                     pos = batch[-1].seq
                     continue
                 await tail.wait_beyond(pos, self.poll_seconds)
         finally:
+            if ahead is not None:
+                ahead[1].cancel()
             self._release(tail)

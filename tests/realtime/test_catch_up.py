@@ -203,3 +203,24 @@ async def test_a_live_subscriber_is_not_held_behind_a_replay_of_the_same_selecti
     finally:
         await client.aclose()
         stop_server(live)
+
+
+async def test_under_another_server_each_message_is_one_ordinary_send() -> None:
+    from server.realtime.frames import MessageFrames, frame_writer
+
+    sent: list[str] = []
+    gate = asyncio.Event()
+
+    async def send_text(text: str) -> None:
+        if text == "full":
+            await gate.wait()  # a connection whose buffer is full
+        sent.append(text)
+
+    writer = frame_writer({"type": "websocket"}, send_text)
+    assert isinstance(writer, MessageFrames)
+    assert writer.write_now(["a", "b"]) == 2
+    assert writer.write_now(["c", "full", "d"]) == 1  # stops before the one that would wait
+    assert sent == ["a", "b", "c"]
+    gate.set()
+    await writer.write(["full", "d"])
+    assert sent == ["a", "b", "c", "full", "d"]

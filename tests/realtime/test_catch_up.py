@@ -6,19 +6,22 @@ live subscriber of the same selection is never held behind somebody's replay."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import uuid
 from typing import Any
 
 import pytest
+import websockets
 
+from server.auth import Role, create_key, revoke_key
 from server.config import Settings
 from server.db.engine import Database
 from server.events.log import EventBuffer, write_events
 from server.realtime.fanout_group import FRAMES_PER_WRITE
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server
-from tests.realtime.rawws import RawSubscription, read_seqs
+from tests.realtime.rawws import RawSubscription, SubscriptionEnded, read_seqs
 
 LOGGED = 4_000
 SELECTION = "seq kind entityType entityId rootType rootId fromState toState actor data createdAt"
@@ -29,12 +32,12 @@ EVENTS_PAGE = (
 )
 
 
-async def _log(database_url: str, count: int, clock: Any) -> None:
+async def _log(database_url: str, count: int, clock: Any, tenant: str = "default") -> None:
     """``count`` events written straight into the log (as the bench does), with assorted data."""
     db = Database(database_url)
     try:
         for start in range(0, count, 1000):
-            buffer = EventBuffer("default", "test", clock.now())
+            buffer = EventBuffer(tenant, "test", clock.now())
             for n in range(start, min(count, start + 1000)):
                 buffer.record(
                     "step_transitioned",
@@ -130,7 +133,7 @@ def _server_side(live: LiveServer, port: int) -> Any:
     raise AssertionError("no such connection")
 
 
-async def _open_slow(live: LiveServer) -> tuple[RawSubscription, Any]:
+async def _open_slow(live: LiveServer, token: str | None = None) -> tuple[RawSubscription, Any]:
     """A replay to a client that reads nothing after the acknowledgement, its buffers and the server's
     for it shrunk before it subscribes; and the uvicorn protocol serving it."""
     found: list[Any] = []
@@ -145,7 +148,13 @@ async def _open_slow(live: LiveServer) -> tuple[RawSubscription, Any]:
         live.call(on_server())
 
     sub = await RawSubscription.open(
-        live.ws_url, REPLAY, {"after": 0}, recv_buffer=4096, max_queue=1, before_subscribe=shrink
+        live.ws_url,
+        REPLAY,
+        {"after": 0},
+        token=token,
+        recv_buffer=4096,
+        max_queue=1,
+        before_subscribe=shrink,
     )
     return sub, found[0]
 
@@ -224,3 +233,52 @@ async def test_under_another_server_each_message_is_one_ordinary_send() -> None:
     gate.set()
     await writer.write(["full", "d"])
     assert sent == ["a", "b", "c", "full", "d"]
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+async def test_a_replay_ends_when_its_key_is_revoked_and_what_it_sent_has_no_gap(
+    db_url: str, clock: Any
+) -> None:
+    db = Database(db_url)
+    try:
+        key_id, key = await create_key(db, "acme", Role.VIEWER, "reader", clock.now())
+    finally:
+        await db.dispose()
+    await _log(db_url, LOGGED, clock, tenant="acme")
+    live = start_server(Settings(database_url=db_url, auth_cache_seconds=0.3), clock)
+    try:
+        slow, protocol = await _open_slow(live, token=key)
+
+        async def paused() -> bool:
+            return not protocol.writable.is_set()
+
+        async def replaying() -> int:
+            return sum(group.refs for group in live.app.state.graphql.fanout.groups.values())
+
+        async def revocation_noticed() -> bool:
+            return live.app.state.graphql.key_watch.connections == 0
+
+        await _until(lambda: _on_server(live, paused()))
+        assert live.call(replaying()) == 1  # stopped by its reader, mid-replay
+        db = Database(db_url)
+        try:
+            assert await revoke_key(db, key_id, clock.now())
+        finally:
+            await db.dispose()
+        # The close (4403) waits, like every send, until the connection takes data again.
+        await _until(lambda: _on_server(live, revocation_noticed()))
+        seqs: list[int] = []
+        with contextlib.suppress(SubscriptionEnded, websockets.ConnectionClosed):
+            while True:
+                seqs.append((await slow.next(within=30))["events"]["seq"])
+        assert slow.ws.close_code == 4403
+        # What it got before the close: from the start, no gap, and far from the whole log.
+        assert seqs == list(range(1, len(seqs) + 1))
+        assert len(seqs) < LOGGED // 2
+        await _until(lambda: _on_server(live, _none_left(replaying())))
+    finally:
+        stop_server(live)
+
+
+async def _none_left(count: Any) -> bool:
+    return await count == 0

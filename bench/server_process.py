@@ -94,8 +94,15 @@ class ServerProcess:
         return totals
 
     def rss_kb(self) -> int:
+        return self._status_kb("VmRSS:")
+
+    def peak_rss_kb(self) -> int:
+        """The most resident memory the server has had at any moment so far (VmHWM)."""
+        return self._status_kb("VmHWM:")
+
+    def _status_kb(self, field: str) -> int:
         assert self.proc is not None
         for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(field):
                 return int(line.split()[1])
-        raise RuntimeError("no VmRSS")
+        raise RuntimeError(f"no {field}")

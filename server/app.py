@@ -41,6 +41,7 @@ from .metrics import REGISTRY as METRICS
 from .metrics import StateCollector
 from .oplog import OperationLogWriter
 from .realtime import Notice, NoticeBus
+from .realtime.frames import KeepsWebSocketSend
 from .request_id import RequestIdMiddleware
 from .security_headers import SecurityHeaders, content_security_policy
 from .services.operation_log import prune_logs
@@ -233,6 +234,7 @@ def create_app(
     app = Starlette(
         lifespan=lifespan,
         middleware=[
+            Middleware(KeepsWebSocketSend),  # outermost: it keeps the server's own send
             Middleware(RequestIdMiddleware),
             Middleware(SecurityHeaders),
             Middleware(HostCheck, allowed_hosts=settings.allowed_hosts),

@@ -19,6 +19,7 @@ from server.api import strawberry_internals
 from server.api.schema import build_schema
 from server.config import Settings
 from server.db import sqlite_inline
+from server.realtime import frames
 
 
 def test_strawberry_is_the_version_its_internals_were_checked_against() -> None:
@@ -74,3 +75,18 @@ def test_the_asyncio_engine_takes_the_inline_dialect_with_an_asyncio_pool() -> N
 
 def test_broadcaster_is_used_through_its_public_names() -> None:
     assert {"BroadcastBackend", "Event"} <= set(broadcaster.__all__)
+
+
+def test_uvicorn_is_the_version_the_batched_frame_writer_was_checked_against() -> None:
+    assert version("uvicorn") == frames.VERIFIED_WITH, (
+        "uvicorn changed: re-check server/realtime/frames.py against "
+        "uvicorn/protocols/websockets/websockets_sansio_impl.py, then update VERIFIED_WITH"
+    )
+
+
+def test_every_attribute_the_frame_writer_reads_is_set_by_uvicorns_sansio_protocol() -> None:
+    from uvicorn.protocols.websockets import websockets_sansio_impl
+
+    source = inspect.getsource(websockets_sansio_impl.WebSocketsSansIOProtocol)
+    for name in frames.PROTOCOL_ATTRIBUTES:
+        assert re.search(rf"(self\.{name}\b.*=|def {name}\()", source), name

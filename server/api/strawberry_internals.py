@@ -9,7 +9,7 @@ release's source, then move the pin.
   once per group of identical subscribers with graphql-core's ``Executor`` against it (no public
   accessor exists): ``graphql_core_schema``.
 - ``handler.websocket.ws``: the Starlette WebSocket under Strawberry's ASGI adapter, which the fan-out
-  writes each rendered event to: ``websocket_send_text``.
+  writes each rendered event to (``websocket_send_text``), and its ASGI scope (``websocket_scope``).
 - The WebSocket protocol handlers (``graphql_ws_handler_class`` and ``graphql_transport_ws_handler_class``
   on the view) are subclassed in ``fanout.py`` and ``revocation.py``: they override ``handle``,
   ``handle_connection_init`` and ``run_operation`` and read ``operations``, ``Operation.completed``,
@@ -48,6 +48,12 @@ def graphql_core_schema(schema: Schema) -> GraphQLSchema:
     if not isinstance(core, GraphQLSchema):  # pragma: no cover - only on an unchecked upgrade
         raise TypeError(f"Strawberry {VERIFIED_WITH} kept its graphql-core schema in Schema._schema")
     return core
+
+
+def websocket_scope(handler: Any) -> dict[str, Any]:
+    """The ASGI scope of the Starlette WebSocket a Strawberry protocol handler serves."""
+    scope: dict[str, Any] = handler.websocket.ws.scope
+    return scope
 
 
 def websocket_send_text(handler: Any) -> Callable[[str], Awaitable[None]]:

@@ -53,14 +53,24 @@ def loads(data: str | bytes) -> Any:
     return value
 
 
+# json.dumps with any non-default argument builds a new encoder per call; a replay encodes every event.
+_ENCODERS: dict[Callable[[Any], Any] | None, json.JSONEncoder] = {
+    None: json.JSONEncoder(separators=(",", ":"), allow_nan=False),
+    str: json.JSONEncoder(separators=(",", ":"), allow_nan=False, default=str),
+}
+
+
 def dumps(value: Any, default: Callable[[Any], Any] | None = None) -> str:
     """RFC 8259 JSON. The scalars refuse to serialize NaN and Infinity, so this is a last line: a
     non-finite number that got past them is written as null and logged, never as ``Infinity``."""
+    encoder = _ENCODERS.get(default)
+    if encoder is None:
+        encoder = json.JSONEncoder(separators=(",", ":"), allow_nan=False, default=default)
     try:
-        return json.dumps(value, separators=(",", ":"), allow_nan=False, default=default)
+        return encoder.encode(value)
     except ValueError:
         logger.error("a response held NaN or Infinity; written as null")
-        return json.dumps(_finite(value), separators=(",", ":"), allow_nan=False, default=default)
+        return encoder.encode(_finite(value))
 
 
 def _finite(value: Any) -> Any:

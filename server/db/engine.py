@@ -16,7 +16,13 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 
 from .sqlite_inline import inline_creator, inline_url
 
@@ -67,6 +73,12 @@ class Database:
         """A read-only session (a snapshot per statement on PostgreSQL, per transaction on SQLite)."""
         async with self._read_sessions() as session:
             yield session
+
+    @asynccontextmanager
+    async def read_connection(self) -> AsyncIterator[AsyncConnection]:
+        """A read-only Core connection, as ``reader`` but without the ORM session (for bulk reads)."""
+        async with self.read_engine.connect() as conn:
+            yield conn
 
     async def dispose(self) -> None:
         await self.write_engine.dispose()

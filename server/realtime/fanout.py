@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterable, Callable
+from collections.abc import AsyncIterable, Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -48,10 +48,12 @@ from ..api.errors import should_mask_error
 from ..api.events.streams import FeedStream
 from ..api.oplog import log_operation
 from ..api.revocation import ClosesOnRevocation
-from ..api.strawberry_internals import graphql_core_schema, websocket_send_text
+from ..api.strawberry_internals import graphql_core_schema, websocket_scope, websocket_send_text
 from ..config import Settings
 from ..metrics import SUBSCRIPTIONS, WEBSOCKETS
 from .fanout_group import Group, Member, run_member
+from .feed import LoggedEvent
+from .frames import Disconnected, frame_writer
 
 SHARED_FIELDS = frozenset({"events", "stallAlerts"})
 
@@ -66,9 +68,9 @@ class Prepared:
     operation_name: str | None
     variables: dict[str, Any] | None
     context: Context
-    # For an ``events`` selection of plain Event fields: the response key and how to build the object
-    # without graphql-core (a replay renders every event of the log; executing each cost ~100 us).
-    projection: tuple[str, Callable[[Any], dict[str, Any]]] | None = None
+    # For an ``events`` selection of plain Event fields: how to write the payload's JSON text without
+    # graphql-core (a replay renders every event of the log; executing each cost ~100 us).
+    projection: Callable[[Any], str] | None = None
 
     def event_executor(self, payload: Any) -> Executor[Context] | list[GraphQLError]:
         """A new executor for one event.
@@ -161,7 +163,7 @@ class Fanout:
         selected = print_ast(field.selection_set) if field.selection_set else ""
         key = json.dumps([stream.tenant_id, stream.identity, response_key, selected], default=str)
         name = operation.name.value if operation.name else None
-        projected = _projection(field)
+        projected = _projection(field) if stream.accepts is not None else None
         return Prepared(
             key,
             name,
@@ -171,7 +173,7 @@ class Fanout:
             operation_name,
             variables,
             context,
-            (response_key, projected) if projected is not None else None,
+            projected,
         )
 
     def acquire_group(self, prepared: Prepared) -> Group:
@@ -194,8 +196,7 @@ class Fanout:
         if text is not None:
             return text
         if prepared.projection is not None:
-            response_key, project = prepared.projection
-            body: dict[str, Any] = {"data": {response_key: project(payload)}}
+            text = prepared.projection(payload)
         else:
             executor = prepared.event_executor(payload)
             if isinstance(executor, list):  # cannot happen: the same arguments built the stream's executor
@@ -203,40 +204,68 @@ class Fanout:
             result = execute_subscription_event(executor)
             if not isinstance(result, ExecutionResult):
                 result = await result  # type: ignore[misc]
-            body = {"data": result.data}
+            body: dict[str, Any] = {"data": result.data}
             if result.errors:
                 body["errors"] = [_masked(e).formatted for e in result.errors]
-        text = wire_json.dumps(body, default=str)
+            text = wire_json.dumps(body, default=str)
         self.renders += 1
         self._rendered[cache_key] = text
         if len(self._rendered) > self._cache_size:
             self._rendered.popitem(last=False)
         return text
 
+    async def render_batch(
+        self, prepared: Prepared, events: Sequence[LoggedEvent]
+    ) -> list[tuple[LoggedEvent, str]]:
+        """Each of ``events`` the subscription delivers, in order, with its rendered payload."""
+        rendered: list[tuple[LoggedEvent, str]] = []
+        stream = prepared.stream
+        if prepared.projection is not None and stream.accepts is not None:
+            # Straight from the logged event: no GraphQL object is built for it.
+            accepts = stream.accepts
+            for event in events:
+                if accepts(event):
+                    rendered.append((event, await self.render(prepared, event)))
+            return rendered
+        for event in events:
+            payload = stream.select(event)
+            if payload is not None:
+                rendered.append((event, await self.render(prepared, payload)))
+        return rendered
 
-# Every field of Event and how GraphQL serializes it from an EventType: IDs as strings, DateTime as
-# ISO 8601 (Strawberry's serializer), JSON as it is. A test renders each both ways and compares.
-_EVENT_FIELDS: dict[str, Callable[[Any], Any]] = {
-    "__typename": lambda e: "Event",
-    "seq": lambda e: e.seq,
-    "kind": lambda e: e.kind,
-    "entityType": lambda e: e.entity_type,
-    "entityId": lambda e: str(e.entity_id),
-    "rootType": lambda e: e.root_type,
-    "rootId": lambda e: str(e.root_id),
-    "fromState": lambda e: e.from_state,
-    "toState": lambda e: e.to_state,
-    "actor": lambda e: e.actor,
-    "data": lambda e: e.data,
-    "createdAt": lambda e: e.created_at.isoformat(),
+
+# Every field of Event and how GraphQL serializes it from an event, as JSON text: IDs as strings, DateTime
+# as ISO 8601 (Strawberry's serializer), JSON as it is; strings ASCII-escaped as json.dumps writes them.
+# A test renders each both ways and compares the bytes.
+_ascii = json.encoder.encode_basestring_ascii
+
+
+def _string(value: str | None) -> str:
+    return "null" if value is None else _ascii(value)
+
+
+_EVENT_FIELDS: dict[str, Callable[[Any], str]] = {
+    "__typename": lambda e: '"Event"',
+    "seq": lambda e: str(int(e.seq)),
+    "kind": lambda e: _string(e.kind),
+    "entityType": lambda e: _string(e.entity_type),
+    "entityId": lambda e: _ascii(str(e.entity_id)),
+    "rootType": lambda e: _string(e.root_type),
+    "rootId": lambda e: _ascii(str(e.root_id)),
+    "fromState": lambda e: _string(e.from_state),
+    "toState": lambda e: _string(e.to_state),
+    "actor": lambda e: _string(e.actor),
+    "data": lambda e: wire_json.dumps(e.data, default=str),
+    "createdAt": lambda e: _ascii(e.created_at.isoformat()),
 }
 
 
-def _projection(field: FieldNode) -> Callable[[Any], dict[str, Any]] | None:
-    """How to render ``events { ... }`` directly, when it selects nothing but plain Event fields."""
+def _projection(field: FieldNode) -> Callable[[Any], str] | None:
+    """How to render ``events { ... }`` straight to the JSON text of ``{"data": {key: {...}}}``, when it
+    selects nothing but plain Event fields."""
     if field.name.value != "events" or field.selection_set is None:
         return None
-    readers: dict[str, Callable[[Any], Any]] = {}
+    readers: dict[str, Callable[[Any], str]] = {}
     for selection in field.selection_set.selections:
         if not isinstance(selection, FieldNode) or selection.arguments or selection.selection_set:
             return None  # fragments and anything with arguments go through graphql-core
@@ -244,8 +273,10 @@ def _projection(field: FieldNode) -> Callable[[Any], dict[str, Any]] | None:
         if read is None:
             return None
         readers.setdefault(selection.alias.value if selection.alias else selection.name.value, read)
-    pairs = list(readers.items())
-    return lambda event: {key: read(event) for key, read in pairs}
+    pairs = [(_ascii(key) + ":", read) for key, read in readers.items()]
+    response_key = field.alias.value if field.alias else field.name.value
+    head = '{"data":{' + _ascii(response_key) + ":{"
+    return lambda event: head + ",".join([key + read(event) for key, read in pairs]) + "}}}"
 
 
 def _masked(error: GraphQLError) -> GraphQLError:
@@ -321,8 +352,8 @@ class FanoutTransportWSHandler(ClosesOnRevocation, BaseGraphQLTransportWSHandler
         def is_active() -> bool:
             return not operation.completed and self.operations.get(operation.id) is operation
 
-        send_text = websocket_send_text(self)
-        member = Member(operation.id, send_text, prepared.stream.start, is_active)
+        frames = frame_writer(websocket_scope(self), websocket_send_text(self))
+        member = Member(operation.id, frames, prepared.stream.start, is_active)
         started = time.perf_counter()
         failed = False
         try:
@@ -338,4 +369,5 @@ class FanoutTransportWSHandler(ClosesOnRevocation, BaseGraphQLTransportWSHandler
 
 
 def _is_disconnect(error: Exception) -> bool:
-    return type(error).__name__ in {"WebSocketDisconnect", "WebSocketDisconnected", "ClientDisconnected"}
+    names = {"WebSocketDisconnect", "WebSocketDisconnected", "ClientDisconnected"}
+    return isinstance(error, Disconnected) or type(error).__name__ in names

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections import deque
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, cast
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
 
-from sqlalchemy import func, select
+from sqlalchemy import Text, bindparam, func, select, type_coerce
 
 from ..db.engine import Database
 from ..db.models import Event
@@ -27,9 +27,11 @@ from ..metrics import FEED_POLLS
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class LoggedEvent:
-    """An event as read from the log; immutable, so every subscriber can share one copy."""
+class LoggedEvent(NamedTuple):
+    """An event as read from the log; immutable, so every subscriber can share one copy.
+
+    A named tuple: a replay makes one per event of the log, and a tuple is made from a row at a fraction
+    of a frozen dataclass's cost."""
 
     seq: int
     tenant_id: str
@@ -45,32 +47,67 @@ class LoggedEvent:
     created_at: datetime
 
 
-# Core, not ORM: a replay reads every event of the log, and building ORM rows first cost more than the
-# read itself. The columns in LoggedEvent's order, so a row becomes one without naming each.
+# Core, not ORM, on a connection rather than a session: a replay reads every event of the log, and the
+# ORM's row loading cost more than the read itself. The columns in LoggedEvent's order. ``data`` and
+# ``created_at`` come as the driver gives them and are converted here (``_logged``): SQLAlchemy's result
+# processors for them (a regular expression per SQLite datetime, layers of wrappers around json.loads)
+# cost more per event than the whole read from SQLite.
+_EVENTS = Event.__table__.c
 _READ_EVENTS = select(
-    Event.seq,
-    Event.tenant_id,
-    Event.entity_type,
-    Event.entity_id,
-    Event.root_type,
-    Event.root_id,
-    Event.kind,
-    Event.from_state,
-    Event.to_state,
-    Event.actor,
-    Event.data,
-    Event.created_at,
+    _EVENTS.seq,
+    _EVENTS.tenant_id,
+    _EVENTS.entity_type,
+    _EVENTS.entity_id,
+    _EVENTS.root_type,
+    _EVENTS.root_id,
+    _EVENTS.kind,
+    _EVENTS.from_state,
+    _EVENTS.to_state,
+    _EVENTS.actor,
+    type_coerce(_EVENTS.data, Text),  # JSON text on both databases (asyncpg's codec gives jsonb as text)
+    type_coerce(_EVENTS.created_at, Text),  # text on SQLite, a datetime from asyncpg
+)
+_READ_PAGE = (
+    _READ_EVENTS.where(_EVENTS.tenant_id == bindparam("tenant"), _EVENTS.seq > bindparam("after"))
+    .order_by(_EVENTS.seq)
+    .limit(bindparam("limit"))
 )
 
 
+def _logged(row: Any, data: Any) -> LoggedEvent:
+    """A row of ``_READ_EVENTS`` with its decoded ``data``, as UTCDateTime and the JSON type give it."""
+    seq, tenant, entity_type, entity_id, root_type, root_id, kind, from_state, to_state, actor, _, at = row
+    if isinstance(at, str):  # SQLite: naive UTC as SQLAlchemy writes it ("YYYY-MM-DD HH:MM:SS[.ffffff]")
+        at = datetime.fromisoformat(at).replace(tzinfo=UTC)
+    elif at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    else:
+        at = at.astimezone(UTC)
+    return LoggedEvent(
+        seq, tenant, entity_type, entity_id, root_type, root_id, kind, from_state, to_state, actor, data, at
+    )
+
+
+def _decoded(texts: list[Any]) -> list[Any]:
+    """Each stored JSON document decoded, all of a page in one call when they are all text."""
+    if texts and all(isinstance(text, str) for text in texts):
+        with contextlib.suppress(ValueError):
+            values = json.loads("[" + ",".join(texts) + "]")
+            if len(values) == len(texts):  # each text was one document (a writer's JSON always is)
+                return list(values)
+    return [json.loads(text) if isinstance(text, str | bytes) else text for text in texts]
+
+
 async def read_events(db: Database, tenant_id: str, after: int, limit: int) -> list[LoggedEvent]:
-    async with db.reader() as session:
-        result = await session.execute(
-            _READ_EVENTS.where(Event.tenant_id == tenant_id, Event.seq > after)
-            .order_by(Event.seq)
-            .limit(limit)
-        )
-        return [LoggedEvent(*cast(tuple[Any, ...], row)) for row in result]
+    async with db.read_connection() as conn:
+        result = await conn.execute(_READ_PAGE, {"tenant": tenant_id, "after": after, "limit": limit})
+        rows = result.all()
+    return [_logged(row, data) for row, data in zip(rows, _decoded([row[10] for row in rows]), strict=True)]
+
+
+def _retrieved(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 async def last_seq(db: Database, tenant_id: str) -> int:
@@ -200,20 +237,40 @@ class EventFeed:
         """The newest seq of the tenant's log right now."""
         return await last_seq(self.db, tenant_id)
 
-    async def follow(self, tenant_id: str, after: int) -> AsyncGenerator[list[LoggedEvent], None]:
-        """Every event with seq > ``after``, in order, exactly once, in batches; then live ones, forever."""
+    async def follow(
+        self, tenant_id: str, after: int, *, page: int | None = None
+    ) -> AsyncGenerator[list[LoggedEvent], None]:
+        """Every event with seq > ``after``, in order, exactly once, in batches; then live ones, forever.
+
+        ``page``: how many events to read from the table at a time while behind the ring (default: the
+        feed's batch size)."""
         tail = self._acquire(tenant_id)
+        # With ``page``, the next page is read while the caller sends this one (at most two are held).
+        ahead: tuple[int, asyncio.Task[list[LoggedEvent]]] | None = None
         try:
             await tail.ready.wait()
             pos = after
             while True:
                 batch = tail.after(pos)
                 if batch is None:
-                    batch = await read_events(self.db, tenant_id, pos, self.batch_size)
+                    if ahead is not None and ahead[0] == pos:
+                        batch = await ahead[1]
+                    else:
+                        batch = await read_events(self.db, tenant_id, pos, page or self.batch_size)
+                    ahead = None
+                    if page is not None and len(batch) == page:
+                        task = asyncio.create_task(read_events(self.db, tenant_id, batch[-1].seq, page))
+                        task.add_done_callback(_retrieved)  # one given up on may fail unheard
+                        ahead = (batch[-1].seq, task)
+                elif ahead is not None:  # caught up with the ring meanwhile
+                    ahead[1].cancel()
+                    ahead = None
                 if batch:
                     yield batch
                     pos = batch[-1].seq
                     continue
                 await tail.wait_beyond(pos, self.poll_seconds)
         finally:
+            if ahead is not None:
+                ahead[1].cancel()
             self._release(tail)

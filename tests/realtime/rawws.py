@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import socket
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlparse
 
@@ -39,9 +40,11 @@ class RawSubscription:
         token: str | None = None,
         recv_buffer: int | None = None,
         within: float = 10,
+        before_subscribe: Callable[[ClientConnection], Awaitable[None]] | None = None,
         **connect_kw: Any,
     ) -> RawSubscription:
-        """Connect, initialise, subscribe. ``recv_buffer`` shrinks the client socket's SO_RCVBUF."""
+        """Connect, initialise, subscribe. ``recv_buffer`` shrinks the client socket's SO_RCVBUF;
+        ``before_subscribe`` runs once the connection is acknowledged."""
         if recv_buffer is not None:
             url = urlparse(ws_url)
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -57,6 +60,8 @@ class RawSubscription:
             ack = json.loads(await asyncio.wait_for(ws.recv(), within))
             if ack.get("type") != "connection_ack":
                 raise SubscriptionEnded(f"expected connection_ack, got {ack}")
+            if before_subscribe is not None:
+                await before_subscribe(ws)
             await ws.send(
                 json.dumps(
                     {"id": "1", "type": "subscribe", "payload": {"query": query, "variables": variables}}

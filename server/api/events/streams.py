@@ -16,6 +16,9 @@ from ...realtime import EventFeed, LoggedEvent
 # Turns an event into the payload to deliver, or None to skip it. Pure and cheap: it runs once per
 # event per group of identical subscriptions.
 Select = Callable[[LoggedEvent], Any | None]
+# Whether ``select`` would deliver an event, without building its payload: for a renderer that writes
+# the event itself (the fan-out's plain ``events`` selections).
+Accepts = Callable[[LoggedEvent], bool]
 
 
 class FeedStream(AsyncIterator[Any]):
@@ -28,6 +31,7 @@ class FeedStream(AsyncIterator[Any]):
         identity: Hashable,
         *,
         latest_only: bool = False,
+        accepts: Accepts | None = None,
     ) -> None:
         self.feed = feed
         # Of the live events the feed hands over together, deliver only the last one selected: for
@@ -40,6 +44,7 @@ class FeedStream(AsyncIterator[Any]):
         self.select = select
         # Equal for two streams whose ``select`` behaves the same (field name and filter arguments).
         self.identity = identity
+        self.accepts = accepts
         self._events: AsyncGenerator[Any, None] | None = None
 
     def __aiter__(self) -> FeedStream:

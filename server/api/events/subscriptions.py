@@ -94,7 +94,14 @@ class EventSubscriptions:
         if filter is not None:
             checked_filter(filter)
         identity = ("events", filter.identity() if filter is not None else None)
-        return FeedStream(ctx.runtime.feed, ctx.principal.tenant_id, start, partial(_event, filter), identity)
+        return FeedStream(
+            ctx.runtime.feed,
+            ctx.principal.tenant_id,
+            start,
+            partial(_event, filter),
+            identity,
+            accepts=filter.matches if filter is not None else _every,
+        )
 
     @strawberry.subscription(description="The plan now, then again after every change to it.")
     async def research_plan_updated(
@@ -136,6 +143,10 @@ class EventSubscriptions:
 
 def _event(filter: EventFilter | None, event: LoggedEvent) -> EventType | None:
     return EventType.from_row(event) if filter is None or filter.matches(event) else None
+
+
+def _every(_event: LoggedEvent) -> bool:
+    return True
 
 
 def _stall_alert(event: LoggedEvent) -> StallAlert | None:

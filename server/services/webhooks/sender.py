@@ -29,6 +29,8 @@ from .signing import signature_header
 from .targets import TargetRefused, is_public
 
 USER_AGENT = "Flightdeck-Webhooks/1"
+# Connections kept open to one endpoint, reused request after request (as many as a pass sends at once).
+CONNECTIONS = 8
 ERROR_LIMIT = 200
 
 
@@ -85,7 +87,7 @@ class Sender:
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None:
             connector = aiohttp.TCPConnector(
-                resolver=CheckedResolver(self.allow_private), use_dns_cache=False, limit=4
+                resolver=CheckedResolver(self.allow_private), use_dns_cache=False, limit=CONNECTIONS
             )
             self._session = aiohttp.ClientSession(
                 connector=connector,

@@ -40,6 +40,11 @@ class Receiver:
     def ids(self) -> list[str]:
         return [r.headers["webhook-id"] for r in self.received]
 
+    @property
+    def seqs(self) -> list[str]:
+        """The event seq of each request, in arrival order (``data.seq``, the idempotency key)."""
+        return [str(r.json["data"]["seq"]) for r in self.received]
+
 
 @asynccontextmanager
 async def receiver() -> AsyncIterator[Receiver]:

@@ -90,7 +90,7 @@ async def driver(runtime: Runtime, flight: Flight, clock: FakeClock) -> AsyncIte
         await w.sender.close()
 
 
-async def test_events_are_delivered_signed_with_their_seq_as_id(
+async def test_events_are_delivered_signed_with_an_id_per_endpoint_and_seq(
     driver: Driver, flight: Flight, hook: Receiver
 ) -> None:
     made = await driver.endpoint(hook.url)
@@ -101,11 +101,11 @@ async def test_events_are_delivered_signed_with_their_seq_as_id(
     assert await worker.pass_once() is False  # all sent, no more waiting
 
     kinds = {e.seq: e for e in await flight.events()}
-    bodies = [r.json for r in hook.received]
+    bodies = sorted((r.json for r in hook.received), key=lambda b: b["data"]["seq"])
     assert [b["type"] for b in bodies] == ["review.requested", "plan.failed"]
     for r in hook.received:
-        seq = int(r.headers["webhook-id"])
-        assert r.json["data"]["seq"] == seq
+        seq = r.json["data"]["seq"]
+        assert r.headers["webhook-id"] == f"msg_{made.endpoint.id}_{seq}"
         assert r.json["data"]["kind"] == kinds[seq].kind
         timestamp = int(r.headers["webhook-timestamp"])
         assert timestamp == int(driver.clock.now().timestamp())
@@ -115,7 +115,7 @@ async def test_events_are_delivered_signed_with_their_seq_as_id(
         )
     delivered = await driver.deliveries(made.endpoint.id)
     assert sorted((d.seq, d.status, d.attempts) for d in delivered) == sorted(
-        (int(i), "delivered", 1) for i in hook.ids
+        (int(i), "delivered", 1) for i in hook.seqs
     )
     assert await driver.cursor(made.endpoint.id) == await flight.last_seq()
     # Nothing new: a second pass sends nothing.
@@ -203,7 +203,8 @@ async def test_a_dead_endpoint_is_given_up_after_the_schedule_and_can_be_redeliv
     await worker.pass_once()
     [again] = await driver.deliveries(made.endpoint.id)
     assert (again.status, again.attempts) == ("delivered", 1)
-    assert hook.ids[-1] == str(failed.seq)
+    assert hook.seqs[-1] == str(failed.seq)
+    assert hook.ids[-1] == hook.ids[0]  # the webhook-id of every attempt, the redelivery too
 
 
 async def test_redelivery_of_a_range_sends_only_matching_events_already_taken_up(
@@ -214,12 +215,12 @@ async def test_redelivery_of_a_range_sends_only_matching_events_already_taken_up
         await flight.awaiting_review()
     worker = driver.worker(made.endpoint.id)
     await worker.pass_once()
-    first = [int(i) for i in hook.ids]
+    first = sorted(int(i) for i in hook.seqs)
     assert len(first) == 3
     queued = await flight.call(lambda tx: endpoints.redeliver(tx, made.endpoint.id, 1, 10_000))
     assert queued == 3
     await worker.pass_once()
-    assert [int(i) for i in hook.ids] == first + first
+    assert sorted(int(i) for i in hook.seqs[3:]) == first
 
 
 async def test_secret_rotation_signs_with_both_secrets_during_the_overlap(

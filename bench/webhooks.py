@@ -210,15 +210,23 @@ async def _runtime(url: str, ports: list[int], delivery: str) -> AsyncIterator[D
         await db.dispose()
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU a process has used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else float("nan")
 
 
-async def _lag(runtime: Runtime, out: Path) -> dict[str, float]:
-    """``RATE`` events/s for ``SECONDS`` s, then up to ``DRAIN`` s for the deliveries to arrive."""
+async def _lag(runtime: Runtime, out: Path, pids: list[int]) -> dict[str, float]:
+    """``RATE`` events/s for ``SECONDS`` s, then up to ``DRAIN`` s for the deliveries to arrive; the CPU
+    the processes ``pids`` (this one, the receivers', the deliverer's) spent per delivery meanwhile."""
     out.write_text("")  # noqa: ASYNC240 (a small file, before the load)
     committed: dict[int, float] = {}
+    cpu = [_cpu_seconds(pid) for pid in pids]
     await _paced(runtime, committed)
     load_done = time.time()
     expected = len(committed) * RECEIVERS
@@ -226,6 +234,7 @@ async def _lag(runtime: Runtime, out: Path) -> dict[str, float]:
     while time.monotonic() < deadline and _count(out) < expected:  # noqa: ASYNC110 (polls a file)
         await asyncio.sleep(0.25)
     drained = time.time() - load_done
+    cpu = [_cpu_seconds(pid) - before for pid, before in zip(pids, cpu, strict=True)]
     arrivals: dict[tuple[str, int], float] = {}
     for line in out.read_text().splitlines():  # noqa: ASYNC240 (after the load)
         port, seq, when = line.split()
@@ -237,6 +246,9 @@ async def _lag(runtime: Runtime, out: Path) -> dict[str, float]:
         "delivered_ratio": round(len(lags) / expected, 4) if expected else 0.0,
         "drain_seconds": round(drained, 2),
         "deliveries_per_second": round(len(lags) / (SECONDS + drained), 1),
+        "cpu_ms_per_delivery_writer_process": round(cpu[0] * 1000 / max(len(lags), 1), 3),
+        "cpu_ms_per_delivery_receivers": round(cpu[1] * 1000 / max(len(lags), 1), 3),
+        "cpu_ms_per_delivery_deliverer": round(cpu[2] * 1000 / max(len(lags), 1), 3) if len(cpu) > 2 else 0.0,
         "lag_p50_ms": round(_percentile(lags, 0.50), 1),
         "lag_p99_ms": round(_percentile(lags, 0.99), 1),
     }
@@ -298,7 +310,10 @@ async def fan_out(urls: list[str], folder: Path) -> dict[str, Any]:
             results[f"webhook_write_p99_ms_{name}"] = round(_percentile(took[name], 0.99), 2)
         for url, (name, delivery) in zip(urls[3:], CONFIGS[2:0:-1], strict=True):
             async with _runtime(url, ports, delivery) as config:
-                lag = await _lag(config.runtime, out)
+                pids = [os.getpid(), proc.pid or 0]
+                if config.process is not None:
+                    pids.append(config.process.pid)
+                lag = await _lag(config.runtime, out, pids)
             results.update({f"webhook_{key}_{name}": value for key, value in lag.items()})
     finally:
         proc.terminate()

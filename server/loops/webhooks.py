@@ -13,7 +13,9 @@ a dead receiver.
 What delivery costs the write path is kept small: a tenant's new events are read and encoded once per
 process for all its endpoints (``EventWindow``); the passes that end together are recorded in one write
 transaction (``Recorder``: on SQLite every write transaction holds the one writer lock that transitions
-wait for); an endpoint is sent up to ``PARALLEL`` requests at once over its own connection pool.
+wait for); an endpoint is sent up to ``webhook_parallel_requests`` requests at once over its own pool of
+kept-alive connections (default 1: measured on this 2-core machine with local receivers, more requests
+at once delivered less; a receiver far away, where each request waits on the network, wants more).
 """
 
 from __future__ import annotations
@@ -37,15 +39,12 @@ from ..realtime import NoticeBus
 from ..services.runtime import Runtime
 from ..services.webhooks import delivery
 from ..services.webhooks.delivery import Sent
-from ..services.webhooks.sender import CONNECTIONS, Sender
+from ..services.webhooks.sender import Sender
 from ..services.webhooks.window import EventWindow
 
 logger = logging.getLogger(__name__)
 
 LEASE_MARGIN_SECONDS = 1.0
-# Requests in flight at once to one endpoint (its connection pool's size). After a failed one the pass
-# stops, so a dead receiver gets at most this many requests per retry step.
-PARALLEL = CONNECTIONS
 # Events kept in a tenant's window: a few full batches of every endpoint.
 WINDOW_BATCHES = 4
 # A woken task waits this long before its pass, so that a burst of commits is sent as one batch (one
@@ -162,6 +161,12 @@ class Recorder:
             self._writer = asyncio.create_task(self._write(), name="webhook-records")
         return await asyncio.shield(done)
 
+    async def drain(self) -> None:
+        """Wait for the records queued so far to be written (at shutdown)."""
+        if self._writer is not None:
+            await asyncio.gather(self._writer, return_exceptions=True)
+            self._writer = None
+
     async def _write(self) -> None:
         await asyncio.sleep(0)  # the passes ending in this turn of the loop join the first transaction
         while self._queue:
@@ -196,7 +201,9 @@ class EndpointWorker:
             timeout=settings.webhook_timeout_seconds,
             max_response_bytes=settings.webhook_max_response_bytes,
             allow_private=settings.webhook_allow_private_targets,
+            connections=settings.webhook_parallel_requests,
         )
+        self.parallel = settings.webhook_parallel_requests
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"webhook:{self.endpoint_id}")
@@ -207,6 +214,7 @@ class EndpointWorker:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        await self.dispatcher.recorder.drain()  # a record being written lands while the lease is held
         await self.sender.close()
         with contextlib.suppress(Exception):
             await delivery.release_lease(self.dispatcher.runtime.db, self.endpoint_id, self.dispatcher.owner)
@@ -256,7 +264,7 @@ class EndpointWorker:
         start = 0
         # A pass that begins with a retry (the endpoint failed before) probes with it alone: a dead
         # receiver gets one request per retry step, not a chunk.
-        size = 1 if items and not items[0].new else PARALLEL
+        size = 1 if items and not items[0].new else self.parallel
         while start < len(items):
             chunk = items[start : start + size]
             at = d.now()
@@ -272,7 +280,7 @@ class EndpointWorker:
             )
             sent.extend(Sent(item, outcome, at) for item, outcome in zip(chunk, outcomes, strict=True))
             start += len(chunk)
-            size = PARALLEL
+            size = self.parallel
             retry_at = [
                 delivery.settle(item, outcome, at)[1]
                 for item, outcome in zip(chunk, outcomes, strict=True)

@@ -29,8 +29,6 @@ from .signing import signature_header
 from .targets import TargetRefused, is_public
 
 USER_AGENT = "Flightdeck-Webhooks/1"
-# Connections kept open to one endpoint, reused request after request (as many as a pass sends at once).
-CONNECTIONS = 8
 ERROR_LIMIT = 200
 
 
@@ -78,8 +76,11 @@ class CheckedResolver(AbstractResolver):
 class Sender:
     """Sends to one endpoint; one per endpoint worker, so its connections serve that endpoint only."""
 
-    def __init__(self, *, timeout: float, max_response_bytes: int, allow_private: bool) -> None:
+    def __init__(
+        self, *, timeout: float, max_response_bytes: int, allow_private: bool, connections: int = 1
+    ) -> None:
         self.timeout = timeout
+        self.connections = connections  # kept open to the endpoint, reused request after request
         self.max_response_bytes = max_response_bytes
         self.allow_private = allow_private
         self._session: aiohttp.ClientSession | None = None
@@ -87,7 +88,7 @@ class Sender:
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None:
             connector = aiohttp.TCPConnector(
-                resolver=CheckedResolver(self.allow_private), use_dns_cache=False, limit=CONNECTIONS
+                resolver=CheckedResolver(self.allow_private), use_dns_cache=False, limit=self.connections
             )
             self._session = aiohttp.ClientSession(
                 connector=connector,

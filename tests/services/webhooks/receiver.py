@@ -12,6 +12,7 @@ from typing import Any
 from aiohttp import web
 
 HANG = -1  # a scripted answer: never respond (the sender times out)
+HOLD = -2  # a scripted answer: 200, once the test releases it
 
 
 @dataclass
@@ -56,9 +57,9 @@ async def receiver() -> AsyncIterator[Receiver]:
         )
         state.arrived.set()
         status = state.answer()
-        if status == HANG:
+        if status in (HANG, HOLD):
             await state.released.wait()
-        return web.Response(status=status, text="ok")
+        return web.Response(status=200 if status == HOLD else status, text="ok")
 
     app = web.Application()
     app.router.add_post("/{tail:.*}", hook)

@@ -25,7 +25,7 @@ from server.services.webhooks.endpoints import Created
 from server.services.webhooks.signing import verify
 from server.services.webhooks.topics import Topic
 from tests.services.helpers import Flight
-from tests.services.webhooks.receiver import HANG, Receiver, receiver
+from tests.services.webhooks.receiver import HANG, HOLD, Receiver, receiver
 
 TIMEOUT = 1.5  # short, for the hanging receiver; long enough for a loaded machine
 
@@ -221,6 +221,37 @@ async def test_redelivery_of_a_range_sends_only_matching_events_already_taken_up
     assert queued == 3
     await worker.pass_once()
     assert sorted(int(i) for i in hook.seqs[3:]) == first
+
+
+async def test_a_redelivery_requested_while_a_retry_is_in_flight_is_not_lost(
+    driver: Driver, flight: Flight, hook: Receiver, clock: FakeClock
+) -> None:
+    made = await driver.endpoint(hook.url)
+    hook.script = [500, HOLD]
+    await flight.awaiting_review()
+    worker = driver.worker(made.endpoint.id, webhook_timeout_seconds=30)
+    await worker.pass_once()  # 500: a retry in 5 s
+    [pending] = await driver.deliveries(made.endpoint.id)
+    clock.advance(RETRY_SCHEDULE[0])
+    retry = asyncio.create_task(worker.pass_once())
+    while len(hook.received) < 2:  # noqa: ASYNC110 (the receiver's log, filled by its handler)
+        await asyncio.sleep(0.01)
+    # The retry is at the receiver; an admin asks for the event again meanwhile.
+    seq = pending.seq
+    assert await flight.call(lambda tx: endpoints.redeliver(tx, made.endpoint.id, seq, seq)) == 1
+    hook.released.set()  # the retry succeeds
+    await retry
+    [after] = await driver.deliveries(made.endpoint.id)
+    # The pass's record did not overwrite the redelivery: still pending, due now, counted afresh.
+    assert (after.status, after.attempts, after.next_attempt_at) == ("pending", 0, clock.now())
+    assert [(a.attempt, a.status_code) for a in await driver.attempts(made.endpoint.id)] == [
+        (1, 500),
+        (2, 200),
+    ]
+    await worker.pass_once()
+    [done] = await driver.deliveries(made.endpoint.id)
+    assert (done.status, done.attempts) == ("delivered", 1)
+    assert hook.seqs == [str(seq)] * 3
 
 
 async def test_secret_rotation_signs_with_both_secrets_during_the_overlap(

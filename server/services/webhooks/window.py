@@ -96,14 +96,16 @@ class EventWindow:
         self.events: dict[int, Any] = {}  # seq -> row, in seq order
         self._bodies: dict[tuple[int, str], bytes] = {}
         self._read_at = 0.0
+        self._behind = False  # the last read stopped at ``capacity`` short of the counter
         self._lock = asyncio.Lock()
 
     async def after(
         self, db: Database, cursor: int, wanted: TopicFilter, limit: int
     ) -> tuple[list[tuple[Any, str]], int, bool] | None:
         """The events after ``cursor`` that ``wanted`` matches, each with its topic (at most ``limit``);
-        where the cursor may go once they are handled; whether the limit was reached. None when the
-        cursor lies before the window (the caller reads the log itself)."""
+        where the cursor may go once they are handled; whether more may be waiting (the limit was
+        reached, or the window is behind the log). None when the cursor lies before the window (the
+        caller reads the log itself)."""
         async with self._lock:
             if self.start is None:
                 self.start = self.last = cursor
@@ -121,7 +123,7 @@ class EventWindow:
             found.append((event, topic.value))
             if len(found) >= limit:
                 return found, seq, True
-        return found, max(self.last, cursor), False
+        return found, max(self.last, cursor), self._behind
 
     def body(self, event: Any, topic: str) -> bytes:
         key = (event.seq, topic)
@@ -137,7 +139,8 @@ class EventWindow:
         self._read_at = time.monotonic()
         for row in rows:
             self.events[row.seq] = row
-        self.last = rows[-1].seq if len(rows) >= self.capacity else max(upto, self.last)
+        self._behind = len(rows) >= self.capacity
+        self.last = rows[-1].seq if self._behind else max(upto, self.last)
         while len(self.events) > self.capacity:
             seq = next(iter(self.events))
             del self.events[seq]

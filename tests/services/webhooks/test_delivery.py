@@ -254,6 +254,61 @@ async def test_a_redelivery_requested_while_a_retry_is_in_flight_is_not_lost(
     assert hook.seqs == [str(seq)] * 3
 
 
+def _seqs_by_endpoint(hook: Receiver) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for r in hook.received:
+        endpoint_id, seq = r.headers["webhook-id"].removeprefix("msg_").rsplit("_", 1)
+        assert int(seq) == r.json["data"]["seq"]
+        found.setdefault(endpoint_id, []).append(int(seq))
+    return {k: sorted(v) for k, v in found.items()}
+
+
+async def test_the_endpoints_of_one_process_share_its_read_of_the_log(
+    driver: Driver, flight: Flight, hook: Receiver, runtime: Runtime
+) -> None:
+    first = await driver.endpoint(hook.url)
+    await flight.awaiting_review()
+    second = await driver.endpoint(hook.url)  # starts at the current seq: hears only what follows
+    for _ in range(3):
+        await flight.awaiting_review()
+    dispatcher = WebhookDispatcher(runtime, owner="a")
+    workers = [EndpointWorker(dispatcher, made.endpoint.id) for made in (first, second)]
+    driver.workers.extend(workers)
+    for worker in workers:
+        await worker.pass_once()
+    requested = [e.seq for e in await flight.events(kind="user_reviewed")]
+    assert len(requested) == 4
+    assert _seqs_by_endpoint(hook) == {first.endpoint.id: requested, second.endpoint.id: requested[1:]}
+    window = dispatcher.window(flight.tenant_id)
+    assert set(requested) <= set(window.events)  # one read served both
+    assert [await driver.cursor(m.endpoint.id) for m in (first, second)] == [await flight.last_seq()] * 2
+
+
+async def test_a_small_window_trims_and_an_endpoint_behind_it_reads_the_log_itself(
+    driver: Driver, flight: Flight, hook: Receiver, runtime: Runtime
+) -> None:
+    """Batches of one event and a window of four: passes run until nothing is left, every event is
+    delivered to each endpoint exactly once, the one left behind the window included."""
+    made = [await driver.endpoint(hook.url) for _ in range(2)]
+    for _ in range(6):
+        await flight.awaiting_review()
+    settings = runtime.settings.model_copy(update={"webhook_batch_size": 1})
+    dispatcher = WebhookDispatcher(Runtime(db=runtime.db, clock=runtime.clock, settings=settings), owner="a")
+    ahead, behind = (EndpointWorker(dispatcher, m.endpoint.id) for m in made)
+    driver.workers.extend([ahead, behind])
+    while await ahead.pass_once():  # alone first: the window moves past the other's cursor
+        pass
+    window = dispatcher.window(flight.tenant_id)
+    assert len(window.events) == window.capacity == 4
+    assert window.start is not None
+    assert window.start > await driver.cursor(made[1].endpoint.id)
+    while await behind.pass_once():
+        pass
+    requested = [e.seq for e in await flight.events(kind="user_reviewed")]
+    assert len(requested) == 6
+    assert _seqs_by_endpoint(hook) == {m.endpoint.id: requested for m in made}
+
+
 async def test_secret_rotation_signs_with_both_secrets_during_the_overlap(
     driver: Driver, flight: Flight, hook: Receiver, clock: FakeClock
 ) -> None:

@@ -223,6 +223,12 @@ class Settings(BaseSettings):
     webhook_batch_size: int = Field(
         default=100, ge=1, le=1000, description="Most events one delivery pass sends to an endpoint."
     )
+    webhook_parallel_requests: int = Field(
+        default=1,
+        ge=1,
+        le=32,
+        description="Requests in flight at once to one webhook endpoint (and connections kept to it).",
+    )
 
 
 def read_config_file(path: Path) -> dict[str, Any]:

@@ -130,7 +130,8 @@ async def test_an_admin_registers_an_endpoint_reads_its_log_and_redelivers(
     [item] = [edge["node"] for edge in page["edges"]]
     assert (item["topic"], item["status"], item["lastStatusCode"]) == ("REVIEW_REQUESTED", "DELIVERED", 200)
     assert hook.received[0].json["type"] == "review.requested"
-    assert hook.ids == [str(item["seq"])]
+    assert hook.seqs == [str(item["seq"])]
+    assert hook.ids == [f"msg_{endpoint_id}_{item['seq']}"]
     [attempt] = (await admin.execute(ATTEMPTS, {"id": endpoint_id, "seq": item["seq"]}))["webhookAttempts"]
     assert attempt["statusCode"] == 200
     assert attempt["succeeded"]
@@ -141,7 +142,8 @@ async def test_an_admin_registers_an_endpoint_reads_its_log_and_redelivers(
     ]
     assert again == {"queued": 1, "userErrors": []}
     await until(lambda: delivered(2), 20, "the redelivery")
-    assert hook.ids == [str(item["seq"])] * 2
+    assert hook.seqs == [str(item["seq"])] * 2
+    assert len(set(hook.ids)) == 1  # a redelivery keeps the webhook-id
 
     rotated = (await admin.execute(ROTATE, {"id": endpoint_id}))["rotateWebhookSecret"]
     assert rotated["secret"] != made["secret"]

@@ -185,7 +185,7 @@ async def test_webhooks_page_creates_an_endpoint_shows_its_delivery_and_redelive
         await expect(row.get_by_test_id("last-answer")).to_have_text("HTTP 200")
         seq = await row.get_attribute("data-delivery-seq")
         assert len(hook.received) == 1
-        assert hook.ids == [seq]
+        assert hook.seqs == [seq]
 
         await page.get_by_role("button", name=f"Attempts of event {seq}").click()
         attempts = page.get_by_role("list", name=f"Attempts to deliver event {seq}")
@@ -202,7 +202,7 @@ async def test_webhooks_page_creates_an_endpoint_shows_its_delivery_and_redelive
             return len(hook.received) >= 2
 
         await until(redelivered, 15, "the redelivery")
-        assert hook.ids == [seq, seq]
+        assert hook.seqs == [seq, seq]
 
         # A range: an empty first seq is refused in words; a range redelivers what it covers.
         await page.get_by_role("button", name="Redeliver the range").click()
@@ -220,7 +220,7 @@ async def test_webhooks_page_creates_an_endpoint_shows_its_delivery_and_redelive
             return len(hook.received) >= 3
 
         await until(redelivered_again, 15, "the range's redelivery")
-        assert hook.ids == [seq, seq, seq]
+        assert hook.seqs == [seq, seq, seq]
 
         await page.get_by_role("button", name=f"Disable {hook.url}").click()
         await expect(endpoint.get_by_test_id("endpoint-state")).to_have_text("disabled")

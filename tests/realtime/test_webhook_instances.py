@@ -5,6 +5,7 @@ mid-delivery and restarted (every event reaches the receiver, never two requests
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sys
@@ -53,9 +54,9 @@ class SlowReceiver:
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
-            await request.read()
+            body = await request.read()
             await asyncio.sleep(self.delay)
-            self.ids.append(request.headers["webhook-id"])
+            self.ids.append(str(json.loads(body)["data"]["seq"]))  # the event's seq
             return web.Response(text="ok")
         finally:
             self.in_flight -= 1

@@ -76,16 +76,20 @@ class CheckedResolver(AbstractResolver):
 class Sender:
     """Sends to one endpoint; one per endpoint worker, so its connections serve that endpoint only."""
 
-    def __init__(self, *, timeout: float, max_response_bytes: int, allow_private: bool) -> None:
+    def __init__(
+        self, *, timeout: float, max_response_bytes: int, allow_private: bool, connections: int = 1
+    ) -> None:
         self.timeout = timeout
+        self.connections = connections  # kept open to the endpoint, reused request after request
         self.max_response_bytes = max_response_bytes
         self.allow_private = allow_private
         self._session: aiohttp.ClientSession | None = None
+        self._checked: tuple[str, TargetRefused | None] | None = None  # the last URL's literal check
 
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None:
             connector = aiohttp.TCPConnector(
-                resolver=CheckedResolver(self.allow_private), use_dns_cache=False, limit=4
+                resolver=CheckedResolver(self.allow_private), use_dns_cache=False, limit=self.connections
             )
             self._session = aiohttp.ClientSession(
                 connector=connector,
@@ -135,14 +139,23 @@ class Sender:
             return r.status
 
     def _check_literal(self, url: str) -> None:
-        """An address literal never reaches the resolver: it is checked here."""
+        """An address literal never reaches the resolver: it is checked here (once per URL: the
+        answer depends on the URL alone)."""
+        if self._checked is None or self._checked[0] != url:
+            self._checked = (url, self._literal_refused(url))
+        refused = self._checked[1]
+        if refused is not None:
+            raise TargetRefused(str(refused))
+
+    def _literal_refused(self, url: str) -> TargetRefused | None:
         host = (urlsplit(url).hostname or "").strip("[]")
         try:
             address = ipaddress.ip_address(host)
         except ValueError:
-            return
+            return None
         if not self.allow_private and not is_public(address):
-            raise TargetRefused(f"{host} is a non-public address")
+            return TargetRefused(f"{host} is a non-public address")
+        return None
 
 
 def _ms(started: float) -> float:

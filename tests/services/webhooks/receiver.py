@@ -12,6 +12,7 @@ from typing import Any
 from aiohttp import web
 
 HANG = -1  # a scripted answer: never respond (the sender times out)
+HOLD = -2  # a scripted answer: 200, once the test releases it
 
 
 @dataclass
@@ -40,6 +41,11 @@ class Receiver:
     def ids(self) -> list[str]:
         return [r.headers["webhook-id"] for r in self.received]
 
+    @property
+    def seqs(self) -> list[str]:
+        """The event seq of each request, in arrival order (``data.seq``, the idempotency key)."""
+        return [str(r.json["data"]["seq"]) for r in self.received]
+
 
 @asynccontextmanager
 async def receiver() -> AsyncIterator[Receiver]:
@@ -51,9 +57,9 @@ async def receiver() -> AsyncIterator[Receiver]:
         )
         state.arrived.set()
         status = state.answer()
-        if status == HANG:
+        if status in (HANG, HOLD):
             await state.released.wait()
-        return web.Response(status=status, text="ok")
+        return web.Response(status=200 if status == HOLD else status, text="ok")
 
     app = web.Application()
     app.router.add_post("/{tail:.*}", hook)

@@ -25,7 +25,7 @@ from server.services.webhooks.endpoints import Created
 from server.services.webhooks.signing import verify
 from server.services.webhooks.topics import Topic
 from tests.services.helpers import Flight
-from tests.services.webhooks.receiver import HANG, Receiver, receiver
+from tests.services.webhooks.receiver import HANG, HOLD, Receiver, receiver
 
 TIMEOUT = 1.5  # short, for the hanging receiver; long enough for a loaded machine
 
@@ -90,7 +90,7 @@ async def driver(runtime: Runtime, flight: Flight, clock: FakeClock) -> AsyncIte
         await w.sender.close()
 
 
-async def test_events_are_delivered_signed_with_their_seq_as_id(
+async def test_events_are_delivered_signed_with_an_id_per_endpoint_and_seq(
     driver: Driver, flight: Flight, hook: Receiver
 ) -> None:
     made = await driver.endpoint(hook.url)
@@ -101,11 +101,11 @@ async def test_events_are_delivered_signed_with_their_seq_as_id(
     assert await worker.pass_once() is False  # all sent, no more waiting
 
     kinds = {e.seq: e for e in await flight.events()}
-    bodies = [r.json for r in hook.received]
+    bodies = sorted((r.json for r in hook.received), key=lambda b: b["data"]["seq"])
     assert [b["type"] for b in bodies] == ["review.requested", "plan.failed"]
     for r in hook.received:
-        seq = int(r.headers["webhook-id"])
-        assert r.json["data"]["seq"] == seq
+        seq = r.json["data"]["seq"]
+        assert r.headers["webhook-id"] == f"msg_{made.endpoint.id}_{seq}"
         assert r.json["data"]["kind"] == kinds[seq].kind
         timestamp = int(r.headers["webhook-timestamp"])
         assert timestamp == int(driver.clock.now().timestamp())
@@ -115,7 +115,7 @@ async def test_events_are_delivered_signed_with_their_seq_as_id(
         )
     delivered = await driver.deliveries(made.endpoint.id)
     assert sorted((d.seq, d.status, d.attempts) for d in delivered) == sorted(
-        (int(i), "delivered", 1) for i in hook.ids
+        (int(i), "delivered", 1) for i in hook.seqs
     )
     assert await driver.cursor(made.endpoint.id) == await flight.last_seq()
     # Nothing new: a second pass sends nothing.
@@ -203,7 +203,8 @@ async def test_a_dead_endpoint_is_given_up_after_the_schedule_and_can_be_redeliv
     await worker.pass_once()
     [again] = await driver.deliveries(made.endpoint.id)
     assert (again.status, again.attempts) == ("delivered", 1)
-    assert hook.ids[-1] == str(failed.seq)
+    assert hook.seqs[-1] == str(failed.seq)
+    assert hook.ids[-1] == hook.ids[0]  # the webhook-id of every attempt, the redelivery too
 
 
 async def test_redelivery_of_a_range_sends_only_matching_events_already_taken_up(
@@ -214,12 +215,98 @@ async def test_redelivery_of_a_range_sends_only_matching_events_already_taken_up
         await flight.awaiting_review()
     worker = driver.worker(made.endpoint.id)
     await worker.pass_once()
-    first = [int(i) for i in hook.ids]
+    first = sorted(int(i) for i in hook.seqs)
     assert len(first) == 3
     queued = await flight.call(lambda tx: endpoints.redeliver(tx, made.endpoint.id, 1, 10_000))
     assert queued == 3
     await worker.pass_once()
-    assert [int(i) for i in hook.ids] == first + first
+    assert sorted(int(i) for i in hook.seqs[3:]) == first
+
+
+async def test_a_redelivery_requested_while_a_retry_is_in_flight_is_not_lost(
+    driver: Driver, flight: Flight, hook: Receiver, clock: FakeClock
+) -> None:
+    made = await driver.endpoint(hook.url)
+    hook.script = [500, HOLD]
+    await flight.awaiting_review()
+    worker = driver.worker(made.endpoint.id, webhook_timeout_seconds=30)
+    await worker.pass_once()  # 500: a retry in 5 s
+    [pending] = await driver.deliveries(made.endpoint.id)
+    clock.advance(RETRY_SCHEDULE[0])
+    retry = asyncio.create_task(worker.pass_once())
+    while len(hook.received) < 2:  # noqa: ASYNC110 (the receiver's log, filled by its handler)
+        await asyncio.sleep(0.01)
+    # The retry is at the receiver; an admin asks for the event again meanwhile.
+    seq = pending.seq
+    assert await flight.call(lambda tx: endpoints.redeliver(tx, made.endpoint.id, seq, seq)) == 1
+    hook.released.set()  # the retry succeeds
+    await retry
+    [after] = await driver.deliveries(made.endpoint.id)
+    # The pass's record did not overwrite the redelivery: still pending, due now, counted afresh.
+    assert (after.status, after.attempts, after.next_attempt_at) == ("pending", 0, clock.now())
+    assert [(a.attempt, a.status_code) for a in await driver.attempts(made.endpoint.id)] == [
+        (1, 500),
+        (2, 200),
+    ]
+    await worker.pass_once()
+    [done] = await driver.deliveries(made.endpoint.id)
+    assert (done.status, done.attempts) == ("delivered", 1)
+    assert hook.seqs == [str(seq)] * 3
+
+
+def _seqs_by_endpoint(hook: Receiver) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for r in hook.received:
+        endpoint_id, seq = r.headers["webhook-id"].removeprefix("msg_").rsplit("_", 1)
+        assert int(seq) == r.json["data"]["seq"]
+        found.setdefault(endpoint_id, []).append(int(seq))
+    return {k: sorted(v) for k, v in found.items()}
+
+
+async def test_the_endpoints_of_one_process_share_its_read_of_the_log(
+    driver: Driver, flight: Flight, hook: Receiver, runtime: Runtime
+) -> None:
+    first = await driver.endpoint(hook.url)
+    await flight.awaiting_review()
+    second = await driver.endpoint(hook.url)  # starts at the current seq: hears only what follows
+    for _ in range(3):
+        await flight.awaiting_review()
+    dispatcher = WebhookDispatcher(runtime, owner="a")
+    workers = [EndpointWorker(dispatcher, made.endpoint.id) for made in (first, second)]
+    driver.workers.extend(workers)
+    for worker in workers:
+        await worker.pass_once()
+    requested = [e.seq for e in await flight.events(kind="user_reviewed")]
+    assert len(requested) == 4
+    assert _seqs_by_endpoint(hook) == {first.endpoint.id: requested, second.endpoint.id: requested[1:]}
+    window = dispatcher.window(flight.tenant_id)
+    assert set(requested) <= set(window.events)  # one read served both
+    assert [await driver.cursor(m.endpoint.id) for m in (first, second)] == [await flight.last_seq()] * 2
+
+
+async def test_a_small_window_trims_and_an_endpoint_behind_it_reads_the_log_itself(
+    driver: Driver, flight: Flight, hook: Receiver, runtime: Runtime
+) -> None:
+    """Batches of one event and a window of four: passes run until nothing is left, every event is
+    delivered to each endpoint exactly once, the one left behind the window included."""
+    made = [await driver.endpoint(hook.url) for _ in range(2)]
+    for _ in range(6):
+        await flight.awaiting_review()
+    settings = runtime.settings.model_copy(update={"webhook_batch_size": 1})
+    dispatcher = WebhookDispatcher(Runtime(db=runtime.db, clock=runtime.clock, settings=settings), owner="a")
+    ahead, behind = (EndpointWorker(dispatcher, m.endpoint.id) for m in made)
+    driver.workers.extend([ahead, behind])
+    while await ahead.pass_once():  # alone first: the window moves past the other's cursor
+        pass
+    window = dispatcher.window(flight.tenant_id)
+    assert len(window.events) == window.capacity == 4
+    assert window.start is not None
+    assert window.start > await driver.cursor(made[1].endpoint.id)
+    while await behind.pass_once():
+        pass
+    requested = [e.seq for e in await flight.events(kind="user_reviewed")]
+    assert len(requested) == 6
+    assert _seqs_by_endpoint(hook) == {m.endpoint.id: requested for m in made}
 
 
 async def test_secret_rotation_signs_with_both_secrets_during_the_overlap(

@@ -142,7 +142,7 @@ export type HopStatus =
 export type ListFilter = {
   /** Case-insensitive substring of its text (a plan's title or question, a mission's title, a workflow's name): 3 to 200 bytes. */
   search?: string | null | undefined;
-  /** At or after this time: last changed when sorted by UPDATED_AT, created when sorted by CREATED_AT; not with the STATUS order. */
+  /** At or after this time: last changed when sorted by UPDATED_AT, created when sorted by CREATED_AT; not with the STATUS or DURATION order. */
   since?: string | null | undefined;
   /** Before this time (the same time as `since`); must be later than `since`. */
   until?: string | null | undefined;
@@ -160,6 +160,8 @@ export type ListOrderBy = {
 export type ListOrderField =
   /** When it was created. */
   | 'CREATED_AT'
+  /** How long it ran: from its start to its end once it has ended (completed, failed or cancelled); one still running counts as longer than every ended one, the earliest started the longest. Not with a time range. */
+  | 'DURATION'
   /** Its state's name, then when it was created. */
   | 'STATUS'
   /** When anything about it last changed. */

@@ -210,4 +210,16 @@ describe('a list held to a limit', () => {
     expect(Object.keys(next.byId).sort()).toEqual(['2', '3']);
     expect(next.total).toBe(3);
   });
+
+  it('does not count again an older root it does not hold when that root changes', () => {
+    // The server counted 3; the list holds the newest 2. Root 1 (older than both) changes: still 3.
+    const held = { ...upsertRoots(initialList<Thing, Extra>({ ...setup().source, initial: { queue: null } }), [thing('2'), thing('3')], 2), total: 3 };
+    const changed = upsertRoots(held, [thing('1', 'v2')], 2);
+    expect(changed.total).toBe(3);
+    expect(changed.order).toEqual(['3', '2']);
+    // A new root still counts, and the one it pushes out is not counted again when it changes later.
+    const added = upsertRoots(changed, [thing('4')], 2);
+    expect(added.total).toBe(4);
+    expect(upsertRoots(added, [thing('2', 'v2')], 2).total).toBe(4);
+  });
 });

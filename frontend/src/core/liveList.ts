@@ -99,14 +99,17 @@ function newestFirst(a: Root, b: Root): number {
 }
 
 /**
- * Insert or replace roots, newest first; roots not held before count towards the total. At most `limit`
- * are held (the newest): a list followed for hours at tens of new roots a second stays one page long,
- * and each change costs the same.
+ * Insert or replace roots, newest first; roots created since the list was read count towards the total.
+ * At most `limit` are held (the newest): a list followed for hours at tens of new roots a second stays
+ * one page long, and each change costs the same. A root that is not held is new unless the list is full
+ * and it is older than every root held: then it is one of the older roots the list never held (or let
+ * go), already in the server's count — counting it again made the overview say 106 of 105 plans.
  */
 export function upsertRoots<T extends Root, S extends ListCore<T>>(state: S, roots: readonly T[], limit = Infinity): S {
   if (roots.length === 0) return state;
   const byId = { ...state.byId };
-  const added = roots.filter((r) => !byId[r.id]).length;
+  const oldestHeld = state.order.length >= limit ? state.byId[state.order[state.order.length - 1]!] : undefined;
+  const added = roots.filter((r) => !byId[r.id] && (!oldestHeld || newestFirst(r, oldestHeld) < 0)).length;
   for (const root of roots) byId[root.id] = root;
   const sorted = Object.values(byId).sort(newestFirst);
   for (const dropped of sorted.slice(limit)) delete byId[dropped.id];

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Select, TextClause, func, or_, select, text, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -28,6 +28,7 @@ from ..errors import invalid
 from ..limits import SHORT_TEXT, text_problem
 from .pages import Page, as_utc, decode_cursor, encode_cursor
 
+S = TypeVar("S", bound=Select[*tuple[Any, ...]])
 SEARCH_MIN = 3  # a trigram index cannot serve a shorter substring
 
 
@@ -146,6 +147,20 @@ def search_condition(session: AsyncSession, table: Listed, term: str) -> ColumnE
         return text(match).bindparams(search=phrase)
     pattern = "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     return or_(*(table.column(c).ilike(pattern, escape="\\") for c in table.text_columns))
+
+
+def waiting(
+    session: AsyncSession, statement: S, since: InstrumentedAttribute[Any], table: Listed, query: ListQuery
+) -> S:
+    """A review inbox's ``statement`` narrowed to ``query``: its range on the time ``since`` (when the
+    item started waiting) and its search on ``table``'s text (the table must be in the statement)."""
+    if query.since is not None:
+        statement = statement.where(since >= query.since)
+    if query.until is not None:
+        statement = statement.where(since < query.until)
+    if query.search is not None:
+        statement = statement.where(search_condition(session, table, query.search))
+    return statement
 
 
 def filtered(session: AsyncSession, table: Listed, tenant_id: str, query: ListQuery) -> Select[Any]:

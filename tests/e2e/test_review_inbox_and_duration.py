@@ -5,15 +5,14 @@ equal to the API's totalCount when an old plan it does not hold changes."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 from datetime import timedelta
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import expect
 
 from tests.api import mission_operations as mops
 from tests.conftest import GraphQLClient, LiveServer
-from tests.e2e.checks import assert_axe_clean, control_names
+from tests.e2e.checks import assert_axe_clean, assert_control_names_unique
 from tests.e2e.conftest import BrowserPage
 from tests.e2e.dashboard import assert_clean, create_plan, look, open_dashboard, start_next
 from tests.e2e.missions import act, approve_mission, propose_asset, propose_hop, propose_mission
@@ -25,18 +24,6 @@ TOTAL = "query($f: MissionReviewFilter) { missionReviews(filter: $f) { totalCoun
 
 def showing(first: int, last: int, total: int) -> str:
     return f"{first}\N{EN DASH}{last} of {total} proposal{'' if total == 1 else 's'}"
-
-
-# Chromium's own button inside every <input type="datetime-local"> (its shadow DOM): not ours to name,
-# and each sits inside its own labelled field.
-BROWSER_PICKER = ("button", "Show local date and time picker Show local date and time picker")
-
-
-async def assert_our_control_names_unique(page: Page) -> None:
-    names = [n for n in await control_names(page) if n != BROWSER_PICKER]
-    repeated = {key: n for key, n in Counter(names).items() if n > 1}
-    assert not repeated, f"controls sharing a name: {repeated}"
-    assert all(name for _, name in names), names
 
 
 async def api_total(client: GraphQLClient, given: dict[str, object] | None = None) -> int:
@@ -95,7 +82,7 @@ async def test_mission_proposals_are_filtered_paged_and_counted_by_the_server_wi
     assert await api_total(client, {"search": "reef"}) == 3
     assert await items.evaluate_all(shown) == [asset_id, hop_id]
     await assert_axe_clean(page, "the Reviews page with a filtered, paged mission list")
-    await assert_our_control_names_unique(page)
+    await assert_control_names_unique(page)
     await look(browser_page, "reviews-missions-filtered")
 
     # Live: a new proposal that matches is counted at once; one decided here leaves the list.

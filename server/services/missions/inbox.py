@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ...db.mission_models import Asset, Hop, Mission
 from ...errors import invalid
 from ...machines.mission import AssetStatus, HopStatus, MissionStatus
-from ..listing import OLDEST_FIRST, ListQuery, search_condition
+from ..listing import OLDEST_FIRST, ListQuery, waiting
 from ..pages import Page, decode_cursor, encode_cursor
 from .queries import MISSIONS
 
@@ -88,13 +88,7 @@ def _matching(session: AsyncSession, tenant_id: str, kind: ReviewKind, wanted: L
         child: Any = model  # a hop or an asset: both carry their mission_id
         query = select(child, Mission).join(Mission, Mission.id == child.mission_id)
     query = query.where(model.tenant_id == tenant_id, model.status == status)
-    if wanted.since is not None:
-        query = query.where(model.updated_at >= wanted.since)
-    if wanted.until is not None:
-        query = query.where(model.updated_at < wanted.until)
-    if wanted.search is not None:
-        query = query.where(search_condition(session, MISSIONS, wanted.search))
-    return query
+    return waiting(session, query, model.updated_at, MISSIONS, wanted)
 
 
 def _after(kind: ReviewKind, mark: tuple[datetime, int, str], descending: bool) -> ColumnElement[bool]:

@@ -29,6 +29,7 @@ export const missionsSource: ListSource<MissionSummary, MissionsExtra> = {
   limit: MISSION_LIST_SIZE,
   readList: (http) => http.request(MissionsDocument, { first: MISSION_LIST_SIZE }).then((r) => r.missions),
   readRoot: (http, id) => http.request(MissionSummaryDocument, { id }).then((r) => r.mission),
+  created: (e) => e.kind === 'mission_proposed',
   initial: { waiting: null, reviewsReadAt: 0 },
   sides: {
     // Any change to a mission may add a proposal or take one out.

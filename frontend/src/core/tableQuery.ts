@@ -57,7 +57,8 @@ function pageSize(value: string | null): number {
   return Number.isInteger(n) && n >= 1 && n <= 100 ? n : DEFAULT_QUERY.size;
 }
 
-function validTime(value: string | null): string {
+/** A time the URL holds, or '' when it is none. */
+export function validTime(value: string | null): string {
   return value && !Number.isNaN(Date.parse(value)) ? value : '';
 }
 
@@ -73,14 +74,22 @@ export function formatTableQuery(q: TableQuery): string {
   return p.toString();
 }
 
-/** The list arguments the API takes for this view (search below 3 bytes is not sent: the API refuses it). */
-export function listVariables<S extends string = string>(q: TableQuery) {
-  const search = q.search.trim();
-  const filter = {
-    ...(q.since ? { since: new Date(q.since).toISOString() } : {}),
-    ...(q.until ? { until: new Date(q.until).toISOString() } : {}),
+/**
+ * A list filter's time range and search as the API takes them: times in UTC, and no search under 3
+ * bytes (the API refuses it). Shared by the tables and the review lists.
+ */
+export function rangeAndSearch(view: { since: string; until: string; search: string }) {
+  const search = view.search.trim();
+  return {
+    ...(view.since ? { since: new Date(view.since).toISOString() } : {}),
+    ...(view.until ? { until: new Date(view.until).toISOString() } : {}),
     ...(new TextEncoder().encode(search).length >= 3 ? { search } : {}),
   };
+}
+
+/** The list arguments the API takes for this view. */
+export function listVariables<S extends string = string>(q: TableQuery) {
+  const filter = rangeAndSearch(q);
   return {
     first: q.size,
     after: q.at.at(-1) ?? null,

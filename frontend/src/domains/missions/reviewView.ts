@@ -6,6 +6,7 @@
  * to the first page.
  */
 import type { MissionReviewKind, MissionReviewsQueryVariables } from '../../core/graphql.generated';
+import { rangeAndSearch, validTime } from '../../core/tableQuery';
 
 export const REVIEW_KINDS: readonly MissionReviewKind[] = ['MISSION', 'HOP_PLAN', 'HOP_IMPLEMENTATION', 'ASSET'];
 
@@ -22,10 +23,6 @@ export interface ReviewView {
 }
 
 export const DEFAULT_VIEW: ReviewView = { kinds: [], search: '', since: '', until: '', newestFirst: false, at: [], size: 20 };
-
-function validTime(value: string | null): string {
-  return value && !Number.isNaN(Date.parse(value)) ? value : '';
-}
 
 export function parseReviewView(query: string): ReviewView {
   const p = new URLSearchParams(query);
@@ -57,13 +54,7 @@ export function formatReviewView(view: ReviewView, query = ''): string {
 
 /** The arguments of `missionReviews` for this view (a search under 3 bytes is not sent: the API refuses it). */
 export function reviewVariables(view: ReviewView): MissionReviewsQueryVariables {
-  const search = view.search.trim();
-  const filter = {
-    ...(view.kinds.length ? { kinds: [...view.kinds] } : {}),
-    ...(view.since ? { since: new Date(view.since).toISOString() } : {}),
-    ...(view.until ? { until: new Date(view.until).toISOString() } : {}),
-    ...(new TextEncoder().encode(search).length >= 3 ? { search } : {}),
-  };
+  const filter = { ...(view.kinds.length ? { kinds: [...view.kinds] } : {}), ...rangeAndSearch(view) };
   return {
     first: view.size,
     after: view.at.at(-1) ?? null,

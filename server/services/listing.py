@@ -122,7 +122,9 @@ def _after(table: Listed, query: ListQuery, after: str) -> ColumnElement[bool]:
     for key, raw in zip(keys, parts, strict=True):
         if key.key.endswith("_at") or key.key == "duration_key":
             try:
-                values.append(datetime.fromisoformat(raw) if key.key.endswith("_at") else _finite(raw))
+                values.append(
+                    as_utc(datetime.fromisoformat(raw)) if key.key.endswith("_at") else _finite(raw)
+                )
             except ValueError:
                 raise invalid("after is not a cursor this server issued", ["after"]) from None
         else:

@@ -137,6 +137,23 @@ async def test_out_of_bounds_mission_inbox_input_is_validation_failed(
     assert [e["extensions"]["code"] for e in body["errors"]] == ["VALIDATION_FAILED"]
 
 
+NAIVE_CURSORS = [
+    # Cursors whose time has no zone (hand-made): read as UTC, not an unexpected error.
+    ("missionReviews", "MjAyNi0wMS0wMVQwMDowMDowMHwwfGE="),  # 2026-01-01T00:00:00|0|a
+    ("reviewInbox", "MjAyNi0wMS0wMVQwMDowMDowMHxh"),  # 2026-01-01T00:00:00|a
+    ("missions", "MjAyNi0wMS0wMVQwMDowMDowMHxh"),  # created_at|id
+]
+
+
+@pytest.mark.parametrize(("field", "cursor"), NAIVE_CURSORS)
+async def test_a_cursor_without_a_time_zone_is_read_as_utc(
+    client: GraphQLClient, field: str, cursor: str
+) -> None:
+    await _propose(client, "Reef survey")
+    answer = await client.execute(f'{{ {field}(first: 5, after: "{cursor}") {{ totalCount }} }}')
+    assert answer[field]["totalCount"] >= 0
+
+
 async def test_missions_sort_by_duration_running_first_then_ended_longest_first(
     client: GraphQLClient, live_server: LiveServer
 ) -> None:

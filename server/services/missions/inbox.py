@@ -22,7 +22,7 @@ from ...db.mission_models import Asset, Hop, Mission
 from ...errors import invalid
 from ...machines.mission import AssetStatus, HopStatus, MissionStatus
 from ..listing import OLDEST_FIRST, ListQuery, waiting
-from ..pages import Page, decode_cursor, encode_cursor
+from ..pages import Page, as_utc, decode_cursor, encode_cursor
 from .queries import MISSIONS
 
 
@@ -74,7 +74,7 @@ def _decode(after: str) -> tuple[datetime, int, str]:
         rank = int(raw_rank)
         if not 0 <= rank < len(KINDS):
             raise ValueError(raw_rank)
-        return datetime.fromisoformat(raw_time), rank, row_id
+        return as_utc(datetime.fromisoformat(raw_time)), rank, row_id
     except ValueError:
         raise invalid("after is not a cursor this server issued", ["after"]) from None
 

@@ -23,6 +23,7 @@ from server.db.migrate import upgrade
 from . import (
     catch_up,
     latency,
+    lists,
     mcp_transitions,
     scale,
     soak,
@@ -53,6 +54,8 @@ TARGETS = {
     "workers_wake_steps_per_second": (">=", 300.0),
     "workers_wake_claim_ms_p99": ("<=", 50.0),
     "workflow_claim_complete_ratio_1000_to_10": ("<=", 2.0),
+    "lists_duration_desc_page_p50_ms": ("<=", 10.0),
+    "lists_duration_asc_page_p50_ms": ("<=", 10.0),
 }
 DEFAULT_SIZES = "100,10000,100000"  # 1,000,000 on request: its load alone takes minutes
 
@@ -145,6 +148,8 @@ def run(
             results.update(workers.run(fresh_sqlite))
         if "workflow_scale" in only:
             results.update(workflow_scale.run(fresh_sqlite))
+        if "lists" in only:
+            results.update(lists.run(fresh_sqlite(folder, "lists.db")))
         if "memory" in only:
             memory = asyncio.run(latency.idle_memory(fresh_sqlite(folder, "memory.db")))
             results["memory_per_idle_subscriber_kb"] = memory["memory_per_idle_subscriber_kb"]
@@ -188,7 +193,8 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument(
-        "--only", default="transitions,mcp,latency,stall,memory,catchup,webhooks,scale,workers,workflow_scale"
+        "--only",
+        default="transitions,mcp,latency,stall,memory,catchup,webhooks,scale,workers,workflow_scale,lists",
     )
     parser.add_argument(
         "--sizes", default=DEFAULT_SIZES, help="plans loaded for each run of the scale series"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from enum import Enum, StrEnum
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import strawberry
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -43,6 +43,9 @@ described_enum(
         ListOrder.CREATED_AT: "When it was created.",
         ListOrder.UPDATED_AT: "When anything about it last changed.",
         ListOrder.STATUS: "Its state's name, then when it was created.",
+        ListOrder.DURATION: "How long it ran: from its start to its end once it has ended (completed, "
+        "failed or cancelled); one still running counts as longer than every ended one, the earliest "
+        "started the longest. Not with a time range.",
     },
 )
 
@@ -58,7 +61,7 @@ class ListFilter:
     since: datetime | None = strawberry.field(
         default=None,
         description="At or after this time: last changed when sorted by UPDATED_AT, created when sorted "
-        "by CREATED_AT; not with the STATUS order.",
+        "by CREATED_AT; not with the STATUS or DURATION order.",
     )
     until: datetime | None = strawberry.field(
         default=None,
@@ -104,7 +107,15 @@ def list_query(
     )
 
 
-def waiting_query(filter: ReviewInboxFilter | None, newest_first: bool) -> ListQuery:
+class WaitingFilter(Protocol):
+    """What every review inbox's filter has (ReviewInboxFilter, MissionReviewFilter)."""
+
+    since: datetime | None
+    until: datetime | None
+    search: str | None
+
+
+def waiting_query(filter: WaitingFilter | None, newest_first: bool) -> ListQuery:
     """What a review inbox asks for, checked."""
     given = filter or ReviewInboxFilter()
     return checked_query(

@@ -2,8 +2,9 @@
 
 Every list takes the same ``ListQuery``: states, a creation-time range, a text search and an order.
 Each order reads an index in order, so a page never sorts the tenant's rows: (tenant, created_at, id),
-(tenant, updated_at, id), (tenant, status, created_at, id), and (tenant, status, updated_at, id) for a
-state filter with the updated order. The cursor holds the order's key, so it stays stable under it; a
+(tenant, updated_at, id), (tenant, status, created_at, id), (tenant, status, updated_at, id) for a
+state filter with the updated order, and (tenant, duration_key, id) for the duration (a generated
+column, server/db/duration.py). The cursor holds the order's key, so it stays stable under it; a
 cursor from another order is refused.
 
 Text search is a case-insensitive substring match of at least three characters, indexed on both
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Select, TextClause, func, or_, select, text, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -27,6 +28,7 @@ from ..errors import invalid
 from ..limits import SHORT_TEXT, text_problem
 from .pages import Page, as_utc, decode_cursor, encode_cursor
 
+S = TypeVar("S", bound=Select[*tuple[Any, ...]])
 SEARCH_MIN = 3  # a trigram index cannot serve a shorter substring
 
 
@@ -34,6 +36,10 @@ class ListOrder(StrEnum):
     CREATED_AT = "created_at"
     UPDATED_AT = "updated_at"
     STATUS = "status"
+    DURATION = "duration_key"  # a generated column: see server/db/duration.py
+
+
+TIMED = (ListOrder.CREATED_AT, ListOrder.UPDATED_AT)  # the orders a time range can go with
 
 
 @dataclass(frozen=True)
@@ -69,8 +75,8 @@ def checked(query: ListQuery) -> ListQuery:
     """``query`` with its search trimmed; VALIDATION_FAILED when an input is out of bounds."""
     since = as_utc(query.since) if query.since is not None else None
     until = as_utc(query.until) if query.until is not None else None
-    if (since is not None or until is not None) and query.order is ListOrder.STATUS:
-        # No index serves a time range and the state order at once: the page would sort the range.
+    if (since is not None or until is not None) and query.order not in TIMED:
+        # No index serves a time range and the state or duration order at once: the page would sort.
         raise invalid("filter.since and filter.until need the CREATED_AT or UPDATED_AT order", ["filter"])
     if since is not None and until is not None and until <= since:
         raise invalid("filter.until must be later than filter.since", ["filter", "until"])
@@ -114,15 +120,24 @@ def _after(table: Listed, query: ListQuery, after: str) -> ColumnElement[bool]:
         raise invalid("after is a cursor of another order", ["after"])
     values: list[Any] = []
     for key, raw in zip(keys, parts, strict=True):
-        if key.key.endswith("_at"):
+        if key.key.endswith("_at") or key.key == "duration_key":
             try:
-                values.append(datetime.fromisoformat(raw))
+                values.append(
+                    as_utc(datetime.fromisoformat(raw)) if key.key.endswith("_at") else _finite(raw)
+                )
             except ValueError:
                 raise invalid("after is not a cursor this server issued", ["after"]) from None
         else:
             values.append(raw)
     position = tuple_(*keys)
     return position < tuple_(*values) if query.descending else position > tuple_(*values)
+
+
+def _finite(raw: str) -> float:
+    value = float(raw)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(raw)
+    return value
 
 
 def search_condition(session: AsyncSession, table: Listed, term: str) -> ColumnElement[bool] | TextClause:
@@ -136,17 +151,31 @@ def search_condition(session: AsyncSession, table: Listed, term: str) -> ColumnE
     return or_(*(table.column(c).ilike(pattern, escape="\\") for c in table.text_columns))
 
 
+def waiting(
+    session: AsyncSession, statement: S, since: InstrumentedAttribute[Any], table: Listed, query: ListQuery
+) -> S:
+    """A review inbox's ``statement`` narrowed to ``query``: its range on the time ``since`` (when the
+    item started waiting) and its search on ``table``'s text (the table must be in the statement)."""
+    if query.since is not None:
+        statement = statement.where(since >= query.since)
+    if query.until is not None:
+        statement = statement.where(since < query.until)
+    if query.search is not None:
+        statement = statement.where(search_condition(session, table, query.search))
+    return statement
+
+
 def filtered(session: AsyncSession, table: Listed, tenant_id: str, query: ListQuery) -> Select[Any]:
     """The tenant's rows that match every condition ``query`` gives (unordered)."""
     statement = select(table.model).where(table.column("tenant_id") == tenant_id)
     if query.statuses:
         statement = statement.where(table.column("status").in_(list(query.statuses)))
-    # The range is on the order's own time, so the order's index serves both.
-    when = table.column(query.order.value)
+    # The range is on the order's own time, so the order's index serves both (``checked`` refuses a
+    # range with another order).
     if query.since is not None:
-        statement = statement.where(when >= query.since)
+        statement = statement.where(table.column(query.order.value) >= query.since)
     if query.until is not None:
-        statement = statement.where(when < query.until)
+        statement = statement.where(table.column(query.order.value) < query.until)
     if query.search is not None:
         statement = statement.where(search_condition(session, table, query.search))
     return statement

@@ -49,7 +49,7 @@ def decode_time_cursor(cursor: str, field: str = "after") -> tuple[datetime, str
     """A keyset cursor of (timestamp, id), as ``time_cursor`` wrote it."""
     raw, last_id = decode_cursor(cursor, 2, field)
     try:
-        return datetime.fromisoformat(raw), last_id
+        return as_utc(datetime.fromisoformat(raw)), last_id
     except ValueError:
         raise invalid(f"{field} is not a cursor this server issued", [field]) from None
 

@@ -11,6 +11,7 @@ from server.auth import Role, create_key, revoke_key
 from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
+from tests.api import mission_operations as mops
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient, LiveServer
 
@@ -99,6 +100,16 @@ async def test_another_tenant_can_neither_see_nor_change_a_plan(keys: Keys, as_k
 
     mine = await a.execute("query($id: ID!) { researchPlan(id: $id) { status } }", {"id": plan_id})
     assert mine["researchPlan"]["status"] == "AWAITING_REVIEW"
+
+
+async def test_another_tenants_mission_proposals_are_not_in_the_review_inbox(keys: Keys, as_key) -> None:  # type: ignore[no-untyped-def]
+    a, b = as_key(keys.a_agent), as_key(keys.b_admin)
+    proposed = await a.execute(mops.PROPOSE_MISSION, {"input": {"title": "Reef survey", "goal": "g"}})
+    assert proposed["proposeMission"]["userErrors"] == []
+    inbox = "query($f: MissionReviewFilter) { missionReviews(filter: $f) { totalCount edges { cursor } } }"
+    for given in (None, {"search": "reef"}, {"kinds": ["MISSION"]}):
+        assert (await b.execute(inbox, {"f": given}))["missionReviews"] == {"totalCount": 0, "edges": []}
+        assert (await a.execute(inbox, {"f": given}))["missionReviews"]["totalCount"] == 1
 
 
 async def _top_level_code(client: GraphQLClient, document: str, variables: dict[str, object]) -> str:

@@ -61,6 +61,11 @@ LISTS = [
             ', filter: {search: "battery"}',
             ', filter: {search: "battery"}, orderBy: {field: UPDATED_AT}',
             ', status: [COMPLETED], filter: {search: "battery"}, orderBy: {field: STATUS}',
+            # session 5: the duration order (a generated column's index)
+            ", orderBy: {field: DURATION}",
+            ", orderBy: {field: DURATION, direction: ASC}",
+            ", status: [COMPLETED], orderBy: {field: DURATION}",
+            ', filter: {search: "battery"}, orderBy: {field: DURATION}',
         )
     ),
     '{ reviewInbox(first: 5, filter: {search: "battery"}) { totalCount edges { cursor } } }',
@@ -68,6 +73,15 @@ LISTS = [
     '{ reviewInbox(first: 5, after: "MjAyNi0wMS0wMVQwMDowMDowMCswMDowMHxh", newestFirst: true) { totalCount } }',  # noqa: E501
     '{ workflowStepsAwaitingReview(first: 5, filter: {search: "deploy"}) { totalCount edges { cursor } } }',
     '{ workflowStepsAwaitingReview(newestFirst: true, filter: {until: "2100-01-01T00:00:00Z"}) { totalCount } }',  # noqa: E501
+    # session 5: the mission review inbox as one paged list
+    "{ missionReviews(first: 5) { totalCount edges { cursor node { kind } } } }",
+    "{ missionReviews(first: 5, newestFirst: true) { totalCount edges { cursor } } }",
+    '{ missionReviews(first: 5, filter: {kinds: [ASSET, HOP_PLAN], search: "battery"}) { totalCount } }',
+    '{ missionReviews(first: 5, filter: {since: "2000-01-01T00:00:00Z", until: "2100-01-01T00:00:00Z"}) '
+    "{ totalCount edges { cursor } } }",
+    '{ missionReviews(first: 5, after: "MjAyNi0wMS0wMVQwMDowMDowMCswMDowMHwxfGE=") { edges { cursor } } }',
+    '{ missionReviews(first: 5, newestFirst: true, after: "MjAyNi0wMS0wMVQwMDowMDowMCswMDowMHwyfGE=") '
+    "{ edges { cursor } } }",
     "{ events(first: 5, newestFirst: true) { totalCount edges { cursor } } }",
     "{ events(after: 9, first: 5, newestFirst: true) { edges { cursor } } }",
     '{ events(first: 5, filter: {kinds: ["plan_stalled"]}) { totalCount edges { cursor } } }',

@@ -142,7 +142,7 @@ export type HopStatus =
 export type ListFilter = {
   /** Case-insensitive substring of its text (a plan's title or question, a mission's title, a workflow's name): 3 to 200 bytes. */
   search?: string | null | undefined;
-  /** At or after this time: last changed when sorted by UPDATED_AT, created when sorted by CREATED_AT; not with the STATUS order. */
+  /** At or after this time: last changed when sorted by UPDATED_AT, created when sorted by CREATED_AT; not with the STATUS or DURATION order. */
   since?: string | null | undefined;
   /** Before this time (the same time as `since`); must be later than `since`. */
   until?: string | null | undefined;
@@ -160,10 +160,35 @@ export type ListOrderBy = {
 export type ListOrderField =
   /** When it was created. */
   | 'CREATED_AT'
+  /** How long it ran: from its start to its end once it has ended (completed, failed or cancelled); one still running counts as longer than every ended one, the earliest started the longest. Not with a time range. */
+  | 'DURATION'
   /** Its state's name, then when it was created. */
   | 'STATUS'
   /** When anything about it last changed. */
   | 'UPDATED_AT';
+
+/** Every condition given must hold; none given lists everything waiting. */
+export type MissionReviewFilter = {
+  /** Only proposals of these kinds; omitted or empty: every kind. */
+  kinds?: Array<MissionReviewKind> | null | undefined;
+  /** Case-insensitive substring of the mission's title: 3 to 200 bytes. */
+  search?: string | null | undefined;
+  /** Waiting since this time or later. */
+  since?: string | null | undefined;
+  /** Waiting since before this time; must be later than `since`. */
+  until?: string | null | undefined;
+};
+
+/** What a mission proposal asks a person to decide. */
+export type MissionReviewKind =
+  /** A proposed asset: acceptAsset or rejectAsset. */
+  | 'ASSET'
+  /** A proposed hop implementation: approveHopImplementation (once every tool step is READY_TO_EXECUTE) or rejectHopImplementation. */
+  | 'HOP_IMPLEMENTATION'
+  /** A proposed hop plan: approveHopPlan or rejectHopPlan. */
+  | 'HOP_PLAN'
+  /** A proposed mission: approveMission or rejectMission. */
+  | 'MISSION';
 
 /** Where a mission is in its lifecycle (seed 004); any state that is not final can be CANCELLED. */
 export type MissionStatus =
@@ -488,12 +513,20 @@ export type MissionUpdatedSubscriptionVariables = Exact<{
 
 export type MissionUpdatedSubscription = { missionUpdated: { id: string, title: string, goal: string, status: MissionStatus, statusReason: string | null, createdAt: string, updatedAt: string, completedAt: string | null, hops: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> } } }> }, assets: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string } }> } } };
 
-export type MissionInboxQueryVariables = Exact<{
+export type MissionReviewCountQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type MissionReviewCountQuery = { missionReviews: { totalCount: number } };
+
+export type MissionReviewsQueryVariables = Exact<{
   first: number;
+  after?: string | null | undefined;
+  filter?: MissionReviewFilter | null | undefined;
+  newestFirst: boolean;
 }>;
 
 
-export type MissionInboxQuery = { missionReviewInbox: { missions: Array<{ id: string, title: string, goal: string, status: MissionStatus, createdAt: string, updatedAt: string }>, hopPlans: Array<{ id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null }>, hopImplementations: Array<{ id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> } }>, assets: Array<{ id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string }> } };
+export type MissionReviewsQuery = { missionReviews: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { kind: MissionReviewKind, waitingSince: string, mission: { id: string, title: string, goal: string, status: MissionStatus, createdAt: string, updatedAt: string }, hop: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> } } | null, asset: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string } | null } }> } };
 
 export type MissionDecisionFieldsFragment = { mission: { id: string, status: MissionStatus } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> };
 
@@ -1515,33 +1548,53 @@ fragment AssetFields on Asset {
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<MissionUpdatedSubscription, MissionUpdatedSubscriptionVariables>;
-export const MissionInboxDocument = new TypedDocumentString(`
-    query MissionInbox($first: Int!) {
-  missionReviewInbox(first: $first) {
-    missions {
-      id
-      title
-      goal
-      status
-      createdAt
-      updatedAt
+export const MissionReviewCountDocument = new TypedDocumentString(`
+    query MissionReviewCount {
+  missionReviews(first: 1) {
+    totalCount
+  }
+}
+    `) as unknown as TypedDocumentString<MissionReviewCountQuery, MissionReviewCountQueryVariables>;
+export const MissionReviewsDocument = new TypedDocumentString(`
+    query MissionReviews($first: Int!, $after: String, $filter: MissionReviewFilter, $newestFirst: Boolean!) {
+  missionReviews(
+    first: $first
+    after: $after
+    filter: $filter
+    newestFirst: $newestFirst
+  ) {
+    totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
     }
-    hopPlans {
-      ...HopFields
-    }
-    hopImplementations {
-      ...HopFields
-      toolSteps(first: 100) {
-        totalCount
-        edges {
-          node {
-            ...ToolStepFields
+    edges {
+      node {
+        kind
+        waitingSince
+        mission {
+          id
+          title
+          goal
+          status
+          createdAt
+          updatedAt
+        }
+        hop {
+          ...HopFields
+          toolSteps(first: 100) {
+            totalCount
+            edges {
+              node {
+                ...ToolStepFields
+              }
+            }
           }
         }
+        asset {
+          ...AssetFields
+        }
       }
-    }
-    assets {
-      ...AssetFields
     }
   }
 }
@@ -1586,7 +1639,7 @@ fragment AssetFields on Asset {
   expiresInSeconds
   createdAt
   updatedAt
-}`) as unknown as TypedDocumentString<MissionInboxQuery, MissionInboxQueryVariables>;
+}`) as unknown as TypedDocumentString<MissionReviewsQuery, MissionReviewsQueryVariables>;
 export const ApproveMissionDocument = new TypedDocumentString(`
     mutation ApproveMission($id: ID!) {
   approveMission(missionId: $id) {

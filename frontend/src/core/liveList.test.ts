@@ -24,12 +24,13 @@ interface Extra {
 }
 
 /** A source whose list, root and side reads are answered by the test, one pending answer per read. */
-function setup() {
+function setup(limit?: number) {
   const lists: ReturnType<typeof deferred<{ totalCount: number; edges: { node: Thing }[] }>>[] = [];
   const roots: { id: string; answer: ReturnType<typeof deferred<Thing | null>> }[] = [];
   const queues: ReturnType<typeof deferred<string>>[] = [];
   const source: ListSource<Thing, Extra> = {
     rootType: 'thing',
+    limit,
     readList: () => {
       const answer = deferred<{ totalCount: number; edges: { node: Thing }[] }>();
       lists.push(answer);
@@ -41,6 +42,7 @@ function setup() {
       return answer.promise;
     },
     initial: { queue: null },
+    created: (event) => event.kind === 'created',
     sides: {
       queue: {
         read: async () => {
@@ -96,7 +98,8 @@ describe('LiveList', () => {
     await settle();
     const state = live.store.get();
     expect(state.byId['1']?.version).toBe('v2');
-    expect(state).toMatchObject({ order: ['3', '1'], total: 2, queue: 'q1' });
+    // Root 3 is shown, but only its creation event would count it: it may be an old one not held.
+    expect(state).toMatchObject({ order: ['3', '1'], total: 1, queue: 'q1' });
   });
 
   it('keeps the newest re-read when an older one lands after it', async () => {
@@ -190,24 +193,45 @@ describe('LiveList', () => {
 });
 
 describe('upsertRoots', () => {
-  it('lists roots newest first, replaces re-read ones and counts new ones', () => {
+  it('lists roots newest first and replaces re-read ones, leaving the count to creation events', () => {
     const { source } = setup();
     let state = { ...upsertRoots(initialList(source), [thing('1'), thing('2')]), total: 2 };
     state = upsertRoots(state, [thing('3'), thing('1', 'v2')]);
     expect(rootsInOrder(state).map((t) => t.id)).toEqual(['3', '2', '1']);
     expect(state.byId['1']?.version).toBe('v2');
-    expect(state.total).toBe(3);
+    expect(state.total).toBe(2);
     const none: Thing[] = [];
     expect(upsertRoots(state, none)).toBe(state);
   });
 });
 
 describe('a list held to a limit', () => {
-  it('keeps the newest roots only, and still counts the ones it adds', () => {
+  it('keeps the newest roots only', () => {
     const held = upsertRoots(initialList<Thing, Extra>({ ...setup().source, initial: { queue: null } }), [thing('1'), thing('2')], 2);
     const next = upsertRoots(held, [thing('3')], 2);
     expect(next.order).toEqual(['3', '2']);
     expect(Object.keys(next.byId).sort()).toEqual(['2', '3']);
-    expect(next.total).toBe(3);
+  });
+});
+
+describe('the total', () => {
+  it('counts a root created after the list was read once, and an older root that changes not at all', async () => {
+    // The server counted 3; the list holds the newest 2 (limit 2).
+    const { server, live, roots, lists, queues } = setup(2);
+    const starting = live.start();
+    await settle();
+    lists[0]?.resolve({ totalCount: 3, edges: [{ node: thing('3') }, { node: thing('2') }] });
+    queues[0]?.resolve('q0');
+    await starting;
+    server.append({ seq: 6, kind: 'changed', rootId: '1' }); // root 1, older than both: not new
+    roots[0]?.answer.resolve(thing('1', 'v2'));
+    await settle();
+    expect(live.store.get()).toMatchObject({ total: 3, order: ['3', '2'] });
+    server.append({ seq: 7, kind: 'created', rootId: '4' });
+    server.append({ seq: 8, kind: 'created', rootId: '3' }); // held already: the list's count has it
+    roots[1]?.answer.resolve(thing('4'));
+    roots[2]?.answer.resolve(thing('3'));
+    await settle();
+    expect(live.store.get()).toMatchObject({ total: 4, order: ['4', '3'] });
   });
 });

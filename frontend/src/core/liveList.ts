@@ -67,6 +67,8 @@ export interface ListSource<T extends Root, X> {
   limit?: number;
   /** One root as it is now; null if it does not exist (any more) for this tenant. */
   readRoot(http: GraphQLHttp, id: string): Promise<T | null>;
+  /** Whether the event is a root's creation (its first event): the list's total counts it. */
+  created(event: LoggedEvent): boolean;
   /** The domain's own state before anything is read. */
   initial: X;
   sides?: Readonly<Record<string, SideRead<X>>>;
@@ -99,19 +101,28 @@ function newestFirst(a: Root, b: Root): number {
 }
 
 /**
- * Insert or replace roots, newest first; roots not held before count towards the total. At most `limit`
- * are held (the newest): a list followed for hours at tens of new roots a second stays one page long,
- * and each change costs the same.
+ * Insert or replace roots, newest first. At most `limit` are held (the newest): a list followed for hours
+ * at tens of new roots a second stays one page long, and each change costs the same. The total is not
+ * changed here: a re-read root that is not held may be new or one of the older roots the list never
+ * held (its total counts those already), so new roots are counted by their creation events
+ * (`ListSource.created`).
  */
 export function upsertRoots<T extends Root, S extends ListCore<T>>(state: S, roots: readonly T[], limit = Infinity): S {
   if (roots.length === 0) return state;
   const byId = { ...state.byId };
-  const added = roots.filter((r) => !byId[r.id]).length;
   for (const root of roots) byId[root.id] = root;
   const sorted = Object.values(byId).sort(newestFirst);
   for (const dropped of sorted.slice(limit)) delete byId[dropped.id];
   const order = sorted.slice(0, limit).map((r) => r.id);
-  return { ...state, byId, order, total: state.total + added };
+  return { ...state, byId, order };
+}
+
+/**
+ * The total after `event`: one more when it creates a root the list does not hold. (A root created after
+ * the position was read but before the list was is held already: the list's count has it.)
+ */
+export function countCreated<T extends Root, S extends ListCore<T>>(state: S, event: LoggedEvent, created: (e: LoggedEvent) => boolean): S {
+  return created(event) && !state.byId[event.rootId] ? { ...state, total: state.total + 1 } : state;
 }
 
 export function rootsInOrder<T extends Root>(state: ListCore<T>): T[] {
@@ -197,7 +208,8 @@ export class LiveList<T extends Root, X> {
   };
 
   private onEvent(event: LoggedEvent): void {
-    const { onEvent, sides = {} } = this.source;
+    const { onEvent, sides = {}, created } = this.source;
+    if (created(event)) this.store.update((s) => countCreated(s, event, created));
     if (onEvent) this.store.update((s) => onEvent(s, event));
     this.reread(event.rootId);
     for (const [name, side] of Object.entries(sides)) if (side.touchedBy(event)) this.refresh(name);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { DEFAULT_QUERY, formatTableQuery, hashQuery, listVariables, parseTableQuery, sortedBy, withChange } from './tableQuery';
+import { DEFAULT_QUERY, formatTableQuery, hashQuery, listVariables, parseTableQuery, rangeAllowed, sortedBy, withChange } from './tableQuery';
 
 const STATUSES = ['PLANNING', 'STALLED', 'COMPLETED'];
 
@@ -34,5 +34,18 @@ describe('table query', () => {
     expect(withChange(q, { search: 'xyz' }).at).toEqual([]);
     expect(sortedBy(q, 'CREATED_AT').dir).toBe('ASC');
     expect(sortedBy(q, 'STATUS')).toMatchObject({ sort: 'STATUS', dir: 'DESC', at: [] });
+  });
+
+  it('sorts by duration, and keeps a time range only with the time sorts (the API refuses it otherwise)', () => {
+    const ranged = { ...DEFAULT_QUERY, since: '2026-01-01T00:00', until: '2026-01-02T00:00', at: ['a'] };
+    const byDuration = sortedBy(ranged, 'DURATION');
+    expect(byDuration).toMatchObject({ sort: 'DURATION', dir: 'DESC', since: '', until: '', at: [] });
+    expect(sortedBy(byDuration, 'DURATION').dir).toBe('ASC');
+    expect(listVariables(byDuration).orderBy).toEqual({ field: 'DURATION', direction: 'DESC' });
+    expect(sortedBy(ranged, 'UPDATED_AT')).toMatchObject({ since: ranged.since, until: ranged.until });
+    expect(parseTableQuery('sort=DURATION.ASC&since=2026-01-01T00:00', STATUSES)).toMatchObject({ sort: 'DURATION', dir: 'ASC', since: '' });
+    expect(parseTableQuery('sort=STATUS.DESC&until=2026-01-01T00:00', STATUSES).until).toBe('');
+    expect(parseTableQuery('sort=UPDATED_AT.DESC&until=2026-01-01T00:00', STATUSES).until).toBe('2026-01-01T00:00');
+    expect(['CREATED_AT', 'UPDATED_AT', 'STATUS', 'DURATION'].map((f) => rangeAllowed(f as 'STATUS'))).toEqual([true, true, false, false]);
   });
 });

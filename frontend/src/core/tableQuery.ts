@@ -3,7 +3,7 @@
  * filter, search, sort and page, so a view can be shared and survives a reload. `at` is the stack of
  * cursors that led to the page shown (empty: the first page); a cursor is only valid in its sort.
  */
-export type SortField = 'CREATED_AT' | 'UPDATED_AT' | 'STATUS';
+export type SortField = 'CREATED_AT' | 'UPDATED_AT' | 'STATUS' | 'DURATION';
 export type Direction = 'ASC' | 'DESC';
 
 export interface TableQuery {
@@ -21,7 +21,12 @@ export interface TableQuery {
 
 export const DEFAULT_QUERY: TableQuery = { status: [], search: '', since: '', until: '', sort: 'CREATED_AT', dir: 'DESC', at: [], size: 50 };
 
-const FIELDS: readonly SortField[] = ['CREATED_AT', 'UPDATED_AT', 'STATUS'];
+const FIELDS: readonly SortField[] = ['CREATED_AT', 'UPDATED_AT', 'STATUS', 'DURATION'];
+
+/** The sorts a time range goes with (on the sorted time); the API refuses a range with the others. */
+export function rangeAllowed(sort: SortField): boolean {
+  return sort === 'CREATED_AT' || sort === 'UPDATED_AT';
+}
 
 /** The query part of a hash (`#/plans?x=1` → `x=1`). */
 export function hashQuery(hash: string): string {
@@ -32,12 +37,15 @@ export function hashQuery(hash: string): string {
 export function parseTableQuery(query: string, statuses: readonly string[]): TableQuery {
   const p = new URLSearchParams(query);
   const [field, dir] = (p.get('sort') ?? '').split('.');
+  const sort = FIELDS.includes(field as SortField) ? (field as SortField) : DEFAULT_QUERY.sort;
+  // A range with a sort it cannot go with (an edited or old link) is left out rather than refused.
+  const ranged = rangeAllowed(sort);
   return {
     status: (p.get('status') ?? '').split(',').filter((s) => statuses.includes(s)),
     search: (p.get('q') ?? '').slice(0, 200),
-    since: validTime(p.get('since')),
-    until: validTime(p.get('until')),
-    sort: FIELDS.includes(field as SortField) ? (field as SortField) : DEFAULT_QUERY.sort,
+    since: ranged ? validTime(p.get('since')) : '',
+    until: ranged ? validTime(p.get('until')) : '',
+    sort,
     dir: dir === 'ASC' ? 'ASC' : 'DESC',
     at: (p.get('at') ?? '').split('.').filter(Boolean),
     size: pageSize(p.get('size')),
@@ -49,7 +57,8 @@ function pageSize(value: string | null): number {
   return Number.isInteger(n) && n >= 1 && n <= 100 ? n : DEFAULT_QUERY.size;
 }
 
-function validTime(value: string | null): string {
+/** A time the URL holds, or '' when it is none. */
+export function validTime(value: string | null): string {
   return value && !Number.isNaN(Date.parse(value)) ? value : '';
 }
 
@@ -65,14 +74,22 @@ export function formatTableQuery(q: TableQuery): string {
   return p.toString();
 }
 
-/** The list arguments the API takes for this view (search below 3 bytes is not sent: the API refuses it). */
-export function listVariables<S extends string = string>(q: TableQuery) {
-  const search = q.search.trim();
-  const filter = {
-    ...(q.since ? { since: new Date(q.since).toISOString() } : {}),
-    ...(q.until ? { until: new Date(q.until).toISOString() } : {}),
+/**
+ * A list filter's time range and search as the API takes them: times in UTC, and no search under 3
+ * bytes (the API refuses it). Shared by the tables and the review lists.
+ */
+export function rangeAndSearch(view: { since: string; until: string; search: string }) {
+  const search = view.search.trim();
+  return {
+    ...(view.since ? { since: new Date(view.since).toISOString() } : {}),
+    ...(view.until ? { until: new Date(view.until).toISOString() } : {}),
     ...(new TextEncoder().encode(search).length >= 3 ? { search } : {}),
   };
+}
+
+/** The list arguments the API takes for this view. */
+export function listVariables<S extends string = string>(q: TableQuery) {
+  const filter = rangeAndSearch(q);
   return {
     first: q.size,
     after: q.at.at(-1) ?? null,
@@ -87,7 +104,9 @@ export function withChange(q: TableQuery, change: Partial<TableQuery>): TableQue
   return { ...q, at: [], ...change };
 }
 
-/** Click a column's header: sort by it, or flip the direction if it sorts already. */
+/** Click a column's header: sort by it, or flip the direction if it sorts already. A time range only
+ * goes with the time sorts, so sorting by status or duration drops it. */
 export function sortedBy(q: TableQuery, field: SortField): TableQuery {
-  return withChange(q, { sort: field, dir: q.sort === field && q.dir === 'DESC' ? 'ASC' : 'DESC' });
+  const range = rangeAllowed(field) ? {} : { since: '', until: '' };
+  return withChange(q, { sort: field, dir: q.sort === field && q.dir === 'DESC' ? 'ASC' : 'DESC', ...range });
 }

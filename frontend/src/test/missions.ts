@@ -1,6 +1,6 @@
 /** Builders for mission-domain test data. */
 import type { LoggedEvent } from '../core/events';
-import type { Asset, HopDetail, MissionDetail, MissionInbox, MissionSummary, ToolStep } from '../domains/missions/api';
+import type { Asset, HopDetail, MissionDetail, MissionSummary, ToolStep } from '../domains/missions/api';
 
 const nodes = <T>(items: T[]) => ({ totalCount: items.length, edges: items.map((node) => ({ node })) });
 
@@ -96,8 +96,9 @@ export function detail(hops: HopDetail[], assets: Asset[], over: Partial<Mission
   };
 }
 
-export function inbox(over: Partial<MissionInbox> = {}): MissionInbox {
-  return { missions: [], hopPlans: [], hopImplementations: [], assets: [], ...over };
+/** The count `missionReviews` answers for the nav badge. */
+export function reviewCount(totalCount: number) {
+  return { missionReviews: { totalCount } };
 }
 
 export function missionEvent(over: Partial<LoggedEvent> = {}): LoggedEvent {

@@ -11,6 +11,7 @@ import { LivePage, type PageSource } from '../core/livePage';
 import {
   formatTableQuery,
   parseTableQuery,
+  rangeAllowed,
   sortedBy,
   withChange,
   type SortField,
@@ -68,6 +69,7 @@ export function TablePage<T extends { id: string }>({ title, ...table }: DataTab
 function Filters({ query, statuses, noun, onChange }: { query: TableQuery; statuses: readonly string[]; noun: string; onChange(q: TableQuery): void }) {
   const [search, setSearch] = useState(query.search);
   useEffect(() => setSearch(query.search), [query.search]);
+  const ranged = rangeAllowed(query.sort);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     onChange(withChange(query, { search: search.trim() }));
@@ -91,12 +93,29 @@ function Filters({ query, statuses, noun, onChange }: { query: TableQuery; statu
       </label>
       <label>
         {query.sort === 'UPDATED_AT' ? 'Updated' : 'Created'} from
-        <input type="datetime-local" value={query.since} onChange={(e) => onChange(withChange(query, { since: e.target.value }))} />
+        <input
+          type="datetime-local"
+          value={query.since}
+          disabled={!ranged}
+          aria-describedby={ranged ? undefined : `${noun}-range-note`}
+          onChange={(e) => onChange(withChange(query, { since: e.target.value }))}
+        />
       </label>
       <label>
         to
-        <input type="datetime-local" value={query.until} onChange={(e) => onChange(withChange(query, { until: e.target.value }))} />
+        <input
+          type="datetime-local"
+          value={query.until}
+          disabled={!ranged}
+          aria-describedby={ranged ? undefined : `${noun}-range-note`}
+          onChange={(e) => onChange(withChange(query, { until: e.target.value }))}
+        />
       </label>
+      {ranged ? null : (
+        <p className="range-note" id={`${noun}-range-note`}>
+          A time range goes with the Started or Updated sort.
+        </p>
+      )}
       <button type="submit">Search</button>
     </form>
   );

@@ -19,12 +19,13 @@ export function statusColumn<T extends Timed>(): Column<T> {
   return { label: 'Status', sort: 'STATUS', cell: (row) => <StatusBadge status={row.status} /> };
 }
 
-/** Started, updated and how long it ran (to its end, or to now while it runs). */
+/** Started, updated and how long it ran (to its end, or to now while it runs). The server's DURATION
+ * order puts what still runs first (the longest running first), then what ended, longest first. */
 export function timeColumns<T extends Timed>(started: (row: T) => string | null, ended: (row: T) => string | null): Column<T>[] {
   return [
     { label: 'Started', sort: 'CREATED_AT', cell: (row) => formatTime(started(row)) },
     { label: 'Updated', sort: 'UPDATED_AT', cell: (row) => formatTime(row.updatedAt) },
-    { label: 'Duration', cell: (row) => formatDuration(elapsed(started(row), ended(row), Date.now()) ?? Number.NaN) },
+    { label: 'Duration', sort: 'DURATION', cell: (row) => formatDuration(elapsed(started(row), ended(row), Date.now()) ?? Number.NaN) },
   ];
 }
 

@@ -2,18 +2,32 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 import strawberry
 from strawberry.types import Info
 
+from ...limits import SHORT_TEXT
 from ...machines.mission import MissionStatus
+from ...services import listing
+from ...services.missions import inbox as mission_inbox
 from ...services.missions import queries as mission_queries
+from ...services.missions.inbox import ReviewKind
 from ..context import Context
-from ..descriptions import PAGE_AFTER, PAGE_FIRST
+from ..descriptions import PAGE_AFTER, PAGE_FIRST, described_enum
 from ..errors import run_query
-from ..listing import FILTER_ARG, ORDER_ARG, ListFilter, ListOrderBy, list_query, table_connection
-from ..pagination import Connection, capped
+from ..listing import (
+    FILTER_ARG,
+    NEWEST_FIRST_ARG,
+    ORDER_ARG,
+    ListFilter,
+    ListOrderBy,
+    list_query,
+    table_connection,
+    waiting_query,
+)
+from ..pagination import Connection, capped, list_connection
 from .types import AssetType, HopType, MissionType, ToolType
 
 I = Info[Context, Any]  # noqa: E741
@@ -27,6 +41,55 @@ class MissionReviewInbox:
         description="Proposed implementations: approve (once every tool step is READY_TO_EXECUTE) or reject."
     )
     assets: list[AssetType] = strawberry.field(description="Proposed assets: accept or reject.")
+
+
+described_enum(
+    ReviewKind,
+    "MissionReviewKind",
+    "What a mission proposal asks a person to decide.",
+    {
+        ReviewKind.MISSION: "A proposed mission: approveMission or rejectMission.",
+        ReviewKind.HOP_PLAN: "A proposed hop plan: approveHopPlan or rejectHopPlan.",
+        ReviewKind.HOP_IMPLEMENTATION: "A proposed hop implementation: approveHopImplementation (once every "
+        "tool step is READY_TO_EXECUTE) or rejectHopImplementation.",
+        ReviewKind.ASSET: "A proposed asset: acceptAsset or rejectAsset.",
+    },
+)
+
+
+@strawberry.input(description="Every condition given must hold; none given lists everything waiting.")
+class MissionReviewFilter:
+    kinds: list[ReviewKind] | None = strawberry.field(
+        default=None, description="Only proposals of these kinds; omitted or empty: every kind."
+    )
+    since: datetime | None = strawberry.field(default=None, description="Waiting since this time or later.")
+    until: datetime | None = strawberry.field(
+        default=None, description="Waiting since before this time; must be later than `since`."
+    )
+    search: str | None = strawberry.field(
+        default=None,
+        description=f"Case-insensitive substring of the mission's title: {listing.SEARCH_MIN} to "
+        f"{SHORT_TEXT} bytes.",
+    )
+
+
+@strawberry.type(description="One proposal waiting for a person, with its mission (and its hop or asset).")
+class MissionReview:
+    kind: ReviewKind = strawberry.field(description="What is to be decided.")
+    waiting_since: datetime = strawberry.field(description="When it started waiting.")
+    mission: MissionType = strawberry.field(description="The mission (the proposal itself for MISSION).")
+    hop: HopType | None = strawberry.field(description="The hop, for HOP_PLAN and HOP_IMPLEMENTATION.")
+    asset: AssetType | None = strawberry.field(description="The asset, for ASSET.")
+
+    @staticmethod
+    def of(item: mission_inbox.Proposal) -> MissionReview:
+        return MissionReview(
+            kind=item.kind,
+            waiting_since=item.waiting_since,
+            mission=MissionType.from_row(item.mission),
+            hop=HopType.from_row(item.hop) if item.hop else None,
+            asset=AssetType.from_row(item.asset) if item.asset else None,
+        )
 
 
 @strawberry.type
@@ -65,7 +128,39 @@ class MissionQueries:
         rows = await run_query(info, lambda s: mission_queries.list_tools(s, tenant))
         return [ToolType.from_row(r) for r in rows or []]
 
-    @strawberry.field(description="Proposals waiting for a person (up to `first` of each kind).")
+    @strawberry.field(
+        description="Proposals waiting for a person across the four kinds, the longest waiting first "
+        "(the most recent with `newestFirst`); filtered, paged by cursor, counted. `first` is capped."
+    )
+    async def mission_reviews(
+        self,
+        info: I,
+        first: Annotated[int, strawberry.argument(description=PAGE_FIRST)] = 50,
+        after: Annotated[str | None, strawberry.argument(description=PAGE_AFTER)] = None,
+        filter: Annotated[
+            MissionReviewFilter | None, strawberry.argument(description="Only what matches; omitted: all.")
+        ] = None,
+        newest_first: Annotated[bool, strawberry.argument(description=NEWEST_FIRST_ARG)] = False,
+    ) -> Connection[MissionReview]:
+        tenant = info.context.principal.tenant_id
+        given = filter or MissionReviewFilter()
+        kinds = list(dict.fromkeys(given.kinds or []))
+        wanted = waiting_query(given, newest_first)
+        return await list_connection(
+            info,
+            lambda session, size: mission_inbox.proposals_waiting(
+                session, tenant, size, after, kinds, wanted
+            ),
+            lambda session: mission_inbox.count_waiting(session, tenant, kinds, wanted),
+            mission_inbox.proposal_cursor,
+            MissionReview.of,
+            first,
+        )
+
+    @strawberry.field(
+        description="Proposals waiting for a person (up to `first` of each kind, oldest first); "
+        "`missionReviews` is the same, filtered and paged."
+    )
     async def mission_review_inbox(
         self,
         info: I,

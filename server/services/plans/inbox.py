@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...db.models import PlanStep, ResearchPlan
 from ...machines.plan import StepStatus
-from ..listing import OLDEST_FIRST, ListQuery, search_condition
+from ..listing import OLDEST_FIRST, ListQuery, waiting
 from ..pages import Page, decode_time_cursor, time_cursor
 from .queries import PLANS
 
@@ -36,13 +36,7 @@ def _matching(session: AsyncSession, tenant_id: str, wanted: ListQuery) -> Selec
         .join(ResearchPlan, ResearchPlan.id == PlanStep.plan_id)
         .where(_waiting(tenant_id))
     )
-    if wanted.since is not None:
-        query = query.where(PlanStep.updated_at >= wanted.since)
-    if wanted.until is not None:
-        query = query.where(PlanStep.updated_at < wanted.until)
-    if wanted.search is not None:
-        query = query.where(search_condition(session, PLANS, wanted.search))
-    return query
+    return waiting(session, query, PlanStep.updated_at, PLANS, wanted)
 
 
 async def steps_awaiting_input(

@@ -90,6 +90,14 @@ class ListOrderField(str, Enum):
     CREATED_AT = "CREATED_AT"
     UPDATED_AT = "UPDATED_AT"
     STATUS = "STATUS"
+    DURATION = "DURATION"
+
+
+class MissionReviewKind(str, Enum):
+    MISSION = "MISSION"
+    HOP_PLAN = "HOP_PLAN"
+    HOP_IMPLEMENTATION = "HOP_IMPLEMENTATION"
+    ASSET = "ASSET"
 
 
 class MissionStatus(str, Enum):

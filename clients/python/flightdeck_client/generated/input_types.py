@@ -10,6 +10,7 @@ from .enums import (
     BranchOperator,
     DecisionOutcome,
     ListOrderField,
+    MissionReviewKind,
     OperationType,
     PlanModificationAction,
     SortDirection,
@@ -146,7 +147,7 @@ class ListFilter(BaseModel):
     """Every condition given must hold; none given lists everything."""
 
     since: Optional[datetime] = None
-    "At or after this time: last changed when sorted by UPDATED_AT, created when sorted by CREATED_AT; not with the STATUS order."
+    "At or after this time: last changed when sorted by UPDATED_AT, created when sorted by CREATED_AT; not with the STATUS or DURATION order."
     until: Optional[datetime] = None
     "Before this time (the same time as `since`); must be later than `since`."
     search: Optional[str] = None
@@ -177,6 +178,19 @@ class McpToolCallFilter(BaseModel):
     "At or after this time."
     until: Optional[datetime] = None
     "Before this time."
+
+
+class MissionReviewFilter(BaseModel):
+    """Every condition given must hold; none given lists everything waiting."""
+
+    kinds: Optional[list[MissionReviewKind]] = None
+    "Only proposals of these kinds; omitted or empty: every kind."
+    since: Optional[datetime] = None
+    "Waiting since this time or later."
+    until: Optional[datetime] = None
+    "Waiting since before this time; must be later than `since`."
+    search: Optional[str] = None
+    "Case-insensitive substring of the mission's title: 3 to 200 bytes."
 
 
 class ModifyPlanInput(BaseModel):

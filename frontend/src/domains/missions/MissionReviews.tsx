@@ -1,20 +1,35 @@
 /**
  * The missions' part of the Reviews page: proposed missions, hop plans, hop implementations and assets
- * waiting for a person, each with approve and reject (with a reason); kept live from missionReviewInbox.
+ * waiting for a person, one list in waiting order read a page at a time from `missionReviews` (the
+ * server filters by kind, text and waiting time, pages by cursor and counts); the view lives in the URL
+ * (reviewView.ts). Each item has approve and reject (with a reason); the page is read again after every
+ * mission event (the live list's review count is read then too).
  */
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 
 import { useConnection } from '../../core/connection';
 import { formatDuration, formatTime } from '../../core/format';
-import { useNow } from '../../core/hooks';
+import { MissionReviewsDocument, type MissionReviewKind, type MissionReviewsQuery } from '../../core/graphql.generated';
+import { useHashQuery, useNow } from '../../core/hooks';
 import { href } from '../../core/router';
 import { describeUserError } from '../../core/userErrors';
 import { BulkDecide, SelectBox, useSelection } from '../../ui/BulkDecide';
 import { StatusBadge } from '../../ui/StatusBadge';
-import { ACTS, type MissionInbox, type MissionSummary, type ProposalKind } from './api';
+import { ACTS, type MissionReview, type MissionSummary, type ProposalKind } from './api';
 import { useMissionChanged, useMissions } from './context';
 import { ProposalDecision, type Decided } from './Decision';
+import {
+  changedView,
+  formatReviewView,
+  isFiltered,
+  parseReviewView,
+  REVIEW_KINDS,
+  reviewVariables,
+  type ReviewView,
+} from './reviewView';
 import { describeTtl, ttlDeadline } from './ttl';
+
+type ProposalPage = MissionReviewsQuery['missionReviews'];
 
 interface Item {
   kind: ProposalKind;
@@ -44,53 +59,63 @@ const KIND_TITLE: Record<ProposalKind, string> = {
   asset: 'Asset',
 };
 
-function items(inbox: MissionInbox, titleOf: (missionId: string) => string, now: number, receivedAt: number): Item[] {
+const KIND: Record<MissionReviewKind, ProposalKind> = {
+  MISSION: 'mission',
+  HOP_PLAN: 'hopPlan',
+  HOP_IMPLEMENTATION: 'hopImplementation',
+  ASSET: 'asset',
+};
+
+const KIND_FILTER: Record<MissionReviewKind, string> = {
+  MISSION: 'Missions',
+  HOP_PLAN: 'Hop plans',
+  HOP_IMPLEMENTATION: 'Hop implementations',
+  ASSET: 'Assets',
+};
+
+function item(review: MissionReview, now: number, receivedAt: number): Item {
+  const { mission, hop, asset } = review;
+  const title = mission.title;
   // A mission's link names what it is listed for, so two items of one mission do not share a name.
-  const link = (missionId: string, what: string) => (
-    <a href={href(`/missions/${missionId}`)}>
-      {titleOf(missionId)}
+  const link = (what: string) => (
+    <a href={href(`/missions/${mission.id}`)}>
+      {title}
       <span className="sr-only"> ({what})</span>
     </a>
   );
-  const of = (missionId: string) => ` of mission “${titleOf(missionId)}”`;
-  return [
-    ...inbox.missions.map<Item>((m) => ({
-      kind: 'mission',
-      id: m.id,
-      missionId: m.id,
-      label: `mission “${m.title}”`,
-      title: <a href={href(`/missions/${m.id}`)}>{m.title}</a>,
-      since: m.createdAt,
-      body: <p className="pre">{m.goal}</p>,
-    })),
-    ...inbox.hopPlans.map<Item>((h) => ({
+  const of = ` of mission “${title}”`;
+  const since = review.waitingSince;
+  if (review.kind === 'HOP_PLAN' && hop) {
+    return {
       kind: 'hopPlan',
-      id: h.id,
-      missionId: h.missionId,
-      label: `the plan of hop ${h.sequence} “${h.name}”${of(h.missionId)}`,
+      id: hop.id,
+      missionId: mission.id,
+      label: `the plan of hop ${hop.sequence} “${hop.name}”${of}`,
       title: (
         <>
-          {link(h.missionId, `plan of hop ${h.sequence}`)} — hop {h.sequence}: {h.name}
-          {h.isFinal ? ' (final)' : ''}
+          {link(`plan of hop ${hop.sequence}`)} — hop {hop.sequence}: {hop.name}
+          {hop.isFinal ? ' (final)' : ''}
         </>
       ),
-      since: h.updatedAt,
-      body: <p className="pre">{h.plan}</p>,
-    })),
-    ...inbox.hopImplementations.map<Item>((h) => ({
+      since,
+      body: <p className="pre">{hop.plan}</p>,
+    };
+  }
+  if (review.kind === 'HOP_IMPLEMENTATION' && hop) {
+    return {
       kind: 'hopImplementation',
-      id: h.id,
-      missionId: h.missionId,
-      label: `the implementation of hop ${h.sequence} “${h.name}”${of(h.missionId)}`,
+      id: hop.id,
+      missionId: mission.id,
+      label: `the implementation of hop ${hop.sequence} “${hop.name}”${of}`,
       title: (
         <>
-          {link(h.missionId, `implementation of hop ${h.sequence}`)} — hop {h.sequence}: {h.name}
+          {link(`implementation of hop ${hop.sequence}`)} — hop {hop.sequence}: {hop.name}
         </>
       ),
-      since: h.updatedAt,
+      since,
       body: (
-        <ol className="tool-steps compact" aria-label="Proposed tool steps">
-          {h.toolSteps.edges.map(({ node: s }) => (
+        <ol className="tool-steps compact" aria-label={`Proposed tool steps of hop ${hop.sequence}${of}`}>
+          {hop.toolSteps.edges.map(({ node: s }) => (
             <li key={s.id} data-tool-step-id={s.id}>
               {s.name} {s.toolName ? <code>{s.toolName}</code> : null} <StatusBadge status={s.status} />
               {s.parameters != null ? <code className="params"> {JSON.stringify(s.parameters)}</code> : null}
@@ -98,62 +123,174 @@ function items(inbox: MissionInbox, titleOf: (missionId: string) => string, now:
           ))}
         </ol>
       ),
-    })),
-    ...inbox.assets.map<Item>((a) => ({
+    };
+  }
+  if (review.kind === 'ASSET' && asset) {
+    return {
       kind: 'asset',
-      id: a.id,
-      missionId: a.missionId,
-      label: `asset “${a.name}”${of(a.missionId)}`,
+      id: asset.id,
+      missionId: mission.id,
+      label: `asset “${asset.name}”${of}`,
       title: (
         <>
-          {link(a.missionId, `asset “${a.name}”`)} — asset: {a.name}
+          {link(`asset “${asset.name}”`)} — asset: {asset.name}
         </>
       ),
-      since: a.createdAt,
+      since,
       body: (
         <>
-          {a.description ? <p>{a.description}</p> : null}
+          {asset.description ? <p>{asset.description}</p> : null}
           <p className="ttl" data-testid="asset-ttl">
-            {describeTtl(a, ttlDeadline(a, receivedAt), now).text}
+            {describeTtl(asset, ttlDeadline(asset, receivedAt), now).text}
           </p>
         </>
       ),
-    })),
-  ];
+    };
+  }
+  return {
+    kind: KIND[review.kind],
+    id: mission.id,
+    missionId: mission.id,
+    label: `mission “${title}”`,
+    title: <a href={href(`/missions/${mission.id}`)}>{title}</a>,
+    since,
+    body: <p className="pre">{mission.goal}</p>,
+  };
+}
+
+interface Read {
+  /** The view the page was read for (formatReviewView). */
+  key: string;
+  page: ProposalPage | null;
+  /** When it arrived (this browser's clock): its assets' countdowns start from it. */
+  receivedAt: number;
+  error: string | null;
+}
+
+/** The view's page, read again whenever the view or `version` changes; the latest read wins. */
+function useProposals(view: ReviewView, version: number): Read {
+  const { http, report } = useConnection();
+  const key = formatReviewView(view);
+  const [read, setRead] = useState<Read>({ key: '', page: null, receivedAt: 0, error: null });
+  useEffect(() => {
+    let current = true;
+    http.request(MissionReviewsDocument, reviewVariables(view)).then(
+      (r) => current && setRead({ key, page: r.missionReviews, receivedAt: Date.now(), error: null }),
+      (error: unknown) => {
+        if (!current) return;
+        report(error);
+        setRead((s) => ({ ...s, key, error: error instanceof Error ? error.message : String(error) }));
+      },
+    );
+    return () => {
+      current = false;
+    };
+    // `view` is read through `key`, which holds all of it.
+  }, [http, key, version]);
+  return read;
+}
+
+function showView(view: ReviewView, query: string): void {
+  const text = formatReviewView(view, query);
+  window.location.hash = text ? `/reviews?${text}` : '/reviews';
+}
+
+function Filters({ view, onChange }: { view: ReviewView; onChange(v: ReviewView): void }) {
+  const [search, setSearch] = useState(view.search);
+  useEffect(() => setSearch(view.search), [view.search]);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onChange(changedView(view, { search: search.trim() }));
+  };
+  const what = <span className="sr-only"> mission proposals</span>;
+  return (
+    <form className="table-filters" role="search" aria-label="Filter mission proposals" onSubmit={submit}>
+      <label>
+        <span>Search{what}</span>
+        <input type="search" value={search} maxLength={200} onChange={(e) => setSearch(e.target.value)} placeholder="mission title, 3+ characters" />
+      </label>
+      <label>
+        <span>Kind{what}</span>
+        <select
+          value={view.kinds.length === 1 ? view.kinds[0] : ''}
+          onChange={(e) => onChange(changedView(view, { kinds: e.target.value ? [e.target.value as MissionReviewKind] : [] }))}
+        >
+          <option value="">All kinds</option>
+          {REVIEW_KINDS.map((k) => (
+            <option key={k} value={k}>
+              {KIND_FILTER[k]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        <span>Waiting since from{what}</span>
+        <input type="datetime-local" value={view.since} onChange={(e) => onChange(changedView(view, { since: e.target.value }))} />
+      </label>
+      <label>
+        <span>to{what}</span>
+        <input type="datetime-local" value={view.until} onChange={(e) => onChange(changedView(view, { until: e.target.value }))} />
+      </label>
+      <label>
+        <span>Order{what}</span>
+        <select value={view.newestFirst ? 'newest' : 'oldest'} onChange={(e) => onChange(changedView(view, { newestFirst: e.target.value === 'newest' }))}>
+          <option value="oldest">Longest waiting first</option>
+          <option value="newest">Most recent first</option>
+        </select>
+      </label>
+      <button type="submit">
+        Search<span className="sr-only"> mission proposals</span>
+      </button>
+    </form>
+  );
 }
 
 export function MissionReviews() {
   const state = useMissions();
   const now = useNow();
+  const raw = useHashQuery();
+  const view = parseReviewView(raw);
+  const read = useProposals(view, state.reviewsReadAt);
   const [decided, setDecided] = useState<DecidedItem[]>([]);
-  // What was just decided here stays hidden until the inbox is read again (which no longer lists it).
-  const [answered, setAnswered] = useState<{ inbox: MissionInbox | null; keys: ReadonlySet<string> }>({
-    inbox: null,
+  // What was just decided here stays hidden until the page is read again (which no longer lists it).
+  const [answered, setAnswered] = useState<{ page: ProposalPage | null; keys: ReadonlySet<string> }>({
+    page: null,
     keys: new Set(),
   });
-  const hidden = answered.inbox === state.inbox ? answered.keys : new Set<string>();
-  const titleOf = (id: string) => state.byId[id]?.title ?? 'a mission';
-  const list = state.inbox ? items(state.inbox, titleOf, now, state.inboxReceivedAt) : null;
-  // The longest waiting first.
-  const open =
-    list
-      ?.filter((item) => !hidden.has(`${item.kind}:${item.id}`))
-      .sort((a, b) => Date.parse(a.since) - Date.parse(b.since)) ?? null;
+  const page = read.page;
+  const hidden = answered.page === page ? answered.keys : new Set<string>();
+  // The server's order: the longest waiting first (or the most recent, as the view says).
+  const open = page
+    ? page.edges.map((e) => item(e.node, now, read.receivedAt)).filter((i) => !hidden.has(`${i.kind}:${i.id}`))
+    : null;
   const { http } = useConnection();
   const changed = useMissionChanged();
-  const byKey = new Map((open ?? []).map((item) => [`${item.kind}:${item.id}`, item]));
-  const targets = (open ?? []).map((item) => ({ key: `${item.kind}:${item.id}`, label: item.label }));
+  const byKey = new Map((open ?? []).map((i) => [`${i.kind}:${i.id}`, i]));
+  const targets = (open ?? []).map((i) => ({ key: `${i.kind}:${i.id}`, label: i.label }));
   const selection = useSelection(targets.map((t) => t.key));
+  const change = (next: ReviewView) => showView(next, raw);
+  const stale = read.key !== formatReviewView(view);
+  const first = view.at.length * view.size;
   return (
     <section aria-labelledby="mission-reviews-title" className="review-section" data-testid="mission-reviews">
       <h2 id="mission-reviews-title">Mission proposals</h2>
-      {state.error ? (
+      <Filters view={view} onChange={change} />
+      {read.error ? (
         <p className="error" role="alert">
-          Could not load the mission proposals: {state.error}
+          Could not load the mission proposals: {read.error}
         </p>
       ) : null}
-      {open === null && !state.error ? <p>Loading…</p> : null}
-      {open?.length === 0 ? (
+      {page === null && !read.error ? <p>Loading…</p> : null}
+      {page ? (
+        <p className="lede table-status" data-testid="mission-reviews-count" aria-busy={stale}>
+          {page.totalCount === 0
+            ? isFiltered(view)
+              ? 'No proposal matches'
+              : null
+            : `${Math.min(first + 1, page.totalCount)}–${first + page.edges.length} of ${page.totalCount} proposal${page.totalCount === 1 ? '' : 's'}`}
+        </p>
+      ) : null}
+      {page?.totalCount === 0 && !isFiltered(view) ? (
         <p className="card empty-small">
           No mission, hop plan, implementation or asset is waiting for a decision. Proposals appear here the moment an
           agent makes them.
@@ -173,7 +310,7 @@ export function MissionReviews() {
         }}
         onDone={() => undefined}
       />
-      <ul className="inbox" aria-label="Mission proposals waiting, the longest waiting first">
+      <ul className="inbox" aria-label={`Mission proposals waiting, ${view.newestFirst ? 'the most recent' : 'the longest waiting'} first`}>
         {(open ?? []).map((item) => (
           <li
             key={`${item.kind}:${item.id}`}
@@ -204,12 +341,27 @@ export function MissionReviews() {
                   { ...d, key: (all[0]?.key ?? 0) + 1, kind, id, missionId, label, before },
                   ...all,
                 ]);
-                setAnswered({ inbox: state.inbox, keys: new Set([...hidden, `${kind}:${id}`]) });
+                setAnswered({ page, keys: new Set([...hidden, `${kind}:${id}`]) });
               }}
             />
           </li>
         ))}
       </ul>
+      {page && (view.at.length > 0 || page.pageInfo.hasNextPage) ? (
+        <nav className="pager" aria-label="Pages of mission proposals">
+          <button type="button" disabled={view.at.length === 0} onClick={() => change({ ...view, at: view.at.slice(0, -1) })}>
+            Previous page<span className="sr-only"> of mission proposals</span>
+          </button>
+          <span data-testid="mission-reviews-page">Page {view.at.length + 1}</span>
+          <button
+            type="button"
+            disabled={!page.pageInfo.hasNextPage || !page.pageInfo.endCursor}
+            onClick={() => change({ ...view, at: [...view.at, page.pageInfo.endCursor as string] })}
+          >
+            Next page<span className="sr-only"> of mission proposals</span>
+          </button>
+        </nav>
+      ) : null}
       {decided.length ? (
         <section aria-labelledby="mission-decided-title">
           <h3 id="mission-decided-title">Decided here</h3>

@@ -7,6 +7,7 @@ import { flagsColumn, nameColumn, statusColumn, timeColumns } from '../../ui/tab
 type Row = MissionRowFieldsFragment;
 
 const STATUSES: readonly MissionStatus[] = ['PROPOSED', 'APPROVED', 'BUILDING_HOP', 'HOP_READY', 'EXECUTING_HOP', 'COMPLETED', 'FAILED', 'CANCELLED'];
+const ENDED = new Set<string>(['COMPLETED', 'FAILED', 'CANCELLED']);
 /** A person decides next: the mission's proposal, or its current hop's plan or implementation. */
 const HOP_WAITING = new Set<string>(['PLAN_PROPOSED', 'IMPLEMENTATION_PROPOSED']);
 
@@ -16,7 +17,8 @@ const COLUMNS: readonly Column<Row>[] = [
   { label: 'Hops', cell: (m) => `${m.hops.totalCount}${m.currentHop ? ` · current ${m.currentHop.status.toLowerCase().replaceAll('_', ' ')}` : ''}` },
   ...timeColumns<Row>(
     (m) => m.createdAt,
-    (m) => m.completedAt ?? null,
+    // Failed and cancelled missions ended too (at their last change), as the server's DURATION order counts them.
+    (m) => m.completedAt ?? (ENDED.has(m.status) ? m.updatedAt : null),
   ),
   flagsColumn((m) => [(m.status === 'PROPOSED' || HOP_WAITING.has(m.currentHop?.status ?? '')) && 'waiting for review']),
 ];

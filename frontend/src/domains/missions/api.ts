@@ -16,7 +16,7 @@ import {
   type AssetFieldsFragment,
   type AssetStatus,
   type HopStatus,
-  type MissionInboxQuery,
+  type MissionReviewsQuery,
   type MissionStatus,
   type MissionSummaryFieldsFragment,
   type MissionUpdatedSubscription,
@@ -36,7 +36,8 @@ export type MissionDetail = MissionUpdatedSubscription['missionUpdated'];
 export type HopDetail = MissionDetail['hops']['edges'][number]['node'];
 export type ToolStep = ToolStepFieldsFragment;
 export type Asset = AssetFieldsFragment;
-export type MissionInbox = MissionInboxQuery['missionReviewInbox'];
+/** One proposal of the Reviews page's list (missionReviews). */
+export type MissionReview = MissionReviewsQuery['missionReviews']['edges'][number]['node'];
 
 /** What a person decides on: each kind has an approve and a reject (with a reason) mutation. */
 export type ProposalKind = 'mission' | 'hopPlan' | 'hopImplementation' | 'asset';

@@ -1,7 +1,6 @@
 /** The live mission list and inbox for the whole page (see live.ts), shared by the mission views. */
 import { liveListContext } from '../../core/liveHooks';
 import { missionsSource, type MissionsState } from './live';
-import { inboxSize } from './store';
 
 const missions = liveListContext(missionsSource);
 
@@ -14,11 +13,11 @@ export function useMissionChanged(): (missionId: string) => void {
   const live = missions.useLiveList();
   return (missionId) => {
     live?.reread(missionId);
-    live?.refresh('inbox');
+    live?.refresh('reviews');
   };
 }
 
-/** Proposals waiting for a person (null until the inbox is read). */
+/** Proposals waiting for a person, as the server counts them (null until read). */
 export function useMissionReviewCount(): number | null {
-  return inboxSize(useMissions().inbox);
+  return useMissions().waiting;
 }

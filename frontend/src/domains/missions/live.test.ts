@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { LiveList } from '../../core/liveList';
 import { RootLive } from '../../core/rootLive';
 import { FakeLiveServer, ScriptedHttp, settle } from '../../test/fakes';
-import { asset, detail, hop, inbox, summary } from '../../test/missions';
-import type { MissionInbox, MissionSummary } from './api';
+import { asset, detail, hop, reviewCount, summary } from '../../test/missions';
+import type { MissionSummary } from './api';
 import { missionSource, missionsSource } from './live';
 
 describe('the live mission list', () => {
@@ -12,13 +12,13 @@ describe('the live mission list', () => {
     latestSeq: number,
     missions: MissionSummary[],
     reread: Record<string, MissionSummary>,
-    inboxes: MissionInbox[],
+    counts: number[],
   ) {
     const http = new ScriptedHttp({
       LatestSeq: () => ({ latestSeq }),
       Missions: () => ({ missions: { edges: missions.map((node) => ({ node })) } }),
       MissionSummary: (v) => ({ mission: reread[String(v.id)] ?? null }),
-      MissionInbox: () => ({ missionReviewInbox: inboxes.length > 1 ? inboxes.shift() : inboxes[0] }),
+      MissionReviewCount: () => reviewCount((counts.length > 1 ? counts.shift() : counts[0]) ?? 0),
     });
     const server = new FakeLiveServer();
     const failures: unknown[] = [];
@@ -33,24 +33,20 @@ describe('the live mission list', () => {
     return { http, server, live, failures, tick: (ms: number) => (clock += ms) };
   }
 
-  it('reads the position, then the missions and the inbox, then follows mission events from there', async () => {
-    const { http, server, live } = setup(7, [summary('1')], {}, [inbox({ missions: [summary('1')] })]);
+  it('reads the position, then the missions and the review count, then follows mission events from there', async () => {
+    const { http, server, live } = setup(7, [summary('1')], {}, [1]);
     await live.start();
-    expect(http.calls.map((c) => c.operation).sort()).toEqual(['LatestSeq', 'MissionInbox', 'Missions']);
+    expect(http.calls.map((c) => c.operation).sort()).toEqual(['LatestSeq', 'MissionReviewCount', 'Missions']);
     expect(http.calls[0]?.operation).toBe('LatestSeq');
     const state = live.store.get();
-    expect(state).toMatchObject({ loaded: true, inboxReceivedAt: 5_000 });
-    expect(state.inbox?.missions).toHaveLength(1);
+    expect(state).toMatchObject({ loaded: true, waiting: 1, reviewsReadAt: 5_000 });
     const wire = server.subs.map((s) => JSON.parse(JSON.stringify(s.payload)) as { variables: unknown });
     expect(wire.map((w) => w.variables)).toEqual([{ filter: { rootType: 'mission' }, after: 7 }]);
   });
 
-  it('re-reads each mission an event names, once per burst, and the inbox with it', async () => {
+  it('re-reads each mission an event names, once per burst, and the review count with it', async () => {
     const approved = summary('1', { status: 'APPROVED', updatedAt: '2026-01-01T00:01:00Z' });
-    const { http, server, live, tick } = setup(0, [summary('1')], { '1': approved, '2': summary('2') }, [
-      inbox({ missions: [summary('1')] }),
-      inbox(),
-    ]);
+    const { http, server, live, tick } = setup(0, [summary('1')], { '1': approved, '2': summary('2') }, [1, 0]);
     await live.start();
     http.calls = [];
     tick(1_000);
@@ -60,8 +56,8 @@ describe('the live mission list', () => {
     const state = live.store.get();
     expect(state.byId['1']?.status).toBe('APPROVED');
     expect(Object.keys(state.byId).sort()).toEqual(['1', '2']);
-    expect(state.inbox?.missions).toEqual([]);
-    expect(state.inboxReceivedAt).toBe(6_000);
+    expect(state.waiting).toBe(0);
+    expect(state.reviewsReadAt).toBe(6_000);
     expect(http.calls.filter((c) => c.operation === 'MissionSummary').map((c) => c.variables.id)).toEqual(['1', '2']);
   });
 
@@ -71,7 +67,7 @@ describe('the live mission list', () => {
     const http = new ScriptedHttp({
       LatestSeq: () => ({ latestSeq: 0 }),
       Missions: () => ({ missions: { edges: [] } }),
-      MissionInbox: () => ({ missionReviewInbox: inbox() }),
+      MissionReviewCount: () => reviewCount(0),
       MissionSummary: (v) => {
         order.push(`start ${String(v.id)}`);
         if (v.id === 'slow') return new Promise((resolve) => (release = () => resolve({ mission: summary('slow') })));
@@ -93,7 +89,7 @@ describe('the live mission list', () => {
   });
 
   it('stops following when stopped, and shows a failed start', async () => {
-    const { server, live } = setup(0, [], {}, [inbox()]);
+    const { server, live } = setup(0, [], {}, [0]);
     await live.start();
     live.stop();
     expect(server.subs.every((s) => !s.active)).toBe(true);

@@ -3,23 +3,23 @@
  * long as the dashboard is open, and one mission with its history (core/rootLive.ts).
  */
 import {
-  MissionInboxDocument,
+  MissionReviewCountDocument,
   MissionsDocument,
   MissionSummaryDocument,
   MissionUpdatedDocument,
 } from '../../core/graphql.generated';
 import type { ListSource, ListState } from '../../core/liveList';
 import type { RootSource } from '../../core/rootLive';
-import type { MissionDetail, MissionInbox, MissionSummary } from './api';
+import type { MissionDetail, MissionSummary } from './api';
 
 export const MISSION_LIST_SIZE = 100;
-export const INBOX_SIZE = 50;
 
 export interface MissionsExtra {
-  /** What waits for a person (missionReviewInbox); null until read. */
-  inbox: MissionInbox | null;
-  /** When the inbox arrived (this browser's clock, ms): its assets' countdowns start from it. */
-  inboxReceivedAt: number;
+  /** How many proposals wait for a person (the server's count); null until read. */
+  waiting: number | null;
+  /** When the count was last read (this browser's clock, ms): after every mission event, so the Reviews
+   * page reads its page of proposals again when it changes. */
+  reviewsReadAt: number;
 }
 
 export type MissionsState = ListState<MissionSummary, MissionsExtra>;
@@ -29,13 +29,14 @@ export const missionsSource: ListSource<MissionSummary, MissionsExtra> = {
   limit: MISSION_LIST_SIZE,
   readList: (http) => http.request(MissionsDocument, { first: MISSION_LIST_SIZE }).then((r) => r.missions),
   readRoot: (http, id) => http.request(MissionSummaryDocument, { id }).then((r) => r.mission),
-  initial: { inbox: null, inboxReceivedAt: 0 },
+  created: (e) => e.kind === 'mission_proposed',
+  initial: { waiting: null, reviewsReadAt: 0 },
   sides: {
-    // Any change to a mission may add a proposal to the inbox or take one out.
-    inbox: {
+    // Any change to a mission may add a proposal or take one out.
+    reviews: {
       read: async (http, now) => {
-        const { missionReviewInbox } = await http.request(MissionInboxDocument, { first: INBOX_SIZE });
-        return { inbox: missionReviewInbox, inboxReceivedAt: now() };
+        const { missionReviews } = await http.request(MissionReviewCountDocument, {});
+        return { waiting: missionReviews.totalCount, reviewsReadAt: now() };
       },
       touchedBy: () => true,
     },

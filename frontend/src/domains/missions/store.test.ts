@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { asset, detail, hop, inbox, statuses, summary, toolStep } from '../../test/missions';
-import { describeCounts, inboxSize, missionCounts, stateCounts } from './store';
-
-describe('mission inbox', () => {
-  it('counts what waits in the inbox, and nothing before it is read', () => {
-    expect(inboxSize(null)).toBeNull();
-    expect(inboxSize(inbox())).toBe(0);
-    expect(inboxSize(inbox({ hopPlans: [hop('h')], assets: [asset('a'), asset('b')] }))).toBe(3);
-  });
-});
+import { asset, detail, hop, statuses, summary, toolStep } from '../../test/missions';
+import { describeCounts, missionCounts, stateCounts } from './store';
 
 describe('counts', () => {
   it('counts hops, the current hop’s tool steps and assets by state', () => {

@@ -1,10 +1,5 @@
-/** Pure state for the mission views: what waits for a person, and the counts shown. */
-import type { MissionDetail, MissionInbox, MissionSummary } from './api';
-
-export function inboxSize(inbox: MissionInbox | null): number | null {
-  if (!inbox) return null;
-  return inbox.missions.length + inbox.hopPlans.length + inbox.hopImplementations.length + inbox.assets.length;
-}
+/** Pure state for the mission views: the counts shown. */
+import type { MissionDetail, MissionSummary } from './api';
 
 export interface MissionCounts {
   hops: number;

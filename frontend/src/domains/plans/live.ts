@@ -10,6 +10,7 @@ import {
   StallAlertHistoryDocument,
   StallAlertsDocument,
 } from '../../core/graphql.generated';
+import { eventData } from '../../core/events';
 import { nodesSide, type ListSource, type ListState } from '../../core/liveList';
 import { subscribeFromSeq } from '../../core/resumable';
 import type { RootSource } from '../../core/rootLive';
@@ -36,6 +37,8 @@ export const plansSource: ListSource<PlanSummary, PlansExtra> = {
   limit: PLAN_LIST_SIZE,
   readList: (http) => http.request(PlansDocument, { first: PLAN_LIST_SIZE }).then((r) => r.researchPlans),
   readRoot: (http, id) => http.request(PlanSummaryDocument, { id }).then((r) => r.researchPlan),
+  // A plan's first event: plan_modified with the action "created" (services/plans/create.py).
+  created: (e) => e.kind === 'plan_modified' && e.entityType === 'plan' && eventData(e).action === 'created',
   initial: { alerts: [], inbox: null },
   sides: {
     inbox: nodesSide<PlansExtra, ReviewRequest>(

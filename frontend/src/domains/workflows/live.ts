@@ -26,6 +26,7 @@ export const workflowsSource: ListSource<WorkflowSummary, WorkflowsExtra> = {
   limit: LIST_SIZE,
   readList: (http) => http.request(WorkflowsDocument, { first: LIST_SIZE }).then((r) => r.workflows),
   readRoot: (http, id) => http.request(WorkflowSummaryDocument, { id }).then((r) => r.workflow),
+  created: (e) => e.kind === 'workflow_created',
   initial: { gates: null },
   sides: {
     gates: nodesSide<WorkflowsExtra, GateRequest>(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Select, bindparam, func, or_, select
+from sqlalchemy import BindParameter, CompoundSelect, Select, bindparam, func, or_, select
 
 from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...errors import ErrorCode, fail
@@ -160,9 +160,18 @@ async def _candidates(tx: Tx, agent: str) -> list[str]:
     A hint only: each is locked and checked exactly afterwards. The order is fixed, so two claimers
     lock workflows in the same order and never deadlock.
     """
+    params = {"tenant": tx.tenant_id, "agent": agent, "now": tx.now}
+    rows = (await tx.session.execute(_CANDIDATE_WORKFLOWS, params)).all()
+    return [wid for wid, _ in sorted(set(rows), key=lambda r: (r[1], r[0]))]
+
+
+def _candidate_workflows() -> CompoundSelect[str, datetime | None]:
+    """``_candidates``' query, built once (its parameters: tenant, agent, now)."""
     # EXISTS, not a join: a join read every pending step of every executing workflow per claim (a
     # 1,000-step workflow: 1,000 rows); the probe stops at the first, found by the
     # (workflow_id, status, position) index (issue 13 item 7).
+    agent: BindParameter[str] = bindparam("agent")
+    now: BindParameter[datetime] = bindparam("now")
     claimable = (
         select(WorkflowStep.id)
         .where(
@@ -170,12 +179,12 @@ async def _candidates(tx: Tx, agent: str) -> list[str]:
             WorkflowStep.status == WorkflowStepStatus.PENDING.value,
             WorkflowStep.approval.is_(False),
             or_(WorkflowStep.agent.is_(None), WorkflowStep.agent == agent),
-            or_(WorkflowStep.next_attempt_at.is_(None), WorkflowStep.next_attempt_at <= tx.now),
+            or_(WorkflowStep.next_attempt_at.is_(None), WorkflowStep.next_attempt_at <= now),
         )
         .exists()
     )
     steps = select(Workflow.id, Workflow.started_at).where(
-        Workflow.tenant_id == tx.tenant_id,
+        Workflow.tenant_id == bindparam("tenant"),
         Workflow.status == WorkflowStatus.EXECUTING.value,
         claimable,
     )
@@ -183,14 +192,16 @@ async def _candidates(tx: Tx, agent: str) -> list[str]:
         select(Workflow.id, Workflow.started_at)
         .join(WorkflowCompensation, WorkflowCompensation.workflow_id == Workflow.id)
         .where(
-            Workflow.tenant_id == tx.tenant_id,
+            Workflow.tenant_id == bindparam("tenant"),
             Workflow.status == WorkflowStatus.COMPENSATING.value,
             WorkflowCompensation.status == CompensationStatus.PENDING.value,
             WorkflowCompensation.agent == agent,
         )
     )
-    rows = (await tx.session.execute(steps.union(compensations))).all()
-    return [wid for wid, _ in sorted(set(rows), key=lambda r: (r[1], r[0]))]
+    return steps.union(compensations)
+
+
+_CANDIDATE_WORKFLOWS = _candidate_workflows()
 
 
 async def _claim_in(tx: Tx, workflow: Workflow, agent: str, limit: int) -> list[Claim]:

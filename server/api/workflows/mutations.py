@@ -355,6 +355,7 @@ class WorkflowMutations:
         while len(results) < len(items):
             # One transaction per workflow's run of items (the service stops at another workflow's).
             done, errors = await run_mutation(info, partial(_complete, items[len(results) :], agent))
+            assert done != [], "the service takes at least one item"  # else this would never end
             for outcome in done if done is not None else [None]:  # None: refused as a whole
                 if isinstance(outcome, ServiceError):
                     problems = [UserError.from_problem(p) for p in outcome.problems]

@@ -359,3 +359,33 @@ async def test_completions_in_one_request_are_each_reported_alone(client: GraphQ
     assert results[0]["step"]["output"] == {"n": 1}
     steps = ops.steps_by_name((await client.execute(ops.WORKFLOW, {"id": workflow["id"]}))["workflow"])
     assert {n: s["status"] for n, s in steps.items()} == {"x": "COMPLETED", "y": "RUNNING", "z": "COMPLETED"}
+
+
+async def test_completions_of_two_workflows_in_one_request_all_complete(client: GraphQLClient) -> None:
+    """completeWorkflowSteps takes a run of one workflow's steps per transaction, then the next run."""
+    first = await create(client, {"name": "first", "steps": [{"name": n} for n in ("a1", "a2")]})
+    second = await create(client, {"name": "second", "steps": [{"name": n} for n in ("b1", "b2")]})
+    held = {}
+    for workflow in (first, second):
+        await client.execute(ops.START, {"id": workflow["id"]})
+        claimed = await client.execute(
+            CLAIM_MANY, {"agent": "w", "workflowId": workflow["id"], "maxSteps": 2}
+        )
+        held.update({s["name"]: s for s in claimed["claimWorkflowSteps"]["steps"]})
+    order = ["a1", "b1", "a2", "b2", "a1"]  # interleaved, and a1 twice: the second is refused
+    done = await client.execute(
+        COMPLETE_MANY,
+        {"agent": "w", "steps": [{"stepId": held[n]["id"], "attempt": held[n]["attempt"]} for n in order]},
+    )
+    results = done["completeWorkflowSteps"]["results"]
+    assert [(r["step"] or {}).get("name") for r in results] == ["a1", "b1", "a2", "b2", None]
+    assert [r["userErrors"] for r in results] == [
+        [],
+        [],
+        [],
+        [],
+        [{"code": "INVALID_TRANSITION", "field": ["steps", "4", "stepId"]}],
+    ]
+    for workflow in (first, second):
+        now = (await client.execute(ops.WORKFLOW, {"id": workflow["id"]}))["workflow"]
+        assert now["status"] == "COMPLETED"

@@ -270,8 +270,9 @@ class Worker:
 
     async def _complete(self, run: StepRun, output: Any) -> list[Any]:
         """Report the step completed; its userErrors. Completions that finish while another report is
-        on its way go together in the next request (``completeWorkflowSteps``, each still its own
-        transaction on the server): no waiting when the worker is quiet, fewer requests when busy."""
+        on its way go together in the next request (``completeWorkflowSteps``: each still checked and
+        answered on its own; one workflow's run of them is one transaction on the server): no waiting
+        when the worker is quiet, fewer requests when busy."""
         done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         done.add_done_callback(lambda f: f.cancelled() or f.exception())  # seen, even if we are cancelled
         self._completions.append(

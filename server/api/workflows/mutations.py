@@ -13,7 +13,7 @@ from strawberry.permission import BasePermission
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from ...errors import ErrorCode
+from ...errors import ErrorCode, ServiceError
 from ...limits import MAX_BATCH_STEPS, PROGRESS_BYTES
 from ...machines.retry import ErrorCategory
 from ...services.runtime import Tx
@@ -170,8 +170,10 @@ class StepCompletionInput:
     output: JSON | None = strawberry.field(default=None, description=f"What it produced; {RESULT_LIMIT}.")
 
 
-def _complete(done: StepCompletionInput, agent: str, tx: Tx) -> Awaitable[StepReport]:
-    return workflow_reports.complete_workflow_step(tx, str(done.step_id), agent, done.output, done.attempt)
+def _complete(
+    items: list[workflow_reports.Completion], agent: str, tx: Tx
+) -> Awaitable[list[StepReport | ServiceError]]:
+    return workflow_reports.complete_workflow_steps(tx, agent, items)
 
 
 @strawberry.type(description="What completeWorkflowSteps did with each completion, in the order given.")
@@ -330,9 +332,10 @@ class WorkflowMutations:
 
     @strawberry.mutation(
         permission_classes=DRIVE,
-        description="completeWorkflowStep for several of your RUNNING steps in one request: each is "
-        "reported in its own transaction, exactly as completeWorkflowStep would, in the order given. "
-        "Agent or admin keys.",
+        description="completeWorkflowStep for several of your RUNNING steps in one request, in the order "
+        "given: each is checked exactly as completeWorkflowStep checks it, and a refused one changes "
+        "nothing while the others complete. A run of steps of the same workflow is completed in one "
+        "transaction. Agent or admin keys.",
     )
     async def complete_workflow_steps(
         self,
@@ -347,13 +350,22 @@ class WorkflowMutations:
             return CompleteWorkflowStepsPayload(
                 user_errors=[UserError(code=ErrorCode.VALIDATION_FAILED, message=problem, field=["steps"])]
             )
-        results = []
-        for i, done in enumerate(steps):
-            report, errors = await run_mutation(info, partial(_complete, done, agent))
-            at = ["steps", str(i)]
-            results.append(
-                WorkflowStepPayload.of(report, [replace(e, field=[*at, *e.field]) for e in errors])
-            )
+        items = [workflow_reports.Completion(str(d.step_id), d.output, d.attempt) for d in steps]
+        results: list[WorkflowStepPayload] = []
+        while len(results) < len(items):
+            # One transaction per workflow's run of items (the service stops at another workflow's).
+            done, errors = await run_mutation(info, partial(_complete, items[len(results) :], agent))
+            assert done != [], "the service takes at least one item"  # else this would never end
+            for outcome in done if done is not None else [None]:  # None: refused as a whole
+                if isinstance(outcome, ServiceError):
+                    problems = [UserError.from_problem(p) for p in outcome.problems]
+                else:
+                    problems = errors if outcome is None else []
+                at = ["steps", str(len(results))]
+                report = outcome if isinstance(outcome, StepReport) else None
+                results.append(
+                    WorkflowStepPayload.of(report, [replace(e, field=[*at, *e.field]) for e in problems])
+                )
         return CompleteWorkflowStepsPayload(results=results)
 
     @strawberry.mutation(

@@ -6,14 +6,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...db.workflow_models import Workflow, WorkflowStep
-from ...errors import ErrorCode, fail
+from ...errors import ErrorCode, ServiceError, fail, not_found
 from ...limits import PROGRESS_BYTES
 from ...machines.retry import ErrorCategory, decide_step_failure
 from ...machines.workflow import WORKFLOW_STEP_MACHINE, OnFailure
 from ..acting import check_acting_agent
+from ..aggregates import WORKFLOW_STEP
 from ..runtime import Tx
 from ..transitions import require
-from ..validation import check_json_size, check_text
+from ..validation import check_json_size, check_text, parse_id
 from .definition import retry_policy_from_document
 from .progress import conclude_step_failure, settle_workflow
 from .rows import complete_step, lock_workflow_of, step_deadline
@@ -32,6 +33,11 @@ async def claimed_step(
     ``report`` may start from its state; CONFLICT when someone else holds it."""
     check_acting_agent(tx.principal, agent)
     workflow, step = await lock_workflow_of(tx, WorkflowStep, step_id, "stepId")
+    _check_holder(step, agent, attempt, report)
+    return workflow, step
+
+
+def _check_holder(step: WorkflowStep, agent: str, attempt: int | None, report: str) -> None:
     require(WORKFLOW_STEP_MACHINE, step, report, "stepId")
     if step.claimed_by != agent:
         holder = f"{step.claimed_by} (attempt {step.attempt})"
@@ -40,18 +46,70 @@ async def claimed_step(
         raise fail(
             ErrorCode.CONFLICT, f"step {step.id} is on attempt {step.attempt}, not {attempt}", ["attempt"]
         )
-    return workflow, step
 
 
 async def complete_workflow_step(
     tx: Tx, step_id: str, agent: str, output: Any = None, attempt: int | None = None
 ) -> StepReport:
-    check_json_size(output, ["output"], tx.settings.max_result_bytes)
-    workflow, step = await claimed_step(tx, step_id, agent, attempt, "complete")
-    step.output = output
-    await complete_step(tx, workflow, step, "complete", agent=agent, attempt=step.attempt)
-    await settle_workflow(tx, workflow)
-    return StepReport(workflow, step)
+    (done,) = await complete_workflow_steps(tx, agent, [Completion(step_id, output, attempt)])
+    if isinstance(done, ServiceError):
+        raise done
+    return done
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One item of ``complete_workflow_steps``."""
+
+    step_id: str
+    output: Any = None
+    attempt: int | None = None
+
+
+async def complete_workflow_steps(
+    tx: Tx, agent: str, completions: list[Completion]
+) -> list[StepReport | ServiceError]:
+    """Completions of one workflow's steps in one transaction: one lock, one settle at the end.
+
+    Each item is checked exactly as ``complete_workflow_step`` checks it, and every check comes before
+    any write, so a refused item (its ServiceError in its place) writes nothing and the others go on.
+    It stops before the first item whose step is in another workflow (that workflow is not locked):
+    the caller completes the rest in a transaction of their own. The result holds one entry per item
+    it took, in order; at least one when ``completions`` is not empty (issue 13 item 7, round 2).
+    """
+    results: list[StepReport | ServiceError] = []
+    workflow: Workflow | None = None
+    last: int | None = None  # the completion number given last in this transaction
+    for item in completions:
+        try:
+            check_json_size(item.output, ["output"], tx.settings.max_result_bytes)
+            check_acting_agent(tx.principal, agent)
+            if workflow is None:  # the first lock; a refused item keeps it (one workflow per transaction)
+                workflow, step = await lock_workflow_of(tx, WorkflowStep, item.step_id, "stepId")
+            else:
+                same = await _step_under(tx, workflow, item.step_id)
+                if same is None:
+                    break  # another workflow's step: the caller's next transaction takes it
+                step = same
+            _check_holder(step, agent, item.attempt, "complete")
+        except ServiceError as refusal:
+            results.append(refusal)
+            continue
+        last = await complete_step(tx, workflow, step, "complete", last, agent=agent, attempt=step.attempt)
+        step.output = item.output  # after complete_step's read: one UPDATE of the step, not two
+        results.append(StepReport(workflow, step))
+    if workflow is not None:
+        await settle_workflow(tx, workflow)
+    return results
+
+
+async def _step_under(tx: Tx, workflow: Workflow, step_id: str) -> WorkflowStep | None:
+    """The tenant's step ``step_id`` if it is in ``workflow`` (locked by this transaction, so the row
+    read now, or held since the lock, is current); None if it is in another workflow."""
+    step = await tx.session.get(WorkflowStep, parse_id(step_id, "stepId"))
+    if step is None or step.tenant_id != tx.tenant_id:
+        raise not_found(WORKFLOW_STEP.entity, step_id, ["stepId"])
+    return step if step.workflow_id == workflow.id else None
 
 
 async def fail_workflow_step(

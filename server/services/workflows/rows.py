@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...events.workflow_kinds import ROOT
@@ -133,22 +133,30 @@ def step_deadline(step: WorkflowStep, last_sign_of_life: datetime) -> datetime |
     return min(deadlines, default=None)
 
 
-async def complete_step(tx: Tx, workflow: Workflow, step: WorkflowStep, action: str, **data: object) -> None:
-    """``action`` (a worker's ``complete``, a reviewer's ``approve``) on the step, numbered in
-    completion order (compensation undoes the last one first). The number is the top of the
-    ``(workflow_id, completion_order)`` index, not a read of every step (issue 13 item 7)."""
-    last = await tx.session.scalar(
-        select(WorkflowStep.completion_order)
-        .where(
-            WorkflowStep.workflow_id == workflow.id,
-            WorkflowStep.completion_order.is_not(None),
-            WorkflowStep.id != step.id,
-        )
-        .order_by(WorkflowStep.completion_order.desc())
-        .limit(1)
+_LAST_COMPLETION = (  # built once: see progress._PROBE
+    select(WorkflowStep.completion_order)
+    .where(
+        WorkflowStep.workflow_id == bindparam("workflow_id"),
+        WorkflowStep.completion_order.is_not(None),
+        WorkflowStep.id != bindparam("step_id"),
     )
+    .order_by(WorkflowStep.completion_order.desc())
+    .limit(1)
+)
+
+
+async def complete_step(
+    tx: Tx, workflow: Workflow, step: WorkflowStep, action: str, last: int | None = None, **data: object
+) -> int:
+    """``action`` (a worker's ``complete``, a reviewer's ``approve``) on the step, numbered in
+    completion order (compensation undoes the last one first); returns its number. The number is the
+    top of the ``(workflow_id, completion_order)`` index, not a read of every step (issue 13 item 7),
+    or ``last`` + 1 when the caller knows the last one (it completed it in this transaction)."""
+    if last is None:
+        last = await tx.session.scalar(_LAST_COMPLETION, {"workflow_id": workflow.id, "step_id": step.id})
     step_act(tx, workflow, step, action, **data)
     step.completion_order = 1 + (last or 0)
+    return step.completion_order
 
 
 def compensation_act(

@@ -20,7 +20,6 @@ from .db.migrate import upgrade
 from .db.models import McpToolCallLog, OperationLog
 from .errors import ServiceError
 from .hosts import is_loopback
-from .http_writes import OneWriteHttpProtocol
 from .logs import logging_config
 
 app = typer.Typer(help="Flightdeck: a live state engine for AI-agent work.", no_args_is_help=True)
@@ -97,7 +96,6 @@ def serve(
         log_level=settings.log_level,
         log_config=logging_config(settings.log_format, settings.log_level),
         access_log=settings.access_log,
-        http=OneWriteHttpProtocol,  # one socket write per response (http_writes.py)
         ws="websockets-sansio",
         # Compression state costs ~50 KB per WebSocket; our messages are small JSON.
         ws_per_message_deflate=False,

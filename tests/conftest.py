@@ -27,7 +27,6 @@ from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
 from server.db.migrate import upgrade
-from server.http_writes import OneWriteHttpProtocol
 from server.services.runtime import Runtime
 
 POSTGRES_ENV = "FLIGHTDECK_TEST_POSTGRES_URL"
@@ -174,12 +173,7 @@ def start_server(settings: Settings, clock: FakeClock) -> LiveServer:
     port = sock.getsockname()[1]
     app = create_app(settings, clock, migrate=False)
     config = uvicorn.Config(
-        app,
-        log_level="warning",
-        lifespan="on",
-        http=OneWriteHttpProtocol,  # as `flightdeck serve` runs it
-        ws="websockets-sansio",
-        ws_per_message_deflate=False,
+        app, log_level="warning", lifespan="on", ws="websockets-sansio", ws_per_message_deflate=False
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

@@ -15,7 +15,6 @@ from importlib.metadata import version
 import broadcaster
 from graphql import GraphQLSchema
 
-from server import http_writes
 from server.api import strawberry_internals
 from server.api.schema import build_schema
 from server.config import Settings
@@ -91,17 +90,3 @@ def test_every_attribute_the_frame_writer_reads_is_set_by_uvicorns_sansio_protoc
     source = inspect.getsource(websockets_sansio_impl.WebSocketsSansIOProtocol)
     for name in frames.PROTOCOL_ATTRIBUTES:
         assert re.search(rf"(self\.{name}\b.*=|def {name}\()", source), name
-
-
-def test_uvicorn_is_the_version_the_one_write_http_protocol_was_checked_against() -> None:
-    assert version("uvicorn") == http_writes.VERIFIED_WITH, (
-        "uvicorn changed: re-check server/http_writes.py against "
-        "uvicorn/protocols/http/httptools_impl.py, then update VERIFIED_WITH"
-    )
-
-
-def test_the_http_protocol_hooks_we_override_exist_and_use_self_transport() -> None:
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-
-    for name in http_writes.PROTOCOL_HOOKS:
-        assert "self.transport" in inspect.getsource(getattr(HttpToolsProtocol, name)), name

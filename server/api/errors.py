@@ -9,7 +9,6 @@ from typing import Any, TypeVar
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import MaskErrors
 from strawberry.types import ExecutionContext, Info
 
 from ..echo import ECHO_LIMIT, clipped
@@ -105,6 +104,7 @@ def top_level_error(exc: ServiceError) -> GraphQLError:
     return GraphQLError(str(exc), extensions={"code": first.code.value, "field": first.field})
 
 
+UNEXPECTED_ERROR = "Unexpected error."
 SAFE_CODES = {c.value for c in AuthCode} | {c.value for c in ErrorCode}
 
 
@@ -144,15 +144,3 @@ def log_errors(errors: list[GraphQLError], execution_context: ExecutionContext |
             logger.info(
                 "refused %s at %s [request %s]: %s", code, where, request_id, clipped(error.message, 200)
             )
-
-
-class MaskUnexpectedErrors(MaskErrors):
-    """ "Unexpected error." for what we did not mean to say, with the request id the log line names."""
-
-    def __init__(self) -> None:
-        super().__init__(should_mask_error=should_mask_error)
-
-    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
-        masked = super().anonymise_error(error)
-        masked.extensions = {"requestId": current_request_id() or "-"}
-        return masked

@@ -4,28 +4,12 @@ path, and in the process's metrics."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
-
-from strawberry.extensions import SchemaExtension
 
 from ..limits import SHORT_TEXT
 from ..logs import log_operation_record
-from ..metrics import record_operation, record_user_errors
+from ..metrics import record_operation
 from ..oplog import OperationRecord
-
-
-class OperationLogExtension(SchemaExtension):
-    def on_operation(self) -> Iterator[None]:
-        started = time.perf_counter()
-        yield
-        ctx = self.execution_context
-        result = ctx.result
-        codes = _user_error_codes(getattr(result, "data", None))
-        outcome = "error" if getattr(result, "errors", None) else "user_error" if codes else "ok"
-        op_type = ctx.operation_type.value if ctx.operation_type else "unknown"
-        record_user_errors(codes)
-        log_operation(ctx.context, ctx.operation_name, op_type, started, outcome)
 
 
 def log_operation(context: Any, name: str | None, op_type: str, started: float, outcome: str) -> None:
@@ -55,7 +39,7 @@ def log_operation(context: Any, name: str | None, op_type: str, started: float, 
     )
 
 
-def _user_error_codes(data: Any) -> list[str]:
+def user_error_codes(data: Any) -> list[str]:
     if not isinstance(data, dict):
         return []
     return [

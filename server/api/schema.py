@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
-
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import (
-    AddValidationRules,
-    MaxAliasesLimiter,
-    MaxTokensLimiter,
-    ParserCache,
-    QueryDepthLimiter,
-    SchemaExtension,
-    ValidationCache,
-)
+from strawberry.extensions import MaxAliasesLimiter, QueryDepthLimiter
 from strawberry.scalars import JSON
 from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
 from ..config import Settings
-from ..echo import clipped
 from .decisions.resolvers import DecisionMutations, DecisionQueries
-from .errors import MaskUnexpectedErrors, log_errors
+from .errors import log_errors
 from .events.queries import EventQueries
 from .events.subscriptions import EventSubscriptions
 from .input_check import check_every_argument
@@ -33,7 +21,7 @@ from .missions.mutations import MissionMutations
 from .missions.queries import MissionQueries
 from .missions.subscriptions import MissionSubscriptions
 from .node_queries import NODE_TYPES, NodeQueries
-from .oplog import OperationLogExtension
+from .operation_hooks import hooks_factory
 from .oplog_queries import OperationLogQueries
 from .plans.inbox import ReviewInboxQueries
 from .plans.mutations import PlanMutations
@@ -43,23 +31,6 @@ from .wire_json import JSON_SCALAR
 from .workflows.mutations import WorkflowMutations
 from .workflows.queries import WorkflowQueries, WorkflowSubscriptions
 from .workflows.subscriptions import WorkSubscriptions
-
-VALIDATION_CACHE_SIZE = 512
-_SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
-
-
-class HideSuggestions(SchemaExtension):
-    """No "Did you mean ...?" in any error: suggestions would reveal schema names. And no error message
-    longer than ``MESSAGE_LIMIT``: graphql-core repeats a variable's whole value when it cannot coerce it.
-
-    ``disable_field_suggestions`` only covers unknown fields; graphql-core also suggests arguments,
-    types, enum values and input fields, and Strawberry does not pass ``hide_suggestions`` on.
-    """
-
-    def on_operation(self) -> Iterator[None]:
-        yield
-        for error in getattr(self.execution_context.result, "errors", None) or []:
-            error.message = clipped(_SUGGESTION.sub("", error.message))
 
 
 @strawberry.type(
@@ -110,29 +81,20 @@ class FlightdeckSchema(strawberry.Schema):
 
 
 def build_schema(settings: Settings) -> strawberry.Schema:
-    # Factories: Strawberry builds fresh extensions per operation (the parse and validation caches
-    # live at module level, so they survive that). The validation cache is keyed by the rule classes
-    # too, and the depth and alias limiters make a new class per instance: built once here, their
-    # rules stay the same objects, or every operation would miss the cache and be validated again.
+    # One extension for every per-operation hook (operation_hooks.py), built by a factory per operation
+    # (Strawberry's rule: no state shared between operations). The validation cache is keyed by the
+    # rule classes too, and the depth and alias limiters make a new class per instance: built once
+    # here, their rules stay the same objects, or every operation would miss the cache.
     limit_rules = [
         *QueryDepthLimiter(max_depth=settings.max_query_depth).validation_rules,
         *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
-    ]
-    extensions: list[Callable[[], SchemaExtension] | type[SchemaExtension]] = [
-        lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
-        lambda: ParserCache(maxsize=VALIDATION_CACHE_SIZE),
-        lambda: AddValidationRules(limit_rules),
-        lambda: ValidationCache(maxsize=VALIDATION_CACHE_SIZE),
-        MaskUnexpectedErrors,
-        HideSuggestions,
-        OperationLogExtension,
     ]
     return FlightdeckSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
         types=NODE_TYPES,
-        extensions=extensions,
+        extensions=[hooks_factory(settings.max_tokens, limit_rules)],
         config=StrawberryConfig(disable_field_suggestions=True),
         scalar_overrides={JSON: JSON_SCALAR},
     )

@@ -8,6 +8,9 @@ release's source, then move the pin.
 - ``Schema._schema``: the graphql-core schema Strawberry built. The fan-out executes a subscription
   once per group of identical subscribers with graphql-core's ``Executor`` against it (no public
   accessor exists): ``graphql_core_schema``.
+- ``strawberry.schema.schema.validate_document``: what Strawberry validates a document with (graphql-core's
+  ``validate`` plus Strawberry's own rules); ``operation_hooks.py`` caches it, as Strawberry's
+  ``ValidationCache`` does, inside the one extension that replaced Strawberry's cache extensions.
 - ``handler.websocket.ws``: the Starlette WebSocket under Strawberry's ASGI adapter, which the fan-out
   writes each rendered event to (``websocket_send_text``), and its ASGI scope (``websocket_scope``).
 - The WebSocket protocol handlers (``graphql_ws_handler_class`` and ``graphql_transport_ws_handler_class``

@@ -1,25 +1,35 @@
-"""A repeated operation is validated once: the limits must not defeat Strawberry's validation cache."""
+"""A repeated operation is parsed and validated once: the limits must not defeat the caches."""
 
 from __future__ import annotations
 
-from strawberry.extensions.validation_cache import _get_validate_cache
-
-from server.api.schema import VALIDATION_CACHE_SIZE, build_schema
+from server.api.operation_hooks import cached_parse, cached_validate
+from server.api.schema import build_schema
 from server.config import Settings
 
 
-async def test_the_same_document_is_validated_once_and_then_served_from_the_cache() -> None:
+async def test_the_same_document_is_parsed_and_validated_once_then_served_from_the_caches() -> None:
     schema = build_schema(Settings(max_query_depth=4))
-    cache = _get_validate_cache(VALIDATION_CACHE_SIZE)
     query = "query CacheProbe { __typename }"
     await schema.execute(query)
-    before = cache.cache_info()
+    before = (cached_parse.cache_info(), cached_validate.cache_info())  # type: ignore[attr-defined]
     for _ in range(5):
         result = await schema.execute(query)
         assert result.errors is None
-    after = cache.cache_info()
-    assert after.hits - before.hits == 5
-    assert after.misses == before.misses
+    after = (cached_parse.cache_info(), cached_validate.cache_info())  # type: ignore[attr-defined]
+    for old, new in zip(before, after, strict=True):
+        assert new.hits - old.hits == 5
+        assert new.misses == old.misses
+
+
+async def test_a_document_over_the_token_limit_is_refused_every_time_and_never_cached() -> None:
+    schema = build_schema(Settings(max_tokens=20))
+    query = "{ " + " ".join(f"a{i}: __typename" for i in range(20)) + " }"
+    size = cached_parse.cache_info().currsize  # type: ignore[attr-defined]
+    for _ in range(2):
+        result = await schema.execute(query)
+        assert result.errors
+        assert "more than 20 tokens" in result.errors[0].message
+    assert cached_parse.cache_info().currsize == size  # type: ignore[attr-defined]
 
 
 async def test_the_cached_validation_still_applies_the_depth_limit() -> None:

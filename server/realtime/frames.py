@@ -15,8 +15,9 @@ This reaches past uvicorn's public API, so it is checked against one uvicorn ver
 ``close_sent``, ``handshake_complete`` and ``initial_response``: the states in which its own ``send``
 refuses to write a message.
 
-Back-pressure stays what it was: nothing is written while the transport is paused, so what the server
-holds for one connection is its transport's high-water mark plus one write.
+Back-pressure stays what it was: nothing is written while the transport is paused, and one write takes
+only the messages that fit under the transport's high-water mark (at least one), so what the server
+holds for one connection is the mark plus one message.
 """
 
 from __future__ import annotations
@@ -77,16 +78,20 @@ class ProtocolFrames:
         self._protocol = protocol
 
     def write_now(self, texts: Sequence[str]) -> int:
-        if not self._protocol.writable.is_set():
+        if not self._protocol.writable.is_set() or not texts:
             return 0
-        self._write(texts)
-        return len(texts)
+        return self._write(texts)
 
     async def write(self, texts: Sequence[str]) -> None:
-        await self._protocol.writable.wait()
-        self._write(texts)
+        written = 0
+        while written < len(texts):
+            await self._protocol.writable.wait()
+            written += self._write(texts[written:])
 
-    def _write(self, texts: Sequence[str]) -> None:
+    def _write(self, texts: Sequence[str]) -> int:
+        """Frame and write the first of ``texts`` (at least one) while they fit under the transport's
+        high-water mark: a connection never holds more than the mark plus one message, as with one
+        ASGI send per message. How many were written."""
         from websockets.exceptions import InvalidState
 
         protocol = self._protocol
@@ -97,13 +102,21 @@ class ProtocolFrames:
             or protocol.initial_response is not None
         ):
             raise Disconnected("the WebSocket is closed or closing")
-        conn = protocol.conn
+        conn, transport = protocol.conn, protocol.transport
+        room = transport.get_write_buffer_limits()[1] - transport.get_write_buffer_size()
+        written = size = 0
         try:
             for text in texts:
-                conn.send_text(text.encode())
+                data = text.encode()
+                conn.send_text(data)
+                written += 1
+                size += len(data)
+                if size >= room:
+                    break
         except InvalidState:
             raise Disconnected("the WebSocket is closed or closing") from None
-        protocol.transport.write(b"".join(conn.data_to_send()))
+        transport.write(b"".join(conn.data_to_send()))
+        return written
 
 
 class MessageFrames:

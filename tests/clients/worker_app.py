@@ -31,7 +31,8 @@ def main() -> None:
     async def handle(step: StepRun) -> dict[str, object]:
         note(f"start {step.name} {step.attempt}")
         if step.name.startswith("hang") and step.attempt == 1:
-            await asyncio.sleep(3600)
+            # Hangs until the test kills this process (kill -9); the fake clock times the step out.
+            await asyncio.Event().wait()
         if step.name in os.environ.get("FAIL_STEPS", "").split(","):
             await asyncio.sleep(0.5)
             raise ValidationFailed("the output did not match its schema")

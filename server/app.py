@@ -130,7 +130,7 @@ def create_app(
         )
         runtime.commit_listeners.append(lambda tenant, seqs: bus.publish_nowait(Notice(tenant, max(seqs))))
         await bus.start()
-        key_watch = KeyWatch(db)
+        key_watch = KeyWatch(db, close_within=max(settings.auth_cache_seconds, 1.0))
         loops = [
             Loop("stalls", settings.stall_scan_interval_seconds, lambda: scan_stalls(runtime)),
             Loop(

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
 
 from ..key_watch import KeyWatch
+from ..realtime.frames import cut
 from .context import Context
+from .strawberry_internals import websocket_scope
+
+logger = logging.getLogger(__name__)
 
 
 class ClosesOnRevocation:
@@ -33,12 +38,17 @@ class ClosesOnRevocation:
         await super().handle_connection_init(message)  # type: ignore[misc]
         if self.connection_acknowledged and self.context.api_key and self._unwatch is None:
             key_watch: KeyWatch = self.view.key_watch
-            self._unwatch = key_watch.watch(self.context.api_key, self._close_revoked)
+            self._unwatch = key_watch.watch(self.context.api_key, self._close_revoked, self._cut)
 
     async def _close_revoked(self) -> None:
         # graphql-ws clients take 4403 as final ("Forbidden") and do not reconnect with the same key.
         with contextlib.suppress(RuntimeError):  # the connection closed in the meantime
             await self.websocket.close(code=4403, reason="Forbidden")
+
+    def _cut(self) -> None:
+        # The close waits for room in the send buffer; a reader that reads nothing never makes any.
+        if not cut(websocket_scope(self)):
+            logger.warning("cannot drop a WebSocket of a revoked key under this server; it stays open")
 
 
 class LegacyWSHandler(ClosesOnRevocation, BaseGraphQLWSHandler[Context, None]):

@@ -148,11 +148,29 @@ class MessageFrames:
 
 def frame_writer(scope: Scope, send_text: Callable[[str], Awaitable[None]]) -> FrameWriter:
     """The fastest writer for the WebSocket of ``scope``; ``send_text`` is its ordinary ASGI path."""
+    protocol = _sansio_protocol(scope)
+    return MessageFrames(send_text) if protocol is None else ProtocolFrames(protocol)
+
+
+def cut(scope: Scope) -> bool:
+    """Drop the WebSocket of ``scope`` at once (its transport aborted, no closing handshake): for a
+    connection that must end but whose close cannot be written, its reader reading nothing. ASGI has
+    no such message (``websocket.close`` waits for room in the buffer like any send). False under a
+    server whose connection this module cannot reach."""
+    protocol = _sansio_protocol(scope)
+    if protocol is None:
+        return False
+    protocol.transport.abort()
+    return True
+
+
+def _sansio_protocol(scope: Scope) -> Any:
+    """uvicorn's websockets-sansio protocol object serving the WebSocket of ``scope``, or None."""
     send = scope.get(_RAW_SEND)
     protocol = getattr(send, "__self__", None)
     if protocol is not None and getattr(send, "__func__", None) is _sansio_send():
-        return ProtocolFrames(protocol)
-    return MessageFrames(send_text)
+        return protocol
+    return None
 
 
 def _sansio_send() -> object:

@@ -235,19 +235,35 @@ async def test_under_another_server_each_message_is_one_ordinary_send() -> None:
     assert sent == ["a", "b", "c", "full", "d"]
 
 
-@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
-async def test_a_replay_ends_when_its_key_is_revoked_and_what_it_sent_has_no_gap(
-    db_url: str, clock: Any
-) -> None:
+async def _keys(db_url: str, clock: Any, *names: str) -> dict[str, tuple[str, str]]:
     db = Database(db_url)
     try:
-        key_id, key = await create_key(db, "acme", Role.VIEWER, "reader", clock.now())
+        return {name: await create_key(db, "acme", Role.VIEWER, name, clock.now()) for name in names}
     finally:
         await db.dispose()
+
+
+async def _revoke_all(db_url: str, clock: Any, *key_ids: str) -> None:
+    db = Database(db_url)
+    try:
+        for key_id in key_ids:
+            assert await revoke_key(db, key_id, clock.now())
+    finally:
+        await db.dispose()
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+async def test_a_revoked_replay_to_a_reader_that_reads_nothing_is_dropped_and_holds_up_no_other_close(
+    db_url: str, clock: Any
+) -> None:
+    """The close (4403) of a connection whose reader reads nothing cannot be written (it waits, like
+    every send, for room in the buffer). It must neither keep that connection open nor hold up the
+    close of the others revoked in the same pass: it is dropped after its time to close."""
+    keys = await _keys(db_url, clock, "stuck", "other")
     await _log(db_url, LOGGED, clock, tenant="acme")
     live = start_server(Settings(database_url=db_url, auth_cache_seconds=0.3), clock)
     try:
-        slow, protocol = await _open_slow(live, token=key)
+        slow, protocol = await _open_slow(live, token=keys["stuck"][1])  # watched first: closed first
 
         async def paused() -> bool:
             return not protocol.writable.is_set()
@@ -255,27 +271,28 @@ async def test_a_replay_ends_when_its_key_is_revoked_and_what_it_sent_has_no_gap
         async def replaying() -> int:
             return sum(group.refs for group in live.app.state.graphql.fanout.groups.values())
 
-        async def revocation_noticed() -> bool:
-            return live.app.state.graphql.key_watch.connections == 0
+        async def dropped() -> bool:
+            return bool(protocol.disconnected)
 
         await _until(lambda: _on_server(live, paused()))
         assert live.call(replaying()) == 1  # stopped by its reader, mid-replay
-        db = Database(db_url)
-        try:
-            assert await revoke_key(db, key_id, clock.now())
-        finally:
-            await db.dispose()
-        # The close (4403) waits, like every send, until the connection takes data again.
-        await _until(lambda: _on_server(live, revocation_noticed()))
+        other = await RawSubscription.open(live.ws_url, REPLAY, {"after": None}, token=keys["other"][1])
+        await _revoke_all(db_url, clock, keys["stuck"][0], keys["other"][0])
+        # The other connection gets its 4403 within the cache time, not after the stuck one's close.
+        await asyncio.wait_for(other.ws.wait_closed(), 0.3 + 2.0)
+        assert other.ws.close_code == 4403
+        # The stuck one is dropped once its time to close (max(auth_cache_seconds, 1 s)) is up.
+        await _until(lambda: _on_server(live, dropped()), within=10)
         seqs: list[int] = []
         with contextlib.suppress(SubscriptionEnded, websockets.ConnectionClosed):
             while True:
                 seqs.append((await slow.next(within=30))["events"]["seq"])
-        assert slow.ws.close_code == 4403
-        # What it got before the close: from the start, no gap, and far from the whole log.
+        assert slow.ws.close_code == 1006  # dropped: no closing handshake
+        # What it got before: from the start, no gap, and far from the whole log.
         assert seqs == list(range(1, len(seqs) + 1))
         assert len(seqs) < LOGGED // 2
         await _until(lambda: _on_server(live, _none_left(replaying())))
+        assert live.app.state.graphql.key_watch.connections == 0
     finally:
         stop_server(live)
 

@@ -38,6 +38,8 @@ recursion limit would turn the next reader of the body into a crash."""
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _NOT_TEXT = re.compile("[\x00\ud800-\udfff]")
+# C0 control characters but tab, line feed and carriage return (NUL is refused in every text anyway).
+_CONTROL = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f]")
 
 
 def text_problem(value: str) -> str | None:
@@ -49,6 +51,21 @@ def text_problem(value: str) -> str | None:
         return "contains a NUL character (U+0000)"
     if _LONE_SURROGATE.search(value):
         return "contains a lone UTF-16 surrogate, which is not Unicode text"
+    return None
+
+
+def short_text_problem(value: str) -> str | None:
+    """``text_problem`` for names, titles and the other short texts (docs/decisions.md, "Left-alone
+    defects fixed (session 6)"): also no C0 control character other than tab, line feed and carriage
+    return. They are shown in lists, logs and terminals, where a control character only does harm;
+    long free text (reasons, messages, feedback) may carry what a tool printed."""
+    if why := text_problem(value):
+        return why
+    if found := _CONTROL.search(value):
+        return (
+            f"contains the control character U+{ord(found.group()):04X}; names and short texts take "
+            "no control characters but tab, line feed and carriage return"
+        )
     return None
 
 

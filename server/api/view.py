@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from cross_web import HTTPException
+from graphql import GraphQLError, OperationDefinitionNode
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -29,12 +30,25 @@ from ..realtime.fanout import Fanout, FanoutTransportWSHandler
 from ..services.runtime import Runtime
 from . import wire_json
 from .context import Context, make_context
+from .operation_hooks import cached_parse
 from .revocation import LegacyWSHandler
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 LEGACY_JSON = "application/json"
 # extensions.code of the errors this view answers itself, by HTTP status.
-REQUEST_ERROR_CODES = {400: "BAD_REQUEST", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
+REQUEST_ERROR_CODES = {
+    400: "BAD_REQUEST",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    406: "NOT_ACCEPTABLE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+}
+# The media types a response can have; an Accept header must allow one (GraphQL-over-HTTP spec).
+ANSWERABLE = frozenset({GRAPHQL_RESPONSE, LEGACY_JSON, "application/*", "*/*"})
+NOT_ACCEPTABLE = (
+    f"this endpoint answers in {GRAPHQL_RESPONSE} or {LEGACY_JSON}; the Accept header allows neither"
+)
+UNSUPPORTED_MEDIA_TYPE = f"a GraphQL POST body is JSON: send it with Content-Type {LEGACY_JSON}"
 SUBSCRIPTION_OVER_HTTP = (
     "subscriptions are served over WebSocket (graphql-transport-ws) at /graphql, not over HTTP"
 )
@@ -54,6 +68,30 @@ def _error_response(
         error["extensions"] = {"code": code}
     media_type = preferred_media_type(request.headers.get("accept", ""))
     return Response(wire_json.dumps({"errors": [error]}), status, headers=headers, media_type=media_type)
+
+
+def _accepted_ranges(accept: str) -> set[str]:
+    """The media ranges of an Accept header, without those it refuses (``q=0``)."""
+    ranges = set()
+    for part in accept.split(","):
+        media, *params = (p.strip().lower() for p in part.split(";"))
+        refused = any(p.replace(" ", "") in ("q=0", "q=0.0", "q=0.00", "q=0.000") for p in params)
+        if media and not refused:
+            ranges.add(media)
+    return ranges
+
+
+def request_problem(request: Request) -> HTTPException | None:
+    """415 for a POST body that is not JSON, 406 for an Accept header that takes no JSON: refused before
+    the body is read (GraphQL-over-HTTP spec)."""
+    if request.method == "POST":
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media != LEGACY_JSON:
+            return HTTPException(415, UNSUPPORTED_MEDIA_TYPE)
+    accept = request.headers.get("accept", "").strip()
+    if accept and not _accepted_ranges(accept) & ANSWERABLE:
+        return HTTPException(406, NOT_ACCEPTABLE)
+    return None
 
 
 def preferred_media_type(accept: str) -> str:
@@ -108,6 +146,8 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
         # Strawberry answers its request errors in plain text; ours are GraphQL-shaped JSON.
         request = Request(scope, receive)
         try:
+            if (problem := request_problem(request)) is not None:
+                raise problem
             response = await self.run(request)
         except AuthFailed as exc:
             response = _error_response(
@@ -196,6 +236,8 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
         # Strawberry lets a subscription through over GET and POST for its multipart protocol, which
         # this server does not offer: executed as a query, it failed as "Unexpected error.".
         method = request_adapter.method
+        if request_data.operation_name is None and request_data.query:
+            _check_one_operation(request_data.query, self.runtime.settings.max_tokens)
         allowed = OperationType.from_http(method) - {OperationType.SUBSCRIPTION}
         if method == "GET" and not self.allow_queries_via_get:
             allowed -= {OperationType.QUERY}
@@ -217,3 +259,23 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
             raise HTTPException(400, exc.as_http_error_reason()) from exc
         except MissingQueryError as exc:
             raise HTTPException(400, "No GraphQL query found in the request") from exc
+
+
+def _check_one_operation(query: str, max_tokens: int) -> None:
+    """A document of several operations needs ``operationName`` (GraphQL spec, GetOperation): Strawberry
+    would run the first one. Parsed through the schema's own parse cache (the same key), so the document
+    is parsed once; a document that does not parse is left for the execution to report."""
+    try:
+        document = cached_parse(query, max_tokens=max_tokens)
+    except GraphQLError:
+        return
+    names = [
+        d.name.value if d.name else "(anonymous)"
+        for d in document.definitions
+        if isinstance(d, OperationDefinitionNode)
+    ]
+    if len(names) > 1:
+        listed = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
+        raise HTTPException(
+            400, f"the document has {len(names)} operations ({listed}): say which to run with operationName"
+        )

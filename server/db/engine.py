@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from .sqlite_inline import inline_creator, inline_url
+from .sqlite_inline import inline_creator, inline_url, reader_creator
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
@@ -39,7 +39,9 @@ class Database:
             self.write_engine = create_async_engine(
                 inline_url(self.url), pool_size=1, max_overflow=0, creator=inline_creator(self.url.database)
             )
-            self.read_engine = create_async_engine(self.url, pool_size=pool_size, max_overflow=0)
+            self.read_engine = create_async_engine(
+                self.url, pool_size=pool_size, max_overflow=0, async_creator=reader_creator(self.url.database)
+            )
             # Connections each pool may open at most, as configured here (the metrics report it).
             self.capacity = {"writer": 1, "reader": pool_size}
             _configure_sqlite(self.write_engine, begin="BEGIN IMMEDIATE")

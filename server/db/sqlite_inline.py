@@ -23,10 +23,12 @@ installed SQLAlchemy is not ``VERIFIED_WITH`` or that hook changes.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import aiosqlite
 from sqlalchemy import pool
 from sqlalchemy.dialects import registry
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
@@ -78,3 +80,38 @@ def inline_creator(path: str) -> Callable[[], sqlite3.Connection]:
         return sqlite3.connect(path, isolation_level=None, check_same_thread=False, factory=InlineConnection)
 
     return connect
+
+
+# Opened connections whose opener was cancelled, until they are closed (a task needs a reference).
+_ORPHANS: set[asyncio.Task[Any]] = set()
+
+
+def reader_creator(path: str) -> Callable[[], Awaitable[aiosqlite.Connection]]:
+    """An ``async_creator`` for the readers' engine: ``aiosqlite.connect(path)``, as SQLAlchemy's
+    aiosqlite dialect calls it, except that a connect cancelled while aiosqlite's thread opens the file
+    (a timed-out or shut-down request, a stopped loop) closes the connection once it is open. aiosqlite
+    0.22 drops it instead, unclosed: a ``sqlite3.Connection`` the garbage collector finds later (a
+    ResourceWarning on Python 3.13; docs/decisions.md, "Left-alone defects fixed (session 6)")."""
+
+    async def opened() -> aiosqlite.Connection:
+        connection = aiosqlite.connect(path)
+        connection._thread.daemon = True  # as SQLAlchemy's dialect sets it: never blocks interpreter exit
+        return await connection
+
+    async def connect() -> aiosqlite.Connection:
+        opening = asyncio.ensure_future(opened())
+        try:
+            return await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            opening.add_done_callback(_close_orphan)
+            raise
+
+    return connect
+
+
+def _close_orphan(opening: asyncio.Future[aiosqlite.Connection]) -> None:
+    if opening.cancelled() or opening.exception() is not None:
+        return
+    closing = asyncio.ensure_future(opening.result().close())
+    _ORPHANS.add(closing)
+    closing.add_done_callback(_ORPHANS.discard)

@@ -79,7 +79,7 @@ async def store_research_output(
     problems = Problems()
     problems.check(check_text, content, ["content"], tx.settings.max_result_bytes, required=True)
     problems.check(check_text, media_type, ["mediaType"], SHORT_TEXT, required=True)
-    problems.check(check_text, title, ["title"], tx.settings.max_text_bytes)
+    problems.check(check_text, title, ["title"], tx.settings.max_text_bytes, short=True)
     problems.raise_if_any()
     plan = await lock_plan(tx, plan_id)
     output = ResearchOutput(

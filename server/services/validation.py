@@ -9,7 +9,7 @@ from typing import Any
 
 from ..echo import shown
 from ..errors import ErrorCode, Problem, ServiceError, invalid
-from ..limits import text_problem
+from ..limits import SHORT_TEXT, short_text_problem, text_problem
 
 
 def parse_id(value: str, field: str) -> str:
@@ -20,12 +20,19 @@ def parse_id(value: str, field: str) -> str:
         raise invalid(f"{field} is not a valid id: {shown(value)}", [field]) from None
 
 
-def check_text(value: str | None, field: list[str], limit: int, *, required: bool = False) -> None:
+def check_text(
+    value: str | None, field: list[str], limit: int, *, required: bool = False, short: bool | None = None
+) -> None:
+    """``short``: a name, title or other short text, which takes no control characters but tab, line
+    feed and carriage return (``limits.short_text_problem``); by default, any text of at most
+    ``SHORT_TEXT`` bytes. Long free text is refused only what no database stores alike (NUL)."""
     if value is None or value == "":
         if required:
             raise invalid(f"{'.'.join(field)} must not be empty", field)
         return
-    if why := text_problem(value):
+    if short is None:
+        short = limit <= SHORT_TEXT
+    if why := (short_text_problem if short else text_problem)(value):
         raise invalid(f"{'.'.join(field)} {why}", field)
     size = len(value.encode())
     if size > limit:

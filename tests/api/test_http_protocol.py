@@ -73,7 +73,6 @@ COUNT = "{ researchPlans { totalCount } }"
         f"{GRAPHQL_RESPONSE}, application/json;q=0.9",
         f"application/json;q=0.9, {GRAPHQL_RESPONSE}",
         f"*/*, {GRAPHQL_RESPONSE}",
-        "text/plain",
     ],
 )
 async def test_responses_are_graphql_response_json_when_the_client_takes_it(
@@ -379,3 +378,70 @@ async def test_healthz_says_ok(http: httpx.AsyncClient) -> None:
     response = await http.get("/healthz")
     assert response.status_code == 200
     assert response.json() == {"status": "ok"}
+
+
+# -- session 6: media types and documents of several operations --
+
+
+@pytest.mark.parametrize(
+    "content_type", ["text/plain", "application/x-www-form-urlencoded", "application/graphql", None]
+)
+async def test_a_post_that_is_not_json_is_a_415(http: httpx.AsyncClient, content_type: str | None) -> None:
+    headers = {"accept": GRAPHQL_RESPONSE, **({"content-type": content_type} if content_type else {})}
+    response = await http.post("/graphql", content=b'{"query": "{ latestSeq }"}', headers=headers)
+    assert response.status_code == 415, response.text
+    assert media_type(response) == GRAPHQL_RESPONSE
+    [error] = response.json()["errors"]
+    assert "application/json" in error["message"]
+    assert error["extensions"] == {"code": "UNSUPPORTED_MEDIA_TYPE"}
+
+
+async def test_json_with_a_charset_is_accepted(http: httpx.AsyncClient) -> None:
+    headers = {"accept": GRAPHQL_RESPONSE, "content-type": "application/json; charset=utf-8"}
+    response = await http.post("/graphql", content=b'{"query": "{ latestSeq }"}', headers=headers)
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("accept", ["text/html", "application/xml, text/*", "application/json;q=0"])
+@pytest.mark.parametrize("method", ["GET", "POST"])
+async def test_an_accept_that_takes_no_json_is_a_406(
+    http: httpx.AsyncClient, accept: str, method: str
+) -> None:
+    if method == "GET":
+        response = await http.get("/graphql", params={"query": COUNT}, headers={"accept": accept})
+    else:
+        response = await post(http, COUNT, accept=accept)
+    assert response.status_code == 406, response.text
+    assert media_type(response) in (GRAPHQL_RESPONSE, "application/json")
+    [error] = response.json()["errors"]
+    assert GRAPHQL_RESPONSE in error["message"]
+    assert "application/json" in error["message"]
+    assert error["extensions"] == {"code": "NOT_ACCEPTABLE"}
+
+
+@pytest.mark.parametrize("accept", ["text/html, application/*;q=0.5", "application/json;q=0.1"])
+async def test_an_accept_that_takes_json_among_others_runs(http: httpx.AsyncClient, accept: str) -> None:
+    response = await post(http, COUNT, accept=accept)
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("accept", [GRAPHQL_RESPONSE, "application/json"])
+async def test_several_operations_without_operation_name_are_a_request_error(
+    http: httpx.AsyncClient, accept: str
+) -> None:
+    document = "query A { latestSeq } query B { researchPlans { totalCount } }"
+    response = await http.post("/graphql", json={"query": document}, headers={"accept": accept})
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert "data" not in body, body
+    [error] = body["errors"]
+    assert "2 operations (A, B)" in error["message"]
+    assert "operationName" in error["message"]
+    assert error["extensions"] == {"code": "BAD_REQUEST"}
+    named = await http.post(
+        "/graphql", json={"query": document, "operationName": "B"}, headers={"accept": accept}
+    )
+    assert named.json() == {"data": {"researchPlans": {"totalCount": 0}}}
+    over_get = await http.get("/graphql", params={"query": document}, headers={"accept": accept})
+    assert over_get.status_code == 400
+    assert over_get.json()["errors"][0]["extensions"] == {"code": "BAD_REQUEST"}

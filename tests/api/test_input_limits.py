@@ -137,15 +137,24 @@ TEXT_CASES: dict[str, tuple[str, dict[str, Any], list[str]]] = {
 }
 
 
-@pytest.mark.parametrize("case", TEXT_CASES.values(), ids=TEXT_CASES.keys())
-async def test_nul_and_lone_surrogates_are_refused_on_their_field_and_write_nothing(
+async def refused_on_its_field(
     case: tuple[str, dict[str, Any], list[str]], client: GraphQLClient, tables: Tables
-) -> None:
+) -> str:
+    """The case's request is refused with VALIDATION_FAILED on its field, nothing written; the message."""
     document, variables, field = case
     async with tables.unchanged():
         found = await payload(client, document, variables)
     (error,) = assert_rejected(found, (VALIDATION_FAILED, field))
-    assert "NUL" in error["message"] or "surrogate" in error["message"], error
+    message: str = error["message"]
+    return message
+
+
+@pytest.mark.parametrize("case", TEXT_CASES.values(), ids=TEXT_CASES.keys())
+async def test_nul_and_lone_surrogates_are_refused_on_their_field_and_write_nothing(
+    case: tuple[str, dict[str, Any], list[str]], client: GraphQLClient, tables: Tables
+) -> None:
+    message = await refused_on_its_field(case, client, tables)
+    assert "NUL" in message or "surrogate" in message, message
 
 
 async def test_a_caller_without_the_role_hears_forbidden_whatever_the_arguments_hold(
@@ -225,8 +234,64 @@ async def test_a_subscription_argument_with_nul_is_refused_with_its_code_and_fie
     assert error["extensions"] == {"code": VALIDATION_FAILED, "field": ["filter", "kinds", "0"]}
 
 
-async def test_control_characters_other_than_nul_are_stored_alike(client: GraphQLClient) -> None:
-    title = "\x1b[2J\x07\x08\r\n\t\x7f\u202e"
+async def test_control_characters_other_than_nul_are_stored_alike_in_long_free_text(
+    client: GraphQLClient,
+) -> None:
+    question = "\x1b[2J\x07\x08\r\n\t\x7f\u202e why?"
+    found = await payload(
+        client, ops.CREATE_PLAN, {"input": {**ops.plan_input(1), "researchQuestion": question}}
+    )
+    assert found["userErrors"] == []
+    assert found["plan"]["researchQuestion"] == question
+
+
+# Names, titles and short texts take no C0 control character but tab, line feed and carriage return
+# (session 6): (document, variables, the userError's field).
+SHORT_TEXT_CASES: dict[str, tuple[str, dict[str, Any], list[str]]] = {
+    "ESC in a plan's title": (
+        ops.CREATE_PLAN,
+        {"input": {**ops.plan_input(1), "title": "\x1b[2J cleared"}},
+        ["title"],
+    ),
+    "BEL in a step's title": (
+        ops.CREATE_PLAN,
+        {
+            "input": ops.plan_input(2)
+            | {"steps": [{"stepType": "SEARCH", "instructions": "i", "title": "t\x07"}]}
+        },
+        ["steps", "0", "title"],
+    ),
+    "a backspace in a session id": (SKILL, {"s": "a\x08b", "n": "n"}, ["sessionId"]),
+    "U+001F in a mission title": (
+        mops.PROPOSE_MISSION,
+        {"input": {"title": "t\x1f", "goal": "g"}},
+        ["title"],
+    ),
+    "ESC in a workflow's name": (
+        wops.CREATE,
+        {"input": {"name": "w\x1b", "steps": [{"name": "a"}]}},
+        ["name"],
+    ),
+    "a vertical tab in a workflow step name": (
+        wops.CREATE,
+        {"input": {"name": "w", "steps": [{"name": "a\x0b"}]}},
+        ["steps", "0", "name"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", SHORT_TEXT_CASES.values(), ids=SHORT_TEXT_CASES.keys())
+async def test_control_characters_in_names_and_titles_are_refused_and_write_nothing(
+    case: tuple[str, dict[str, Any], list[str]], client: GraphQLClient, tables: Tables
+) -> None:
+    message = await refused_on_its_field(case, client, tables)
+    assert "control character U+00" in message, message
+
+
+async def test_tab_line_feed_carriage_return_and_other_characters_stay_allowed_in_a_title(
+    client: GraphQLClient,
+) -> None:
+    title = "a\tb\r\nc \x7f\u202e\u0085"  # DEL, a bidi override and C1 NEL are not C0 controls
     found = await payload(client, ops.CREATE_PLAN, {"input": {**ops.plan_input(1), "title": title}})
     assert found["userErrors"] == []
     assert found["plan"]["title"] == title

@@ -53,11 +53,13 @@ def settings(db_url: str) -> Settings:
 
 
 class Workers:
-    def __init__(self, live: LiveServer, tmp: Path, names: list[str], fail: str = "") -> None:
+    def __init__(
+        self, live: LiveServer, tmp: Path, names: list[str], fail: str = "", grace: float = 5.0
+    ) -> None:
         self.log = tmp / "worker-lines.log"
         self.log.touch()
         self.out = tmp / "workers.out"
-        self.env = {**os.environ, "FAIL_STEPS": fail}
+        self.env = {**os.environ, "FAIL_STEPS": fail, "GRACE": str(grace)}
         self.live, self.names, self.procs = live, names, {}
 
     def start(self, agent: str) -> int:
@@ -95,8 +97,8 @@ class Workers:
 def workers_factory(live_server: LiveServer, tmp_path: Path) -> Iterator[Any]:
     made: list[Workers] = []
 
-    def make(names: list[str], fail: str = "") -> Workers:
-        w = Workers(live_server, tmp_path, names, fail)
+    def make(names: list[str], fail: str = "", grace: float = 5.0) -> Workers:
+        w = Workers(live_server, tmp_path, names, fail, grace)
         made.append(w)
         return w
 
@@ -223,3 +225,39 @@ async def test_a_worker_killed_mid_step_loses_it_to_the_heartbeat_timeout_and_an
     assert (by_name(run)["hang"]["attempt"], by_name(run)["hang"]["claimedBy"]) == (2, "general")
     assert [line for line in workers.lines() if line[0] == "done"] == [["done", "hang", "2", str(second)]]
     assert sum((await completions(live_server, workflow_id)).values()) == 1
+
+
+COMPENSATIONS = """
+query Compensations($id: ID!) {
+  workflow(id: $id) { status outcome compensations { stepName status error } }
+}
+"""
+
+
+async def test_a_compensation_cut_short_by_sigterm_is_reported_failed_not_left_running(
+    live_server: LiveServer, client: GraphQLClient, workers_factory: Any
+) -> None:
+    workers = workers_factory(["a-undo-hangs", "b"], fail="b", grace=0.2)
+    pid = workers.start("general")
+    yaml = (
+        "steps:\n  - name: a-undo-hangs\n    onFailure: compensate\n"
+        "  - name: b\n    dependsOn: [a-undo-hangs]\n    onFailure: compensate\n"
+        "compensation:\n  - step: a-undo-hangs\n    action: undo a\n    agent: general\n"
+    )
+    workflow_id = await create(client, yaml, "interrupted")
+
+    async def undoing() -> bool:
+        return any(line[:2] == ["undo", "a-undo-hangs"] for line in workers.lines())
+
+    await until(undoing, 30, "the worker starting the undo")
+    running = (await client.execute(COMPENSATIONS, {"id": workflow_id}))["workflow"]
+    assert [c["status"] for c in running["compensations"]] == ["RUNNING"]
+    workers.procs[pid].send_signal(signal.SIGTERM)
+    assert workers.procs.pop(pid).wait(15) == 0
+    # The undo's effect is unknown: reported failed, so the workflow ends partially rolled back instead
+    # of waiting forever for a compensation that no timeout ends and no claim hands out again.
+    after = (await client.execute(COMPENSATIONS, {"id": workflow_id}))["workflow"]
+    assert (after["status"], after["outcome"]) == ("FAILED", "PARTIALLY_ROLLED_BACK")
+    [compensation] = after["compensations"]
+    assert compensation["status"] == "FAILED"
+    assert "shut down" in compensation["error"]

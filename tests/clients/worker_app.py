@@ -3,7 +3,8 @@
 Every handler appends a line to LOG (``O_APPEND``: lines from several processes never interleave):
 ``start <step> <attempt> <pid>``, ``done <step> <attempt> <pid>``, ``undo <step> <pid>``.
 Step names steer it: ``hang*`` hangs on its first attempt (to be killed), the steps named in $FAIL_STEPS fail
-as VALIDATION after half a second, anything else completes at once.
+as VALIDATION after half a second, anything else completes at once; the undo of a step named
+``*-undo-hangs`` hangs until the worker cancels it. $GRACE: the worker's grace on SIGTERM (seconds).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from flightdeck_client.generated.fragments import CompensationFields
 
 def main() -> None:
     url, agent, log = sys.argv[1:4]
-    worker = Worker(url, agent, concurrency=4, heartbeat_seconds=0.2, idle_poll=5.0, grace=5.0)
+    grace = float(os.environ.get("GRACE", "5.0"))
+    worker = Worker(url, agent, concurrency=4, heartbeat_seconds=0.2, idle_poll=5.0, grace=grace)
 
     def note(line: str) -> None:
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
@@ -41,6 +43,8 @@ def main() -> None:
 
     async def undo(compensation: CompensationFields) -> None:
         note(f"undo {compensation.step_name}")
+        if compensation.step_name.endswith("-undo-hangs"):
+            await asyncio.Event().wait()  # until SIGTERM's grace ends and the worker cancels it
 
     for name in sys.argv[4:]:
         worker.step(name)(handle)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
 
 import greenlet
 import pytest
@@ -92,3 +95,52 @@ async def test_a_write_statement_switches_into_the_session_greenlet_and_back_onl
         await db.dispose()
     assert rows == [(0,)]
     assert len(switches) == 2, switches
+
+
+class _Tracked(sqlite3.Connection):
+    closed = False
+
+    def close(self) -> None:
+        self.closed = True
+        super().close()
+
+
+async def test_a_reader_connect_cancelled_while_the_file_opens_closes_the_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request or loop cancelled while aiosqlite's thread opens a reader connection: the connection is
+    closed once open, not left for the garbage collector (Python 3.13's ResourceWarning)."""
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}")
+    entered, release = threading.Event(), threading.Event()
+    opened: list[_Tracked] = []
+    real_connect = sqlite3.connect
+
+    def slow_connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        entered.set()
+        release.wait(10)
+        connection = real_connect(*args, factory=_Tracked, **kwargs)
+        opened.append(connection)
+        return connection
+
+    async def read() -> None:
+        async with db.read_connection() as connection:
+            await connection.execute(text("SELECT 1"))
+
+    monkeypatch.setattr(sqlite3, "connect", slow_connect)
+    try:
+        reading = asyncio.create_task(read())
+        assert await asyncio.to_thread(entered.wait, 10)
+        reading.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await reading
+        release.set()
+        for _ in range(200):
+            if opened and opened[0].closed:
+                break
+            await asyncio.sleep(0.01)
+        assert len(opened) == 1
+        assert opened[0].closed, "the cancelled connect's connection was left open"
+    finally:
+        release.set()
+        monkeypatch.undo()
+        await db.dispose()

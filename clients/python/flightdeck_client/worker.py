@@ -37,6 +37,7 @@ from .generated.fragments import CompensationFields, StepFields
 from .generated.input_types import StepCompletionInput
 
 logger = logging.getLogger("flightdeck_client.worker")
+UNDO_INTERRUPTED = "the worker shut down before the undo finished; its effect is unknown"
 _BATCH = 100  # the most completions one completeWorkflowSteps request may carry (the server's limit)
 
 
@@ -330,11 +331,17 @@ class Worker:
                 raise LookupError(f"no undo handler for step {compensation.step_name!r} on this worker")
             await handler(compensation)
         except asyncio.CancelledError:
-            raise  # left RUNNING: a compensation has no timeout; another run of this agent claims nothing
+            # Shut down past the grace: left RUNNING it would be stuck (a compensation has no timeout and
+            # is handed out once), so it is reported failed like any failed undo: the workflow ends FAILED,
+            # partially rolled back, for an operator to finish (docs/decisions.md, "Left-alone defects").
+            await self._fail_undo(compensation, UNDO_INTERRUPTED)
+            raise
         except Exception as exc:
-            message = f"{type(exc).__name__}: {exc}"[:4000]
-            failed = await self.client.fail_workflow_compensation(compensation.id, self.agent, message)
-            raise_for(failed.fail_workflow_compensation.user_errors)
+            await self._fail_undo(compensation, f"{type(exc).__name__}: {exc}")
             return
         done = await self.client.complete_workflow_compensation(compensation.id, self.agent)
         raise_for(done.complete_workflow_compensation.user_errors)
+
+    async def _fail_undo(self, compensation: CompensationFields, message: str) -> None:
+        failed = await self.client.fail_workflow_compensation(compensation.id, self.agent, message[:4000])
+        raise_for(failed.fail_workflow_compensation.user_errors)

@@ -65,7 +65,7 @@ async def due_assets(
 async def propose_asset(tx: Tx, new: NewAsset) -> MissionResult:
     limit = tx.settings.max_text_bytes
     problems = Problems()
-    problems.check(check_text, new.name, ["name"], limit, required=True)
+    problems.check(check_text, new.name, ["name"], limit, required=True, short=True)
     problems.check(check_text, new.description, ["description"], limit)
     problems.check(check_text, new.media_type, ["mediaType"], SHORT_TEXT)
     if new.ttl_seconds is not None and not 0 < new.ttl_seconds <= MAX_TTL_SECONDS:

@@ -38,7 +38,7 @@ def _check_new_steps(tx: Tx, steps: list[NewToolStep], problems: Problems) -> No
         problems.add(f"an implementation may have at most {tx.settings.max_steps} tool steps", ["toolSteps"])
     for i, step in enumerate(steps):
         path = ["toolSteps", str(i)]
-        problems.check(check_text, step.name, [*path, "name"], limit, required=True)
+        problems.check(check_text, step.name, [*path, "name"], limit, required=True, short=True)
         problems.check(check_text, step.description, [*path, "description"], limit)
         problems.check(check_json_size, step.parameters, [*path, "parameters"], tx.settings.max_result_bytes)
         if step.parameters is not None and not step.tool_name:

@@ -38,7 +38,7 @@ M, H = MissionStatus, HopStatus
 async def propose_mission(tx: Tx, new: NewMission) -> MissionResult:
     limit = tx.settings.max_text_bytes
     problems = Problems()
-    problems.check(check_text, new.title, ["title"], limit, required=True)
+    problems.check(check_text, new.title, ["title"], limit, required=True, short=True)
     problems.check(check_text, new.goal, ["goal"], limit, required=True)
     problems.raise_if_any()
     mission = Mission(
@@ -133,7 +133,7 @@ async def _cancel_with_steps(tx: Tx, mission: Mission, hop: Hop, reason: str, **
 async def propose_hop(tx: Tx, new: NewHop) -> MissionResult:
     limit = tx.settings.max_text_bytes
     problems = Problems()
-    problems.check(check_text, new.name, ["name"], limit, required=True)
+    problems.check(check_text, new.name, ["name"], limit, required=True, short=True)
     problems.check(check_text, new.plan, ["plan"], limit, required=True)
     problems.raise_if_any()
     mission = await lock_mission(tx, new.mission_id)

@@ -36,7 +36,7 @@ def validate_new_steps(tx: Tx, steps: list[NewStep], field: str, problems: Probl
                 [*path, "stepType"],
             )
         problems.check(check_text, step.instructions, [*path, "instructions"], limit, required=True)
-        problems.check(check_text, step.title, [*path, "title"], limit)
+        problems.check(check_text, step.title, [*path, "title"], limit, short=True)
         problems.check(check_text, step.output_formatting_notes, [*path, "outputFormattingNotes"], limit)
 
 
@@ -62,7 +62,7 @@ async def create_research_plan(tx: Tx, new: NewPlan) -> CreatedPlan:
     problems.check(
         check_text, new.research_question, ["researchQuestion"], settings.max_text_bytes, required=True
     )
-    problems.check(check_text, new.title, ["title"], settings.max_text_bytes)
+    problems.check(check_text, new.title, ["title"], settings.max_text_bytes, short=True)
     problems.check(
         check_text, new.output_formatting_notes, ["outputFormattingNotes"], settings.max_text_bytes
     )

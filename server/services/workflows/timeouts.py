@@ -130,6 +130,22 @@ def _fail_by_policy(tx: Tx, workflow: Workflow, steps: list[WorkflowStep], reaso
     apply_verdict(tx, workflow, steps, verdict, reason=reason)
 
 
+async def _steps_past_deadline(tx: Tx, workflow_id: str) -> list[WorkflowStep]:
+    """The workflow's running steps past their timeout, in definition order: a seek on
+    ``(workflow_id, status, position)`` that reads its running steps only, never the others."""
+    rows = await tx.session.scalars(
+        select(WorkflowStep)
+        .where(
+            WorkflowStep.workflow_id == workflow_id,
+            WorkflowStep.status == S.RUNNING.value,
+            WorkflowStep.timeout_at <= tx.now,
+        )
+        .order_by(WorkflowStep.position)
+        .execution_options(populate_existing=True)
+    )
+    return list(rows.all())
+
+
 async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
     """Running steps past their timeout fail (category timeout) and apply ``onFailure``.
 
@@ -141,11 +157,9 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
     workflow = await lock_workflow(tx, workflow_id)
     if not allowed(WORKFLOW_MACHINE, workflow, "time_out"):
         return []
-    steps = await load_steps(tx, workflow.id)
     timed_out = []
-    for step in steps:
-        due = step.timeout_at is not None and step.timeout_at <= tx.now
-        if not due or not allowed(WORKFLOW_STEP_MACHINE, step, "time_out"):
+    for step in await _steps_past_deadline(tx, workflow.id):
+        if not allowed(WORKFLOW_STEP_MACHINE, step, "time_out"):
             continue
         if not allowed(WORKFLOW_MACHINE, workflow, "time_out"):
             continue  # an earlier step's timeout ended the workflow
@@ -175,7 +189,7 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
             step.last_error_category = ErrorCategory.TIMEOUT.value
             step_act(tx, workflow, step, "fail", reason="timed out", category=ErrorCategory.TIMEOUT.value)
             why = f'step "{step.name}" timed out while the workflow was blocked'
-            _fail_by_policy(tx, workflow, steps, why)
+            _fail_by_policy(tx, workflow, await load_steps(tx, workflow.id), why)
             continue
         on_failure = OnFailure(step.on_failure)
         if heartbeat:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import event
@@ -53,6 +54,25 @@ async def test_claim_and_complete_do_not_grow_with_the_workflow(
     many = await claim_and_complete(workflows, runtime, large)
     assert few == many, (few, many)
     assert many["step_rows"] <= 3, many  # the claimed step, not the workflow's steps
+
+
+async def test_a_step_timeout_reads_only_the_timed_out_step(
+    workflows: WorkflowFlight, runtime: Runtime
+) -> None:
+    """A timer pass reads the running steps past their deadline, not every step of their workflow."""
+    retry = {"maxRetries": 2, "backoff": "constant", "initialDelay": "10s"}
+    first = step("a", heartbeatTimeout="30s", retryPolicy=retry)
+    small = await workflows.running(wf(first, *(step(f"s{i}", "a") for i in range(4)), name="small"))
+    large = await workflows.running(wf(first, *(step(f"s{i}", "a") for i in range(150)), name="large"))
+    claimed = {await workflows.claim_step("w", w): w for w in (small, large)}
+    workflows.clock.advance(timedelta(seconds=31))
+    with counted(runtime) as counts:
+        timed_out = (await workflows.timers()).steps_timed_out
+    assert sorted(timed_out) == sorted(s.id for s in claimed), timed_out
+    assert counts["step_rows"] == 2, counts  # the two timed-out steps, none of the 153 others
+    for row, workflow_id in claimed.items():
+        again = (await workflows.wf_steps(workflow_id))["a"]
+        assert (again.status, again.last_error_category) == ("pending", "timeout"), row.id
 
 
 async def test_the_last_completion_completes_the_workflow_counting_skipped_steps(

@@ -95,30 +95,29 @@ def _batch(
              dumps({"action": "created", "stepIds": step_ids, "branchingConditions": 1,
                     "linkedSkillExecutionId": None}), created)
         )  # fmt: skip
-        if i % 10 != 9:  # completed, with each step's move to completed
-            add_plan(
-                (plan_id, tenant, f"bench plan {i}", f"bench question {i}?", "completed", None, None, None,
-                 None, created, done, done)
+        completed = i % 10 != 9  # else still planning, its steps pending
+        if completed:  # the plan's and its steps' status, updated and completed times, result
+            status, updated, ended, step_status, summary, confidence, started = (
+                "completed", done, done, "completed", "ok", 0.9, created
             )  # fmt: skip
-            for order, step_id in zip(orders, step_ids, strict=True):
-                add_step(
-                    (step_id, tenant, plan_id, order, "search", "", f"search {order} of plan {i}",
-                     "completed", "ok", None, 0.9, None, None, None, None, None, created, done, created, done)
-                )  # fmt: skip
+        else:
+            status, updated, ended, step_status, summary, confidence, started = (
+                "planning", created, None, "pending", None, None, None
+            )  # fmt: skip
+        add_plan(
+            (plan_id, tenant, f"bench plan {i}", f"bench question {i}?", status, None, None, None, None,
+             created, updated, ended)
+        )  # fmt: skip
+        for order, step_id in zip(orders, step_ids, strict=True):
+            add_step(
+                (step_id, tenant, plan_id, order, "search", "", f"search {order} of plan {i}", step_status,
+                 summary, None, confidence, None, None, None, None, None, started, ended, created, updated)
+            )  # fmt: skip
+            if completed:  # each step's move to completed
                 seq += 1
                 add_event(
                     (tenant, seq, "step", step_id, "plan", plan_id, "step_transitioned", "in_progress",
                      "completed", "bench", "{}", done)
-                )  # fmt: skip
-        else:  # still planning, its steps pending
-            add_plan(
-                (plan_id, tenant, f"bench plan {i}", f"bench question {i}?", "planning", None, None, None,
-                 None, created, created, None)
-            )  # fmt: skip
-            for order, step_id in zip(orders, step_ids, strict=True):
-                add_step(
-                    (step_id, tenant, plan_id, order, "search", "", f"search {order} of plan {i}", "pending",
-                     None, None, None, None, None, None, None, None, None, None, created, created)
                 )  # fmt: skip
         add_condition(
             (str(uuid4()), tenant, plan_id, 0, step_ids[0], None, "confidence", "lt", "0.1", "fail")

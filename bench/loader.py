@@ -20,7 +20,8 @@ import sqlite3
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -45,7 +46,7 @@ COLUMNS = {
     "events": ["tenant_id", "seq", "entity_type", "entity_id", "root_type", "root_id", "kind", "from_state",
                "to_state", "actor", "data", "created_at"],
 }  # fmt: skip
-JSON_COLUMNS = {"result_data", "review_questions", "value", "data"}
+FTS = "research_plans_fts"  # the plans' search index (migration 0009), kept by triggers
 
 
 @dataclass
@@ -59,103 +60,138 @@ class Loaded:
         return sum(self.rows.values()) / self.seconds if self.seconds else 0.0
 
 
+def _sqlite_time(value: datetime) -> str:
+    """SQLAlchemy's SQLite DateTime format: naive UTC text."""
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
 def _batch(
-    start: int, count: int, total: int, steps: int, tenant: str, now: datetime, seq: int
+    start: int,
+    count: int,
+    total: int,
+    steps: int,
+    tenant: str,
+    now: datetime,
+    seq: int,
+    stamp: Callable[[datetime], Any],
 ) -> dict[str, list[tuple[Any, ...]]]:
-    """Rows of plans ``start`` .. ``start + count - 1`` as tuples in ``COLUMNS`` order (native types)."""
+    """Rows of plans ``start`` .. ``start + count - 1`` as tuples in ``COLUMNS`` order, ready to write:
+    times as ``stamp`` gives them (the driver's form), JSON columns as JSON text."""
     out: dict[str, list[tuple[Any, ...]]] = {t: [] for t in TABLES}
     plans, step_rows, conditions, events = (out[t] for t in TABLES)
+    add_plan, add_step, add_condition, add_event = (r.append for r in (plans, step_rows, conditions, events))
+    uuid4, dumps = uuid.uuid4, json.dumps
+    second, half = timedelta(seconds=1), timedelta(milliseconds=500)
+    first_created = now - timedelta(seconds=total - start)
+    orders = range(1, steps + 1)
     for i in range(start, start + count):
-        plan_id = str(uuid.uuid4())
-        created = now - timedelta(seconds=total - i)
-        done = created + timedelta(milliseconds=500)
-        completed = i % 10 != 9
-        status = "completed" if completed else "planning"
-        plans.append(
-            (plan_id, tenant, f"bench plan {i}", f"bench question {i}?", status, None, None, None, None,
-             created, done if completed else created, done if completed else None)
-        )  # fmt: skip
+        plan_id = str(uuid4())
+        created_at = first_created + (i - start) * second
+        created, done = stamp(created_at), stamp(created_at + half)
+        step_ids = [str(uuid4()) for _ in orders]
         seq += 1
-        step_ids = [str(uuid.uuid4()) for _ in range(steps)]
-        events.append(
+        add_event(
             (tenant, seq, "plan", plan_id, "plan", plan_id, "plan_modified", None, "planning", "bench",
-             {"action": "created", "stepIds": step_ids, "branchingConditions": 1,
-              "linkedSkillExecutionId": None}, created)
+             dumps({"action": "created", "stepIds": step_ids, "branchingConditions": 1,
+                    "linkedSkillExecutionId": None}), created)
         )  # fmt: skip
-        for order, step_id in enumerate(step_ids, 1):
-            step_status = "completed" if completed else "pending"
-            step_rows.append(
-                (step_id, tenant, plan_id, order, "search", "", f"search {order} of plan {i}", step_status,
-                 "ok" if completed else None, None, 0.9 if completed else None, None, None, None, None, None,
-                 created if completed else None, done if completed else None, created,
-                 done if completed else created)
+        completed = i % 10 != 9  # else still planning, its steps pending
+        if completed:  # the plan's and its steps' status, updated and completed times, result
+            status, updated, ended, step_status, summary, confidence, started = (
+                "completed", done, done, "completed", "ok", 0.9, created
             )  # fmt: skip
-            if completed:
+        else:
+            status, updated, ended, step_status, summary, confidence, started = (
+                "planning", created, None, "pending", None, None, None
+            )  # fmt: skip
+        add_plan(
+            (plan_id, tenant, f"bench plan {i}", f"bench question {i}?", status, None, None, None, None,
+             created, updated, ended)
+        )  # fmt: skip
+        for order, step_id in zip(orders, step_ids, strict=True):
+            add_step(
+                (step_id, tenant, plan_id, order, "search", "", f"search {order} of plan {i}", step_status,
+                 summary, None, confidence, None, None, None, None, None, started, ended, created, updated)
+            )  # fmt: skip
+            if completed:  # each step's move to completed
                 seq += 1
-                events.append(
+                add_event(
                     (tenant, seq, "step", step_id, "plan", plan_id, "step_transitioned", "in_progress",
-                     "completed", "bench", {}, done)
+                     "completed", "bench", "{}", done)
                 )  # fmt: skip
-        conditions.append(
-            (str(uuid.uuid4()), tenant, plan_id, 0, step_ids[0], None, "confidence", "lt", 0.1, "fail")
+        add_condition(
+            (str(uuid4()), tenant, plan_id, 0, step_ids[0], None, "confidence", "lt", "0.1", "fail")
         )
     return out
 
 
 def _batches(
-    plans: int, steps: int, tenant: str, now: datetime, seq: int
+    plans: int, steps: int, tenant: str, now: datetime, seq: int, stamp: Callable[[datetime], Any]
 ) -> Iterator[dict[str, list[tuple[Any, ...]]]]:
     for start in range(0, plans, BATCH):
-        rows = _batch(start, min(BATCH, plans - start), plans, steps, tenant, now, seq)
+        rows = _batch(start, min(BATCH, plans - start), plans, steps, tenant, now, seq, stamp)
         seq += len(rows["events"])
         yield rows
 
 
-def _sqlite_value(column: str, value: Any) -> Any:
-    if value is None:
-        return None
-    if column in JSON_COLUMNS:
-        return json.dumps(value)
-    if isinstance(value, datetime):  # SQLAlchemy's SQLite DateTime format, naive UTC
-        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
-    return value
+def _insert(table: str) -> str:
+    columns = COLUMNS[table]
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
 
 
 def _load_sqlite(path: str, plans: int, steps: int, tenant: str, now: datetime, loaded: Loaded) -> None:
     db = sqlite3.connect(path, isolation_level=None)
     try:
+        # A bulk load, for the load only: no fsync (a crash loses a bench database), a page cache large
+        # enough for the random (uuid) keys of the primary keys, and no per-row foreign key lookups (the
+        # rows are made consistent here; tests/bench/test_loader.py checks them). The journal stays the
+        # server's (WAL): without one the load took as long, and a server may have the file open.
         db.execute("PRAGMA journal_mode=WAL")
-        # A bulk load: no fsync per batch (a crash loses a bench database), and a page cache large
-        # enough for the random (uuid) keys of the indexes, which otherwise go back to the disk.
         db.execute("PRAGMA synchronous=OFF")
         db.execute("PRAGMA cache_size=-1000000")
-        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA foreign_keys=OFF")
         seq = _last_seq_sqlite(db, tenant)
-        for rows in _batches(plans, steps, tenant, now, seq):
-            db.execute("BEGIN IMMEDIATE")
-            for table in TABLES:
-                columns = COLUMNS[table]
-                json_or_time = [i for i, c in enumerate(columns) if c in JSON_COLUMNS or "_at" in c]
-                converted = rows[table]
-                if json_or_time:
-                    converted = [
-                        tuple(
-                            _sqlite_value(columns[i], v) if i in json_or_time else v for i, v in enumerate(r)
-                        )
-                        for r in converted
-                    ]
-                marks = ", ".join("?" * len(columns))
-                db.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", converted)
-                loaded.rows[table] += len(converted)
-            seq += len(rows["events"])
-            db.execute(
-                "INSERT INTO tenant_counters (tenant_id, last_seq) VALUES (?, ?) "
-                "ON CONFLICT (tenant_id) DO UPDATE SET last_seq = excluded.last_seq",
-                (tenant, seq),
-            )
-            db.execute("COMMIT")
+        with _without_secondary_indexes(db):
+            for rows in _batches(plans, steps, tenant, now, seq, _sqlite_time):
+                db.execute("BEGIN IMMEDIATE")
+                for table in TABLES:
+                    db.executemany(_insert(table), rows[table])
+                    loaded.rows[table] += len(rows[table])
+                seq += len(rows["events"])
+                db.execute(
+                    "INSERT INTO tenant_counters (tenant_id, last_seq) VALUES (?, ?) "
+                    "ON CONFLICT (tenant_id) DO UPDATE SET last_seq = excluded.last_seq",
+                    (tenant, seq),
+                )
+                db.execute("COMMIT")
     finally:
         db.close()
+
+
+@contextmanager
+def _without_secondary_indexes(db: sqlite3.Connection) -> Iterator[None]:
+    """The loaded tables without their secondary indexes and the plan search's insert trigger, put back
+    (by their own stored SQL) once the rows are in: an index built once by sorting its rows is many times
+    faster than one kept up row by row at random (uuid) places, which goes back to the disk as soon as
+    the indexes outgrow the page cache. The search index is rebuilt from the plans table, all of it."""
+    tables = ", ".join(f"'{t}'" for t in TABLES)
+    dropped = db.execute(
+        f"SELECT type, name, sql FROM sqlite_master WHERE tbl_name IN ({tables}) AND sql IS NOT NULL AND "
+        f"(type = 'index' OR (type = 'trigger' AND name = '{FTS}_insert')) ORDER BY type, name"
+    ).fetchall()
+    db.execute("BEGIN IMMEDIATE")
+    for kind, name, _ in dropped:
+        db.execute(f"DROP {kind.upper()} {name}")
+    db.execute("COMMIT")
+    try:
+        yield
+    finally:
+        db.execute("BEGIN IMMEDIATE")
+        for _, _, sql in dropped:
+            db.execute(sql)
+        if any(name == f"{FTS}_insert" for _, name, _ in dropped):
+            db.execute(f"INSERT INTO {FTS}({FTS}) VALUES ('rebuild')")
+        db.execute("COMMIT")
 
 
 def _last_seq_sqlite(db: sqlite3.Connection, tenant: str) -> int:
@@ -173,17 +209,11 @@ async def _load_postgres(
         seq = int(
             await conn.fetchval("SELECT last_seq FROM tenant_counters WHERE tenant_id = $1", tenant) or 0
         )
-        for rows in _batches(plans, steps, tenant, now, seq):
+        for rows in _batches(plans, steps, tenant, now, seq, lambda when: when):
             async with conn.transaction():
                 for table in TABLES:
-                    columns = COLUMNS[table]
-                    json_at = [i for i, c in enumerate(columns) if c in JSON_COLUMNS]
-                    records = [
-                        tuple(json.dumps(v) if i in json_at and v is not None else v for i, v in enumerate(r))
-                        for r in rows[table]
-                    ]
-                    await conn.copy_records_to_table(table, records=records, columns=columns)
-                    loaded.rows[table] += len(records)
+                    await conn.copy_records_to_table(table, records=rows[table], columns=COLUMNS[table])
+                    loaded.rows[table] += len(rows[table])
                 seq += len(rows["events"])
                 await conn.execute(
                     "INSERT INTO tenant_counters (tenant_id, last_seq) VALUES ($1, $2) "

@@ -53,10 +53,20 @@ class Connection(Generic[N]):
         cursor: Callable[[R], str],
         node: Callable[[R], N],
         total_count: int = 0,
+        *,
+        edge_cursors: bool = True,
     ) -> Connection[N]:
-        """Edges for ``rows`` (their cursors and nodes), and where the page ends."""
-        edges = [Edge(cursor=cursor(row), node=node(row)) for row in rows]
-        end = edges[-1].cursor if edges else None
+        """Edges for ``rows`` (their cursors and nodes), and where the page ends.
+
+        ``edge_cursors=False`` when the query does not select ``edges { cursor }``: only the page's end
+        cursor is made, and the edges' cursors (never sent) are empty.
+        """
+        if edge_cursors:
+            edges = [Edge(cursor=cursor(row), node=node(row)) for row in rows]
+            end = edges[-1].cursor if edges else None
+        else:
+            edges = [Edge(cursor="", node=node(row)) for row in rows]
+            end = cursor(rows[-1]) if rows else None
         return cls(
             edges=edges,
             page_info=PageInfo(has_next_page=has_next_page, end_cursor=end),
@@ -64,23 +74,24 @@ class Connection(Generic[N]):
         )
 
 
-def selects(info: Info[Context, Any], name: str) -> bool:
-    """Whether the query asked for ``name`` on this field's result (directly or in a fragment).
+def selects(info: Info[Context, Any], *path: str) -> bool:
+    """Whether the query asked for the field at ``path`` in this field's result (directly or in a
+    fragment): ``selects(info, "totalCount")``, ``selects(info, "edges", "cursor")``.
 
     Counting every row of a list costs as much as the list grows; ``totalCount`` is computed only when
     selected, and is 0 (never sent) otherwise.
     """
 
-    def found(selections: Sequence[Any]) -> bool:
+    def found(selections: Sequence[Any], path: tuple[str, ...]) -> bool:
         for selection in selections:
             if isinstance(selection, SelectedField):
-                if selection.name == name:
+                if selection.name == path[0] and (len(path) == 1 or found(selection.selections, path[1:])):
                     return True
-            elif found(selection.selections):  # a fragment spread or an inline fragment
+            elif found(selection.selections, path):  # a fragment spread or an inline fragment
                 return True
         return False
 
-    return any(found(field.selections) for field in info.selected_fields)
+    return any(found(field.selections, path) for field in info.selected_fields)
 
 
 def capped(info: Info[Context, Any], first: int) -> int:
@@ -98,15 +109,17 @@ async def list_connection(
 ) -> Connection[N]:
     """One page of a list read from the database, in one read transaction.
 
-    ``page`` reads ``first`` (capped) rows; ``count`` runs only when the query selects ``totalCount``.
+    ``page`` reads ``first`` (capped) rows; ``count`` runs only when the query selects ``totalCount``,
+    and each edge's cursor is made only when the query selects it (the end cursor always is).
     """
     size = capped(info, first)
     counted = selects(info, "totalCount")
+    edge_cursors = selects(info, "edges", "cursor")
 
     async def read(session: AsyncSession) -> Connection[N]:
         found = await page(session, size)
         total = await count(session) if counted else 0
-        return Connection.of(found.items, found.has_next_page, cursor, node, total)
+        return Connection.of(found.items, found.has_next_page, cursor, node, total, edge_cursors=edge_cursors)
 
     result = await run_query(info, read)
     assert result is not None

@@ -9,6 +9,7 @@ override. The field list of each type is worked out once.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import types
 import typing
 from collections.abc import Callable
@@ -22,20 +23,26 @@ T = TypeVar("T")
 def from_row(cls: type[T], row: object, /, **overrides: Any) -> T:
     """An instance of the Strawberry type ``cls`` from ``row``; ``overrides`` give the fields whose
     value is not the row's attribute of the same name."""
-    values: dict[str, Any] = {}
-    for name, convert in _columns(cast(type, cls)):
-        if name in overrides:
-            continue
-        value = getattr(row, name)
-        values[name] = convert(value) if convert is not None and value is not None else value
+    names, read, enums = _columns(cast(type, cls), frozenset(overrides))
+    values = dict(zip(names, read(row), strict=True))
+    for name, enum in enums:
+        if (value := values[name]) is not None:
+            values[name] = enum(value)
     values.update(overrides)
     return cls(**values)
 
 
 @cache
-def _columns(cls: type) -> tuple[tuple[str, Callable[[Any], Any] | None], ...]:
+def _columns(
+    cls: type, overridden: frozenset[str]
+) -> tuple[tuple[str, ...], Callable[[object], tuple[Any, ...]], tuple[tuple[str, type[Enum]], ...]]:
+    """The init fields read from the row, one getter reading them all, and those holding an enum."""
     hints = typing.get_type_hints(cls)
-    return tuple((field.name, _enum_of(hints[field.name])) for field in dataclasses.fields(cls) if field.init)
+    names = tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name not in overridden)
+    getter = operator.attrgetter(*names)
+    read = getter if len(names) > 1 else lambda row: (getter(row),)
+    enums = tuple((name, enum) for name in names if (enum := _enum_of(hints[name])) is not None)
+    return names, read, enums
 
 
 def _enum_of(annotation: Any) -> type[Enum] | None:

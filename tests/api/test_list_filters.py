@@ -171,3 +171,55 @@ async def test_workflow_gates_waiting_for_review_are_filtered_by_workflow_name_a
 
 def minutes_ago(live_server: LiveServer, minutes_ago: int) -> str:
     return (live_server.clock.now() - timedelta(minutes=minutes_ago)).isoformat()
+
+
+LEAN = """
+query Lean($first: Int!, $after: String, $status: [PlanStatus!], $orderBy: ListOrderBy) {
+  researchPlans(first: $first, after: $after, status: $status, orderBy: $orderBy) {
+    pageInfo { hasNextPage endCursor } edges { node { id } }
+  }
+}
+"""
+COUNTED = """
+query Counted($first: Int!, $after: String, $status: [PlanStatus!], $orderBy: ListOrderBy) {
+  researchPlans(first: $first, after: $after, status: $status, orderBy: $orderBy) {
+    totalCount pageInfo { hasNextPage endCursor } edges { cursor node { id } }
+  }
+}
+"""
+
+
+async def _walk(client: GraphQLClient, query: str, variables: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Every id of the list, two a page, and each page's end cursor."""
+    ids: list[str] = []
+    ends: list[str] = []
+    after = None
+    while True:
+        page = (await client.execute(query, {**variables, "first": 2, "after": after}))["researchPlans"]
+        ids += [e["node"]["id"] for e in page["edges"]]
+        ends.append(page["pageInfo"]["endCursor"])
+        if "cursor" in page["edges"][0]:
+            assert page["pageInfo"]["endCursor"] == page["edges"][-1]["cursor"]
+        if not page["pageInfo"]["hasNextPage"]:
+            return ids, ends
+        after = page["pageInfo"]["endCursor"]
+
+
+async def test_a_page_without_edge_cursors_pages_like_one_with_them(
+    client: GraphQLClient, live_server: LiveServer
+) -> None:
+    """Without ``edges { cursor }`` only the end cursor is made (issue 14, item 2, session 6); the pages
+    are the same, in every order and with one or several states."""
+    for n in range(5):
+        await _plan(client, f"plan {n}")
+        live_server.clock.advance(timedelta(seconds=1))
+    cases: list[dict[str, Any]] = [
+        {"orderBy": {"field": field, "direction": direction}}
+        for field in ("CREATED_AT", "UPDATED_AT", "STATUS", "DURATION")
+        for direction in ("ASC", "DESC")
+    ]
+    cases += [{"status": ["PLANNING"]}, {"status": ["PLANNING", "COMPLETED"], "orderBy": {"field": "STATUS"}}]
+    for variables in cases:
+        lean, counted = await _walk(client, LEAN, variables), await _walk(client, COUNTED, variables)
+        assert lean == counted, variables
+        assert len(lean[0]) == 5, variables

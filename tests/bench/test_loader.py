@@ -8,6 +8,9 @@ fails the plan): the loaded event counter must continue where the loaded events 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+
+from sqlalchemy.engine import make_url
 
 from bench import loader
 from tests.conftest import GraphQLClient
@@ -20,11 +23,24 @@ START = "mutation($p: ID!) { startNextStep(planId: $p) { step { id order } userE
 SUBMIT = """mutation($s: ID!) {
   submitStepResult(input: {stepId: $s, resultSummary: "weak", confidence: 0.05}) {
   step { status } plan { status failureReason } userErrors { code } } }"""
+FOUND = """query($q: String!, $order: ListOrderField!) {
+  researchPlans(first: 100, filter: {search: $q}, orderBy: {field: $order, direction: ASC}) {
+  totalCount edges { node { researchQuestion } } } }"""
 EVENTS = "query($after: Int!) { events(after: $after, first: 100) { edges { node { seq kind } } } }"
 
 
+def schema(url: str) -> list[tuple[str, str, str]]:
+    """The SQLite file's tables, indexes and triggers, as stored."""
+    with sqlite3.connect(str(make_url(url).database)) as db:
+        return db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+
+
 async def test_loaded_plans_read_and_move_like_the_servers_own(db_url: str, client: GraphQLClient) -> None:
+    sqlite = db_url.startswith("sqlite")
+    before = schema(db_url) if sqlite else []
     loaded = await asyncio.to_thread(loader.load, db_url, PLANS)
+    if sqlite:  # the loader drops the secondary indexes and the search trigger for the load only
+        assert schema(db_url) == before
     assert loaded.rows == {
         "research_plans": PLANS,
         "plan_steps": 3 * PLANS,
@@ -50,6 +66,19 @@ async def test_loaded_plans_read_and_move_like_the_servers_own(db_url: str, clie
             "value": 0.1,
             "action": "FAIL",
         }
+    # The search index and the duration order's generated column hold the loaded plans, as if the
+    # server had written them; the ascending order proves the indexes read them in order too.
+    for order in ("CREATED_AT", "DURATION"):
+        found = (await client.execute(FOUND, {"q": "question 1", "order": order}))["researchPlans"]
+        questions = [e["node"]["researchQuestion"] for e in found["edges"]]
+        wanted = [f"bench question {i}?" for i in range(PLANS) if "question 1" in f"bench question {i}?"]
+        if order == "DURATION":  # the finished ones, shortest first (all 0.5 s: by id), then the rest
+            assert sorted(questions) == sorted(wanted)
+            assert questions[-1] == "bench question 19?"  # planning: longer than any finished
+        else:
+            assert questions == wanted
+        assert found["totalCount"] == len(wanted)
+
     last_loaded = data["latestSeq"]
     assert last_loaded == loaded.rows["events"]
     seqs = [e["node"]["seq"] for e in (await client.execute(EVENTS, {"after": 0}))["events"]["edges"]]

@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import (
 )
 
 from .sqlite_inline import inline_creator, inline_url, reader_creator
+from .write_through import WriteSession
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
@@ -53,7 +54,9 @@ class Database:
             self.read_engine = self.write_engine
             self.capacity = {"writer": 2 * pool_size}
         self._writer_lock = asyncio.Lock() if self.is_sqlite else None
-        self._write_sessions = async_sessionmaker(self.write_engine, expire_on_commit=False)
+        self._write_sessions = async_sessionmaker(
+            self.write_engine, expire_on_commit=False, sync_session_class=WriteSession
+        )
         self._read_sessions = async_sessionmaker(self.read_engine, expire_on_commit=False)
 
     @property

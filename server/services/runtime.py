@@ -14,6 +14,7 @@ from ..auth import Principal
 from ..clock import Clock
 from ..config import Settings
 from ..db.engine import Database
+from ..db.write_through import write
 from ..events.log import EventBuffer, write_events
 from ..machines.decision import Terms
 from ..metrics import record_transitions
@@ -65,6 +66,11 @@ class Tx:
     # A request's own deadline, assignee and escalation, by the id of what it asks about (issue 17):
     # the decision opened when the transaction ends starts with them (services/decisions/book.py).
     decision_terms: dict[str, Terms] = field(default_factory=dict)
+
+    def write(self, row: object, **values: object) -> None:
+        """Set columns of a row: written with one Core ``UPDATE`` at the next flush, not by the ORM's
+        unit of work, when the row is persistent in this transaction's session (``db.write_through``)."""
+        write(self.session.sync_session, row, values)
 
     @property
     def tenant_id(self) -> str:

@@ -39,8 +39,7 @@ def change_state(
     """Move ``row`` to ``to_state`` if the table allows it (else ``InvalidTransition``) and log it."""
     from_state = type(to_state)(row.status)
     machine.check(from_state, to_state, entity_id=row.id)
-    row.status = to_state.value
-    row.updated_at = tx.now
+    tx.write(row, status=to_state.value, updated_at=tx.now)
     tx.events.record(
         f"{machine.entity}_transitioned",
         entity_type=machine.entity,
@@ -70,19 +69,22 @@ def enter(
     if reason is not None:
         data = {**(data or {}), "reason": reason}
     change_state(tx, machine, row, to_state, root_type=root_type, root_id=root_id, data=data or None)
+    stamped: dict[str, Any] = {}
     if machine.reason_column is not None:
         # The reason explains the state the row is in now: a rejection, cancellation or failure sets
         # it, any other move (a retry, the next proposal) clears it. The event log keeps every one.
-        setattr(row, machine.reason_column, reason)
+        stamped[machine.reason_column] = reason
     if machine.failure is not None:
         if to_state == machine.failure:
-            row.failed_from = from_state  # a retry returns there
+            stamped["failed_from"] = from_state  # a retry returns there
         elif from_state == machine.failure:
-            row.failed_from = None
+            stamped["failed_from"] = None
     for column in machine.clears.get(to_state, ()):
-        setattr(row, column, None)
+        stamped[column] = None
     for column in machine.stamps.get(to_state, ()):
-        setattr(row, column, tx.now)
+        stamped[column] = tx.now
+    if stamped:
+        tx.write(row, **stamped)
 
 
 def _facts(machine: Machine[S], row: Any, action: str) -> tuple[S, S | None, dict[str, Any]]:

@@ -68,8 +68,7 @@ def note_session(tx: Tx, plan: ResearchPlan, session_id: str | None) -> bool:
     if not session_id or session_id == plan.session_id or not allowed(PLAN_MACHINE, plan, "work"):
         return False
     previous = plan.session_id
-    plan.session_id = session_id
-    plan.updated_at = tx.now
+    tx.write(plan, session_id=session_id, updated_at=tx.now)
     if previous is not None:
         tx.events.record(
             AuditEvent.SESSION_RESUMED,
@@ -142,8 +141,7 @@ def _resume(tx: Tx, plan: ResearchPlan, steps: list[PlanStep]) -> None:
     for s in steps:
         if s.status == StepStatus.IN_PROGRESS:
             restarted[s.id] = s.started_at.isoformat() if s.started_at else None
-            s.started_at = tx.now
-            s.updated_at = tx.now
+            tx.write(s, started_at=tx.now, updated_at=tx.now)
     plan_act(tx, plan, "run", reason="resumed", restartedSteps=restarted)
 
 
@@ -195,14 +193,17 @@ async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
         # Seed 003's timing edge case: a pending step walks through in_progress, which says why.
         early = {"reason": "result submitted for a pending step"} if state is StepStatus.IN_PROGRESS else {}
         move_step(tx, plan, step, state, **early)
-    step.result_summary = result.result_summary
-    step.result_data = result.result_data
-    step.confidence = result.confidence
-    step.step_execution_report = result.step_execution_report
+    tx.write(
+        step,
+        result_summary=result.result_summary,
+        result_data=result.result_data,
+        confidence=result.confidence,
+        step_execution_report=result.step_execution_report,
+    )
     if result.output_formatting_notes is not None:
         # Notes given with the result replace the step's; without any, the step keeps those it was
         # created with (seed 003 hands them back at plan_complete).
-        step.output_formatting_notes = result.output_formatting_notes
+        tx.write(step, output_formatting_notes=result.output_formatting_notes)
     tx.events.record(
         AuditEvent.STEP_COMPLETED,
         entity_type="step",

@@ -99,7 +99,7 @@ def step_act(tx: Tx, plan: ResearchPlan, step: PlanStep, action: str, **data: ob
 
 def note_step_failed(tx: Tx, plan: ResearchPlan, step: PlanStep, reason: str, via: str) -> None:
     """Keep the reason on the step and write the seed's ``step_failed`` audit event."""
-    step.failure_reason = reason
+    tx.write(step, failure_reason=reason)
     tx.events.record(
         AuditEvent.STEP_FAILED,
         entity_type="step",
@@ -130,7 +130,7 @@ async def end_plan_failed(tx: Tx, plan: ResearchPlan, why: str, via: str, **data
     ``derive_plan_status``, progress and events agree. The steps close first (parents follow their
     children), then the plan, then ``plan_failed``.
     """
-    plan.failure_reason = why
+    tx.write(plan, failure_reason=why)
     open_steps = [s for s in await plan_steps(tx, plan.id) if allowed(STEP_MACHINE, s, "fail_with_plan")]
     for step in open_steps:
         fail_step(tx, plan, step, "fail_with_plan", f"the plan failed: {why}", via, reason="the plan failed")

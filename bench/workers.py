@@ -13,8 +13,7 @@ fresh database and server, in the same run (``BENCH_WORKER_STEPS`` changes the c
 - ``server_cpu_ms_per_step``: the server process's CPU (user + system) from just before the start to
   the end of the drain, per step.
 - ``requests_per_step``: the workers' queries and mutations (the server's operation counter, less the
-  bench's own), per step; ``deliveries``: subscription messages the server sent (its delivery-lag
-  histogram's count: the wake-ups, in this drain).
+  bench's own), per step.
 """
 
 from __future__ import annotations
@@ -58,18 +57,18 @@ def _stamp(value: str) -> float:
     return datetime.fromisoformat(value).timestamp()
 
 
-def _counts(url: str) -> dict[str, float]:
-    """The workers' operations (all but the bench's: create, start, status polls) and the messages sent
-    to subscribers so far, from the server's metrics."""
-    counts = {"requests": 0.0, "deliveries": 0.0}
-    for family in text_string_to_metric_families(httpx.get(f"{url}/metrics", timeout=10).text):
-        for sample in family.samples:
-            if sample.name == "flightdeck_graphql_operations_total":
-                if sample.labels["type"] != "subscription" and sample.labels["operation"] not in _BENCH:
-                    counts["requests"] += sample.value
-            elif sample.name == "flightdeck_delivery_lag_seconds_count":
-                counts["deliveries"] += sample.value
-    return counts
+def _requests(url: str) -> float:
+    """The workers' queries and mutations so far (all but the bench's own: create, start, status polls),
+    from the server's metrics."""
+    families = text_string_to_metric_families(httpx.get(f"{url}/metrics", timeout=10).text)
+    return sum(
+        sample.value
+        for family in families
+        for sample in family.samples
+        if sample.name == "flightdeck_graphql_operations_total"
+        and sample.labels["type"] != "subscription"
+        and sample.labels["operation"] not in _BENCH
+    )
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -109,7 +108,7 @@ def drain(database_url: str, mode: str, folder: Path) -> dict[str, float]:
             while (workflow := _gql(http, STATUS, {"id": workflow_id})["workflow"])["outcome"] is None:
                 time.sleep(0.5)
             cpu = server.cpu_seconds() - cpu
-            counts = _counts(server.url)
+            requests = _requests(server.url)
             started, finished = _stamp(workflow["startedAt"]), _stamp(workflow["completedAt"])
         finally:
             for proc in procs:
@@ -130,8 +129,7 @@ def drain(database_url: str, mode: str, folder: Path) -> dict[str, float]:
         f"workers_{mode}_claim_ms_p99": round(_percentile(claims, 0.99) * 1000, 1),
         f"workers_{mode}_first_start_ms": round((min(starts) - started) * 1000, 1),
         f"workers_{mode}_server_cpu_ms_per_step": round(cpu * 1000 / STEPS, 2),
-        f"workers_{mode}_requests_per_step": round(counts["requests"] / STEPS, 2),
-        f"workers_{mode}_deliveries": counts["deliveries"],
+        f"workers_{mode}_requests_per_step": round(requests / STEPS, 2),
     }
 
 

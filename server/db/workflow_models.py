@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import Boolean, Float, ForeignKey, Index, Integer, String, Text, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ..limits import SHORT_TEXT
@@ -73,6 +73,9 @@ class WorkflowStep(Base):
     on_failure: Mapped[str] = mapped_column(String(16))
     retry_policy: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
     approval: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Whether another step of the workflow depends on this one: only then may its completion or skip
+    # make work claimable (workAvailable, issue 13 item 7). Rows older than the column: true.
+    has_dependents: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     compensation_action: Mapped[str | None] = mapped_column(Text, nullable=True)
     compensation_agent: Mapped[str | None] = mapped_column(NAME, nullable=True)
     status: Mapped[str] = mapped_column(String(32))

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..config import Settings
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
-from ..limits import SHORT_TEXT
+from ..limits import MAX_BATCH_STEPS, SHORT_TEXT
 from ..machines.retry import ErrorCategory
 from ..machines.workflow import CompensationStatus, WorkflowOutcome, WorkflowStatus, WorkflowStepStatus
 from ..services.workflows import claims, compensation, create, reports
@@ -112,16 +112,20 @@ def _compensation_report(done: CompensationReport) -> Answer:
     )
 
 
-def _claimed(claim: Claim) -> Answer:
+def _claimed(batch: list[Claim]) -> Answer:
+    """One claim's answer (``claims.claim_many``'s list: steps, or one compensation, or one NONE)."""
+    claim = batch[0]
     data: dict[str, Any] = {
         "outcome": claim.outcome.value,
         "workflow": workflow_out(claim.workflow) if claim.workflow else None,
     }
     if claim.step is not None:
         data["step"] = step_out(claim.step)
+        data["steps"] = [step_out(c.step) for c in batch if c.step is not None]
+        named = ", ".join(f"{c.step.name} (attempt {c.step.attempt})" for c in batch if c.step is not None)
         summary = (
-            f"Claimed step {claim.step.name} (attempt {claim.step.attempt}). Do it, call "
-            "heartbeat_workflow_step while it takes long, then complete_workflow_step or fail_workflow_step."
+            f"Claimed step{'s' if len(batch) > 1 else ''} {named}. Do it, call heartbeat_workflow_step "
+            "while it takes long, then complete_workflow_step or fail_workflow_step."
         )
     elif claim.compensation is not None:
         data["compensation"] = compensation_out(claim.compensation)
@@ -247,12 +251,18 @@ def workflow_tools(settings: Settings) -> list[Tool]:
             "it, then complete_workflow_step or fail_workflow_step with its stepId and attempt); "
             "compensation (undo what `compensation.action` says, then complete_workflow_compensation or "
             "fail_workflow_compensation); none (nothing for you now: call again later). Steps naming "
-            "another agent are never handed to you. Concurrent claims never hand out the same work twice.",
+            "another agent are never handed to you. Concurrent claims never hand out the same work twice. "
+            f"With maxSteps (1 to {MAX_BATCH_STEPS}), up to that many steps at once, each claimed as one "
+            "claim would be (its own attempt), all in `steps` (the first also in `step`); a compensation "
+            "still comes alone.",
             obj(
                 {
                     "agent": agent,
                     "workflowId": nullable(
                         v.id_arg("workflow") | {"description": "Only from this workflow; omitted: from any."}
+                    ),
+                    "maxSteps": nullable(
+                        integer(f"The most steps to hand out, 1 to {MAX_BATCH_STEPS}; default 1.")
                     ),
                 },
                 ["agent"],
@@ -262,12 +272,18 @@ def workflow_tools(settings: Settings) -> list[Tool]:
                     "outcome": states(ClaimOutcome),
                     "workflow": or_null(WORKFLOW_OUT),
                     "step": STEP_OUT,
+                    "steps": items(STEP_OUT),
                     "compensation": COMPENSATION_OUT,
                 },
                 ["outcome"],
             ),
             Access.DRIVE,
-            writes(lambda tx, a: claims.claim_work(tx, a["agent"], a.get("workflowId")), _claimed),
+            writes(
+                lambda tx, a: claims.claim_many(
+                    tx, a["agent"], a.get("workflowId"), 1 if a.get("maxSteps") is None else a["maxSteps"]
+                ),
+                _claimed,
+            ),
         ),
         Tool(
             "heartbeat_workflow_step",

@@ -179,3 +179,24 @@ async def test_an_agent_runs_a_mission_through_mcp_while_a_person_approves_each_
         assert [h["status"] for h in shown["hops"]] == ["COMPLETED"]
         assert [s["result"] for s in shown["toolSteps"]] == [{"hits": 3}, None]
         assert [a["name"] for a in shown["assets"]] == ["report"]
+
+
+async def test_claim_workflow_step_hands_out_a_batch_with_max_steps(live_server: LiveServer) -> None:
+    independent = "".join(f"  - name: s{i}\n" for i in range(5))
+    yaml = "steps:\n" + independent + "  - name: last\n    dependsOn: [s0]\n"
+    async with mcp_client(live_server.url) as mcp:
+        workflow_id = (await ok(mcp, "create_workflow_from_yaml", {"yaml": yaml, "name": "batch"}))[
+            "workflow"
+        ]["workflowId"]
+        await ok(mcp, "start_workflow", {"workflowId": workflow_id})
+        batch = await ok(mcp, "claim_workflow_step", {"agent": "w", "workflowId": workflow_id, "maxSteps": 4})
+        assert batch["outcome"] == "step"
+        assert [s["name"] for s in batch["steps"]] == ["s0", "s1", "s2", "s3"]
+        assert batch["step"] == batch["steps"][0]
+        assert {(s["status"], s["attempt"], s["claimedBy"]) for s in batch["steps"]} == {("running", 1, "w")}
+        one = await ok(mcp, "claim_workflow_step", {"agent": "w", "workflowId": workflow_id})
+        assert [s["name"] for s in one["steps"]] == ["s4"]  # `last` waits for s0
+        error = await refused(mcp, "claim_workflow_step", {"agent": "w", "maxSteps": 101})
+        assert (error["code"], error["field"]) == ("VALIDATION_FAILED", ["maxSteps"])
+        error = await refused(mcp, "claim_workflow_step", {"agent": "w", "maxSteps": 0})
+        assert (error["code"], error["field"]) == ("VALIDATION_FAILED", ["maxSteps"])

@@ -32,8 +32,9 @@ def settings(db_url: str) -> Settings:
     return Settings(database_url=db_url, workflow_timer_interval_seconds=3600, auth_cache_seconds=0)
 
 
-async def started(client: GraphQLClient, *steps: dict[str, Any]) -> str:
-    created = await client.execute(ops.CREATE, {"input": {"name": "w", "steps": list(steps)}})
+async def started(client: GraphQLClient, *steps: dict[str, Any], **spec: Any) -> str:
+    created = await client.execute(ops.CREATE, {"input": {"name": "w", "steps": list(steps), **spec}})
+    assert created["createWorkflow"]["userErrors"] == [], created
     workflow_id: str = created["createWorkflow"]["workflow"]["id"]
     await client.execute(ops.START, {"id": workflow_id})
     return workflow_id
@@ -59,20 +60,22 @@ async def test_wake_ups_follow_the_log_resume_and_skip_other_agents_retries(
     live_server.call(run_workflow_timers(live_server.app.state.runtime))  # the back-off ends
     b = (await client.execute(ops.CLAIM, {"agent": "w"}))["claimWorkflowStep"]["step"]
     await client.execute(ops.COMPLETE, {"stepId": b["id"], "agent": "w"})  # the workflow completes
+    sentinel = await started(client, {"name": "later"})  # what comes after b's completion
     async with ws_session(live_server.ws_url) as ws:
         for_w = await collect(ws, WORK, {"agent": "w", "after": 0}, 4)
         for_x = await collect(ws, WORK, {"agent": "x", "after": 0}, 5)
         resumed = await collect(ws, WORK, {"agent": "w", "after": for_w[0]["workAvailable"]["seq"]}, 1)
-        only_first = await collect(ws, WORK, {"agent": "x", "workflowId": first, "after": 0}, 3)
+        only_first = await collect(ws, WORK, {"agent": "x", "workflowId": first, "after": 0}, 2)
     assert wakes(for_w) == [
         (first, "workflow_executing"),
-        (first, "step_completed"),
+        (first, "step_completed"),  # a: b depends on it (b's completion, the last, wakes nobody)
         (second, "workflow_executing"),
-        (first, "step_completed"),
+        (sentinel, "workflow_executing"),
     ]
-    assert wakes(for_x)[3] == (second, "retry_due")  # x's step: only x hears its back-off end
+    # x's step: only x hears its back-off end
+    assert wakes(for_x)[3:] == [(second, "retry_due"), (sentinel, "workflow_executing")]
     assert resumed == for_w[1:2]
-    assert {w for w, _ in wakes(only_first)} == {first}
+    assert wakes(only_first) == [(first, "workflow_executing"), (first, "step_completed")]
 
 
 async def test_a_queued_workflow_that_gets_a_slot_wakes_workers(
@@ -125,3 +128,63 @@ async def test_a_bound_key_hears_only_its_agent_and_its_tenant(
     finally:
         await alice.aclose()
         await other.aclose()
+
+
+async def claim_one(client: GraphQLClient, workflow_id: str) -> dict[str, Any]:
+    claimed: dict[str, Any] = (await client.execute(ops.CLAIM, {"agent": "w", "workflowId": workflow_id}))[
+        "claimWorkflowStep"
+    ]
+    return claimed
+
+
+async def test_only_finishing_a_step_that_others_depend_on_wakes_workers(
+    live_server: LiveServer, client: GraphQLClient
+) -> None:
+    """Completing or skipping a step wakes workers only when a step depends on it (issue 13 item 7,
+    session 6); compensation still wakes its agent when it is planned and after each one is undone."""
+    no_retry = {"maxRetries": 0, "backoff": "CONSTANT", "initialDelay": "1s"}
+    skip = {"onFailure": "SKIP", "retryPolicy": no_retry}
+    dag = await started(
+        client,
+        {"name": "lone"},
+        {"name": "a"},
+        {"name": "s", **skip},
+        {"name": "s2", **skip},
+        {"name": "b", "dependsOn": ["a"]},
+        {"name": "t", "dependsOn": ["s"]},
+    )
+    for expected in ["lone", "a", "s", "s2", "b", "t"]:
+        step = (await claim_one(client, dag))["step"]
+        assert step["name"] == expected
+        if expected.startswith("s"):
+            failed = {"stepId": step["id"], "agent": "w", "category": "TRANSIENT", "message": "no"}
+            assert (await client.execute(ops.FAIL, failed))["failWorkflowStep"]["userErrors"] == []
+        else:
+            await client.execute(ops.COMPLETE, {"stepId": step["id"], "agent": "w"})
+    undo = await started(
+        client,
+        {"name": "x"},
+        {"name": "y", "dependsOn": ["x"], "retryPolicy": no_retry},
+        compensation=[{"step": "x", "action": "undo x", "agent": "w"}],
+        failurePolicy="COMPENSATE",
+    )
+    x = (await claim_one(client, undo))["step"]
+    await client.execute(ops.COMPLETE, {"stepId": x["id"], "agent": "w"})
+    y = (await claim_one(client, undo))["step"]
+    failed = {"stepId": y["id"], "agent": "w", "category": "TRANSIENT", "message": "no"}
+    await client.execute(ops.FAIL, failed)  # the workflow compensates: x is undone
+    compensation = (await claim_one(client, undo))["compensation"]
+    await client.execute(ops.COMPLETE_COMPENSATION, {"id": compensation["id"], "agent": "w"})
+    sentinel = await started(client, {"name": "later"})
+    async with ws_session(live_server.ws_url) as ws:
+        results = await collect(ws, WORK, {"agent": "w", "after": 0}, 8)
+    assert wakes(results) == [
+        (dag, "workflow_executing"),
+        (dag, "step_completed"),  # a (b depends on it); lone, b and t wake nobody
+        (dag, "step_skipped"),  # s (t depends on it); s2 wakes nobody
+        (undo, "workflow_executing"),
+        (undo, "step_completed"),  # x
+        (undo, "compensation_planned"),
+        (undo, "compensation_completed"),
+        (sentinel, "workflow_executing"),
+    ]

@@ -11,10 +11,13 @@
 It claims while it has free slots (``concurrency``), all the free slots in one call
 (``claimWorkflowSteps``), runs each claimed step's handler with a heartbeat in
 the background, and reports the result with the attempt it claimed, so a report for a step it lost
-(its heartbeat timed out, another worker took the retry) is refused instead of overwriting. When nothing
-is claimable it sleeps until ``workAvailable`` wakes it, or until the claim's ``retryAt``, or at most
-``idle_poll`` seconds. SIGTERM stops claiming, lets running handlers finish for ``grace`` seconds, then
-cancels them and reports them failed as ``TRANSIENT`` so that the server retries them elsewhere.
+(its heartbeat timed out, another worker took the retry) is refused instead of overwriting. A finished
+handler frees its slot at once; its completion goes in the same request as the claim that refills the
+slot (``completeWorkflowSteps`` then ``claimWorkflowSteps`` in one mutation document, in that order).
+When nothing is claimable it sleeps until ``workAvailable`` wakes it, or until the claim's ``retryAt``,
+or at most ``idle_poll`` seconds. SIGTERM stops claiming, lets running handlers finish for ``grace``
+seconds, then cancels them and reports them failed as ``TRANSIENT`` so that the server retries them
+elsewhere.
 """
 
 from __future__ import annotations
@@ -27,13 +30,17 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
+
+import httpx
 
 from .connection import connect, raise_for
 from .errors import ClientError, category_of
 from .generated.client import FlightdeckGraphQL
 from .generated.enums import ClaimOutcome, WorkflowErrorCategory
-from .generated.fragments import CompensationFields, StepFields
+from .generated.exceptions import GraphQLClientError
+from .generated.fragments import ClaimedWork, CompensationFields, CompletionResults, StepFields
 from .generated.input_types import StepCompletionInput
 
 logger = logging.getLogger("flightdeck_client.worker")
@@ -69,6 +76,9 @@ class StepRun:
 
 StepHandler = Callable[[StepRun], Coroutine[Any, Any, Any]]
 UndoHandler = Callable[[CompensationFields], Awaitable[None]]
+Pending = tuple[StepCompletionInput, "asyncio.Future[list[Any]]"]  # a completion and who awaits its answer
+# What a claim that could not reach the server, or was refused as a whole, raises: try again later.
+_AWAY = (ClientError, GraphQLClientError, httpx.HTTPError, OSError, ValueError)
 
 
 class Worker:
@@ -102,7 +112,8 @@ class Worker:
         self._stopping = asyncio.Event()
         self._wake = asyncio.Event()
         self._running: set[asyncio.Task[None]] = set()
-        self._completions: list[tuple[StepCompletionInput, asyncio.Future[list[Any]]]] = []
+        self._completions: list[Pending] = []  # finished steps whose completion is not sent yet
+        self._claiming = False  # while True, the claim loop sends the completions with its claims
         self._reporter: asyncio.Task[None] | None = None
 
     # -- registration --
@@ -142,6 +153,7 @@ class Worker:
                 loop.add_signal_handler(sig, self.stop)
         listener = asyncio.create_task(self._listen()) if self.wake_ups else None
         slots = asyncio.Semaphore(self.concurrency)
+        self._claiming = True
         try:
             while not self._stopping.is_set():
                 await slots.acquire()
@@ -155,7 +167,7 @@ class Worker:
                 self._wake.clear()  # before the claim: a wake-up during it is not lost
                 try:
                     filled, retry_at = await self._claim(slots, wanted)
-                except (ClientError, OSError, ValueError) as exc:  # the server is away: try again later
+                except _AWAY as exc:  # the server is away: try again later
                     logger.warning("claim failed: %s", exc)
                     for _ in range(wanted):
                         slots.release()
@@ -163,6 +175,8 @@ class Worker:
                 if not filled:  # nothing more to claim now: wait for a wake-up, a free slot or retryAt
                     await self._idle(retry_at)
         finally:
+            self._claiming = False
+            self._report_alone()  # no more claims to carry them
             await self._drain()
             if listener is not None:
                 listener.cancel()
@@ -173,32 +187,59 @@ class Worker:
 
     async def _claim(self, slots: asyncio.Semaphore, wanted: int) -> tuple[bool, datetime | None]:
         """Claim up to ``wanted`` pieces of work (one slot held for each) and start them; whether all
-        ``wanted`` were handed out, and, when none was, when to come back (retryAt, or None)."""
+        ``wanted`` were handed out, and, when none was, when to come back (retryAt, or None). The
+        completions waiting to be sent go first in the same request."""
+        batch, self._completions = self._completions[:_BATCH], self._completions[_BATCH:]
+        self._report_alone()  # more than one request holds (a worker with over 100 slots)
         sent = time.perf_counter()
-        payload = (
-            await self.client.claim_workflow_steps(self.agent, wanted, workflow_id=self.workflow_id)
-        ).claim_workflow_steps
+        try:
+            payload = await self._send_claim(batch, wanted)
+        except BaseException as exc:
+            # The whole request failed: with the completions' field (the claim never ran: a mutation's
+            # root fields run in order and a failed one stops the rest), with the claim's (the
+            # completions ran but the response holds no data), or on the way (either may have run).
+            # The completions are reported failed, as a failed completeWorkflowSteps would be.
+            _settle(batch, exc)
+            raise
         raise_for(payload.user_errors)
         started = 0
         for step in payload.steps:
             if self.on_claimed is not None:
                 self.on_claimed(time.perf_counter() - sent)
-            self._spawn(self._run_step(StepRun(step, self.agent)), slots)
+            self._spawn(partial(self._run_step, StepRun(step, self.agent)), slots)
             started += 1
         if payload.outcome is ClaimOutcome.COMPENSATION and payload.compensation is not None:
-            self._spawn(self._run_undo(payload.compensation), slots)
+            self._spawn(partial(self._run_undo, payload.compensation), slots)
             started += 1
         for _ in range(wanted - started):
             slots.release()
         return started == wanted, payload.retry_at if started == 0 else None
 
-    def _spawn(self, work: Awaitable[None], slots: asyncio.Semaphore) -> None:
-        async def run() -> None:
-            try:
-                await work
-            finally:
+    async def _send_claim(self, batch: list[Pending], wanted: int) -> ClaimedWork:
+        if not batch:
+            claimed = await self.client.claim_workflow_steps(self.agent, wanted, workflow_id=self.workflow_id)
+            return claimed.claim_workflow_steps
+        both = await self.client.complete_then_claim_workflow_steps(
+            self.agent, [c for c, _ in batch], wanted, workflow_id=self.workflow_id
+        )
+        _answer(batch, both.complete_workflow_steps)
+        return both.claim_workflow_steps
+
+    def _spawn(self, work: Callable[[Callable[[], None]], Awaitable[None]], slots: asyncio.Semaphore) -> None:
+        freed = False
+
+        def free() -> None:  # once: when the work is done, or earlier when only its report is left
+            nonlocal freed
+            if not freed:
+                freed = True
                 slots.release()
                 self._wake.set()  # a free slot: look for more work
+
+        async def run() -> None:
+            try:
+                await work(free)
+            finally:
+                free()
 
         task = asyncio.create_task(run())
         self._running.add(task)
@@ -241,7 +282,7 @@ class Worker:
 
     # -- one step, one compensation --
 
-    async def _run_step(self, run: StepRun) -> None:
+    async def _run_step(self, run: StepRun, free: Callable[[], None]) -> None:
         handler = self.handlers.get(run.name, self.default_handler)
         beats = asyncio.create_task(self._heartbeat(run))
         work: asyncio.Task[Any] | None = None
@@ -267,35 +308,38 @@ class Worker:
             return
         finally:
             beats.cancel()
+        free()  # the handler is done: its slot goes to the next claim, which carries this completion
         self._note(await self._complete(run, output), run)
 
     async def _complete(self, run: StepRun, output: Any) -> list[Any]:
-        """Report the step completed; its userErrors. Completions that finish while another report is
-        on its way go together in the next request (``completeWorkflowSteps``: each still checked and
-        answered on its own; one workflow's run of them is one transaction on the server): no waiting
-        when the worker is quiet, fewer requests when busy."""
+        """Report the step completed; its userErrors. While the worker claims, the completion goes with
+        its next claim (the step's freed slot wakes the claim loop); once it stops claiming, completions
+        that finish while another report is on its way go together in the next request. Either way
+        ``completeWorkflowSteps``: each still checked and answered on its own; one workflow's run of
+        them is one transaction on the server."""
         done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         done.add_done_callback(lambda f: f.cancelled() or f.exception())  # seen, even if we are cancelled
         self._completions.append(
             (StepCompletionInput(stepId=run.id, attempt=run.attempt, output=output), done)
         )
-        if self._reporter is None or self._reporter.done():
-            self._reporter = asyncio.create_task(self._report_completions())
+        if not self._claiming:
+            self._report_alone()
         return await asyncio.shield(done)  # a cancelled handler does not take the others' report with it
+
+    def _report_alone(self) -> None:
+        """Send the waiting completions without a claim (the worker is stopping), unless already on it."""
+        if self._completions and (self._reporter is None or self._reporter.done()):
+            self._reporter = asyncio.create_task(self._report_completions())
 
     async def _report_completions(self) -> None:
         while self._completions:
             batch, self._completions = self._completions[:_BATCH], self._completions[_BATCH:]
             try:
                 sent = await self.client.complete_workflow_steps(self.agent, [c for c, _ in batch])
-                raise_for(sent.complete_workflow_steps.user_errors)
-                results = sent.complete_workflow_steps.results
-                for (_, done), result in zip(batch, results, strict=True):
-                    done.set_result(result.user_errors)
             except Exception as exc:  # every completion of the batch sees the failure
-                for _, done in batch:
-                    if not done.done():
-                        done.set_exception(exc)
+                _settle(batch, exc)
+                continue
+            _answer(batch, sent.complete_workflow_steps)
 
     async def _fail(self, run: StepRun, category: WorkflowErrorCategory, message: str) -> None:
         payload = await self.client.fail_workflow_step(
@@ -324,7 +368,7 @@ class Worker:
                 run.lost.set()
                 return
 
-    async def _run_undo(self, compensation: CompensationFields) -> None:
+    async def _run_undo(self, compensation: CompensationFields, free: Callable[[], None]) -> None:
         handler = self.undo_handlers.get(compensation.step_name)
         try:
             if handler is None:
@@ -345,3 +389,21 @@ class Worker:
     async def _fail_undo(self, compensation: CompensationFields, message: str) -> None:
         failed = await self.client.fail_workflow_compensation(compensation.id, self.agent, message[:4000])
         raise_for(failed.fail_workflow_compensation.user_errors)
+
+
+def _answer(batch: list[Pending], payload: CompletionResults) -> None:
+    """Hand each completion its own userErrors (or the whole request's refusal)."""
+    try:
+        raise_for(payload.user_errors)
+    except ClientError as exc:
+        _settle(batch, exc)
+        return
+    for (_, done), result in zip(batch, payload.results, strict=True):
+        if not done.done():
+            done.set_result(result.user_errors)
+
+
+def _settle(batch: list[Pending], exc: BaseException) -> None:
+    for _, done in batch:
+        if not done.done():
+            done.set_exception(exc if isinstance(exc, Exception) else ClientError("CANCELLED", str(exc)))

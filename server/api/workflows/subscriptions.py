@@ -51,11 +51,11 @@ class WorkAvailable:
 class WorkSubscriptions:
     @strawberry.subscription(
         description="A wake-up whenever a step or compensation may have become claimable for `agent`: a "
-        "workflow starts executing (a slot freed, a reviewer answered), a step completes or is skipped, a "
-        "retry's back-off ends, a compensation's turn comes. A hint: the claim decides. Subscribe, then "
-        "claim until NONE, then wait for the next wake-up; nothing between is missed. Live wake-ups "
-        "that happen together come as one, the latest (a replay comes whole). Resume with `after` like "
-        "`events`. Your tenant only."
+        "workflow starts executing (a slot freed, a reviewer answered), a step that another step depends "
+        "on completes or is skipped, a retry's back-off ends, a compensation's turn comes. A hint: the "
+        "claim decides. Subscribe, then claim until NONE, then wait for the next wake-up; nothing between "
+        "is missed. Live wake-ups that happen together come as one, the latest (a replay comes whole). "
+        "Resume with `after` like `events`. Your tenant only."
     )
     async def work_available(
         self,

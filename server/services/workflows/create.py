@@ -51,6 +51,7 @@ async def _insert(
     )
     tx.session.add(workflow)
     await tx.session.flush()  # no ORM relationships: the workflow row must exist before its steps
+    depended_on = {d for s in definition.steps for d in s.depends_on}
     steps = [
         WorkflowStep(
             id=str(uuid.uuid4()),
@@ -65,6 +66,7 @@ async def _insert(
             on_failure=s.on_failure.value,
             retry_policy=retry_policy_document(s.retry_policy) if s.retry_policy else None,
             approval=s.approval,
+            has_dependents=s.name in depended_on,
             compensation_action=s.compensation.action if s.compensation else None,
             compensation_agent=s.compensation.agent if s.compensation else None,
             status=WorkflowStepStatus.PENDING.value,

@@ -11,6 +11,7 @@ from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ...events.workflow_kinds import ROOT
 from ...machines.workflow import (
     COMPENSATION_MACHINE,
+    SATISFIED,
     WORKFLOW_MACHINE,
     WORKFLOW_STEP_MACHINE,
     WorkflowOutcome,
@@ -102,8 +103,13 @@ def finish_workflow(
 
 
 def step_act(tx: Tx, workflow: Workflow, step: WorkflowStep, action: str, **data: object) -> None:
-    """WORKFLOW_STEP_MACHINE's action ``action`` on the step: checked, walked, stamped and recorded."""
+    """WORKFLOW_STEP_MACHINE's action ``action`` on the step: checked, walked, stamped and recorded.
+
+    Entering COMPLETED or SKIPPED records ``dependents`` (whether any step depends on this one): a step
+    without dependents makes nothing claimable by finishing, so ``workAvailable`` need not wake anyone
+    (``wakeups.wake_reason``; issue 13 item 7, session 6)."""
     for state in require(WORKFLOW_STEP_MACHINE, step, action, "stepId"):
+        noted = {**data, "dependents": step.has_dependents is not False} if state in SATISFIED else data
         enter(
             tx,
             WORKFLOW_STEP_MACHINE,
@@ -111,7 +117,7 @@ def step_act(tx: Tx, workflow: Workflow, step: WorkflowStep, action: str, **data
             state,
             root_type=ROOT,
             root_id=workflow.id,
-            data=dict(data) or None,
+            data=dict(noted) or None,
         )
         if state is S.RUNNING:  # stamped started_at: the step's own timeout and its heartbeat's count from it
             step.timeout_at = step_deadline(step, tx.now)

@@ -6,8 +6,9 @@ hint, never a promise: the claim that follows decides (another worker may take t
 must never miss a moment work becomes claimable, so it errs on the side of waking:
 
 - a workflow enters ``executing`` (started with a free slot, promoted from the queue, unblocked);
-- a step completes or is skipped (its dependents may be ready), or goes back to ``pending`` other than
-  to wait out a back-off (a reviewer approved an escalated step);
+- a step that another step depends on completes or is skipped (its dependents may be ready; the event
+  says ``dependents: false`` when none does, and an event without it wakes), or a step goes back to
+  ``pending`` other than to wait out a back-off (a reviewer approved an escalated step);
 - a retry's back-off is over (``workflow_step_retry_due``, from the timer);
 - compensation is planned, or a compensation completes (the next one's turn).
 
@@ -34,7 +35,8 @@ def wake_reason(event: LoggedEvent) -> str | None:
         return "workflow_executing"
     if kind == "workflow_step_transitioned":
         if to in _STEP_DONE:
-            return f"step_{to}"
+            # Finishing the last step frees a slot, but a queued workflow's promotion wakes on its own.
+            return f"step_{to}" if (event.data or {}).get("dependents") is not False else None
         if to == S.PENDING.value and (event.data or {}).get("reason") != _RETRY:
             return "step_pending"
         return None

@@ -11,11 +11,13 @@ from .claim_workflow_step import (
 from .claim_workflow_steps import (
     ClaimWorkflowSteps,
     ClaimWorkflowStepsClaimWorkflowSteps,
-    ClaimWorkflowStepsClaimWorkflowStepsCompensation,
-    ClaimWorkflowStepsClaimWorkflowStepsSteps,
-    ClaimWorkflowStepsClaimWorkflowStepsUserErrors,
 )
 from .client import FlightdeckGraphQL
+from .complete_then_claim_workflow_steps import (
+    CompleteThenClaimWorkflowSteps,
+    CompleteThenClaimWorkflowStepsClaimWorkflowSteps,
+    CompleteThenClaimWorkflowStepsCompleteWorkflowSteps,
+)
 from .complete_workflow_compensation import (
     CompleteWorkflowCompensation,
     CompleteWorkflowCompensationCompleteWorkflowCompensation,
@@ -31,10 +33,6 @@ from .complete_workflow_step import (
 from .complete_workflow_steps import (
     CompleteWorkflowSteps,
     CompleteWorkflowStepsCompleteWorkflowSteps,
-    CompleteWorkflowStepsCompleteWorkflowStepsResults,
-    CompleteWorkflowStepsCompleteWorkflowStepsResultsStep,
-    CompleteWorkflowStepsCompleteWorkflowStepsResultsUserErrors,
-    CompleteWorkflowStepsCompleteWorkflowStepsUserErrors,
 )
 from .create_research_plan import (
     CreateResearchPlan,
@@ -104,7 +102,21 @@ from .fail_workflow_step import (
     FailWorkflowStepFailWorkflowStepStep,
     FailWorkflowStepFailWorkflowStepUserErrors,
 )
-from .fragments import CompensationFields, PlanStepFields, Problems, StepFields
+from .fragments import (
+    ClaimedWork,
+    ClaimedWorkCompensation,
+    ClaimedWorkSteps,
+    ClaimedWorkUserErrors,
+    CompensationFields,
+    CompletionResults,
+    CompletionResultsResults,
+    CompletionResultsResultsStep,
+    CompletionResultsResultsUserErrors,
+    CompletionResultsUserErrors,
+    PlanStepFields,
+    Problems,
+    StepFields,
+)
 from .heartbeat_workflow_step import (
     HeartbeatWorkflowStep,
     HeartbeatWorkflowStepHeartbeatWorkflowStep,
@@ -194,11 +206,15 @@ __all__ = [
     "ClaimWorkflowStepClaimWorkflowStepWorkflow",
     "ClaimWorkflowSteps",
     "ClaimWorkflowStepsClaimWorkflowSteps",
-    "ClaimWorkflowStepsClaimWorkflowStepsCompensation",
-    "ClaimWorkflowStepsClaimWorkflowStepsSteps",
-    "ClaimWorkflowStepsClaimWorkflowStepsUserErrors",
+    "ClaimedWork",
+    "ClaimedWorkCompensation",
+    "ClaimedWorkSteps",
+    "ClaimedWorkUserErrors",
     "CompensationFields",
     "CompensationInput",
+    "CompleteThenClaimWorkflowSteps",
+    "CompleteThenClaimWorkflowStepsClaimWorkflowSteps",
+    "CompleteThenClaimWorkflowStepsCompleteWorkflowSteps",
     "CompleteWorkflowCompensation",
     "CompleteWorkflowCompensationCompleteWorkflowCompensation",
     "CompleteWorkflowCompensationCompleteWorkflowCompensationCompensation",
@@ -209,10 +225,11 @@ __all__ = [
     "CompleteWorkflowStepCompleteWorkflowStepUserErrors",
     "CompleteWorkflowSteps",
     "CompleteWorkflowStepsCompleteWorkflowSteps",
-    "CompleteWorkflowStepsCompleteWorkflowStepsResults",
-    "CompleteWorkflowStepsCompleteWorkflowStepsResultsStep",
-    "CompleteWorkflowStepsCompleteWorkflowStepsResultsUserErrors",
-    "CompleteWorkflowStepsCompleteWorkflowStepsUserErrors",
+    "CompletionResults",
+    "CompletionResultsResults",
+    "CompletionResultsResultsStep",
+    "CompletionResultsResultsUserErrors",
+    "CompletionResultsUserErrors",
     "CreateResearchPlan",
     "CreateResearchPlanCreateResearchPlan",
     "CreateResearchPlanCreateResearchPlanPlan",

@@ -1,11 +1,7 @@
-from datetime import datetime
-from typing import Optional
-
 from pydantic import Field
 
 from .base_model import BaseModel
-from .enums import ClaimOutcome, ClaimWaitReason
-from .fragments import CompensationFields, Problems, StepFields
+from .fragments import ClaimedWork
 
 
 class ClaimWorkflowSteps(BaseModel):
@@ -14,19 +10,5 @@ class ClaimWorkflowSteps(BaseModel):
     )
 
 
-class ClaimWorkflowStepsClaimWorkflowSteps(BaseModel):
-    outcome: Optional[ClaimOutcome]
-    reason: Optional[ClaimWaitReason]
-    retry_at: Optional[datetime] = Field(alias="retryAt")
-    steps: list["ClaimWorkflowStepsClaimWorkflowStepsSteps"]
-    compensation: Optional["ClaimWorkflowStepsClaimWorkflowStepsCompensation"]
-    user_errors: list["ClaimWorkflowStepsClaimWorkflowStepsUserErrors"] = Field(
-        alias="userErrors"
-    )
-
-
-ClaimWorkflowStepsClaimWorkflowStepsSteps = StepFields
-ClaimWorkflowStepsClaimWorkflowStepsCompensation = CompensationFields
-ClaimWorkflowStepsClaimWorkflowStepsUserErrors = Problems
+ClaimWorkflowStepsClaimWorkflowSteps = ClaimedWork
 ClaimWorkflowSteps.model_rebuild()
-ClaimWorkflowStepsClaimWorkflowSteps.model_rebuild()

@@ -5,6 +5,8 @@ from pydantic import Field
 
 from .base_model import BaseModel
 from .enums import (
+    ClaimOutcome,
+    ClaimWaitReason,
     StepStatus,
     StepType,
     UserErrorCode,
@@ -22,18 +24,6 @@ class CompensationFields(BaseModel):
     action: str
     agent: str
     status: WorkflowCompensationStatus
-
-
-class PlanStepFields(BaseModel):
-    id: str
-    plan_id: str = Field(alias="planId")
-    order: int
-    step_type: StepType = Field(alias="stepType")
-    title: str
-    instructions: str
-    status: StepStatus
-    result_summary: Optional[str] = Field(alias="resultSummary")
-    result_data: Optional[Any] = Field(alias="resultData")
 
 
 class Problems(BaseModel):
@@ -61,7 +51,65 @@ class StepFields(BaseModel):
     )
 
 
+class ClaimedWork(BaseModel):
+    outcome: Optional[ClaimOutcome]
+    reason: Optional[ClaimWaitReason]
+    retry_at: Optional[datetime] = Field(alias="retryAt")
+    steps: list["ClaimedWorkSteps"]
+    compensation: Optional["ClaimedWorkCompensation"]
+    user_errors: list["ClaimedWorkUserErrors"] = Field(alias="userErrors")
+
+
+class ClaimedWorkSteps(StepFields):
+    pass
+
+
+class ClaimedWorkCompensation(CompensationFields):
+    pass
+
+
+class ClaimedWorkUserErrors(Problems):
+    pass
+
+
+class CompletionResults(BaseModel):
+    results: list["CompletionResultsResults"]
+    user_errors: list["CompletionResultsUserErrors"] = Field(alias="userErrors")
+
+
+class CompletionResultsResults(BaseModel):
+    step: Optional["CompletionResultsResultsStep"]
+    user_errors: list["CompletionResultsResultsUserErrors"] = Field(alias="userErrors")
+
+
+class CompletionResultsResultsStep(BaseModel):
+    id: str
+    status: WorkflowStepStatus
+
+
+class CompletionResultsResultsUserErrors(Problems):
+    pass
+
+
+class CompletionResultsUserErrors(Problems):
+    pass
+
+
+class PlanStepFields(BaseModel):
+    id: str
+    plan_id: str = Field(alias="planId")
+    order: int
+    step_type: StepType = Field(alias="stepType")
+    title: str
+    instructions: str
+    status: StepStatus
+    result_summary: Optional[str] = Field(alias="resultSummary")
+    result_data: Optional[Any] = Field(alias="resultData")
+
+
 CompensationFields.model_rebuild()
-PlanStepFields.model_rebuild()
 Problems.model_rebuild()
 StepFields.model_rebuild()
+ClaimedWork.model_rebuild()
+CompletionResults.model_rebuild()
+PlanStepFields.model_rebuild()

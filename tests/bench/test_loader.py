@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from contextlib import closing
 
 from sqlalchemy.engine import make_url
 
@@ -31,7 +32,7 @@ EVENTS = "query($after: Int!) { events(after: $after, first: 100) { edges { node
 
 def schema(url: str) -> list[tuple[str, str, str]]:
     """The SQLite file's tables, indexes and triggers, as stored."""
-    with sqlite3.connect(str(make_url(url).database)) as db:
+    with closing(sqlite3.connect(str(make_url(url).database))) as db:  # `with` alone does not close it
         return db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").fetchall()
 
 

@@ -69,6 +69,14 @@ def short_text_problem(value: str) -> str | None:
     return None
 
 
+def text_problem_for(value: str, limit: int, short: bool | None = None) -> str | None:
+    """``short_text_problem`` for a short text (by default, one allowed at most ``SHORT_TEXT`` bytes),
+    ``text_problem`` for long free text: the rule every text check of the services applies."""
+    if short is None:
+        short = limit <= SHORT_TEXT
+    return (short_text_problem if short else text_problem)(value)
+
+
 def json_problem(value: Any) -> str | None:
     """Why this JSON value cannot be stored and read back as JSON alike on both databases, or None.
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..echo import shown
 from ..errors import ErrorCode, Problem, ServiceError, invalid
-from ..limits import SHORT_TEXT, short_text_problem, text_problem
+from ..limits import text_problem_for
 
 
 def parse_id(value: str, field: str) -> str:
@@ -30,9 +30,7 @@ def check_text(
         if required:
             raise invalid(f"{'.'.join(field)} must not be empty", field)
         return
-    if short is None:
-        short = limit <= SHORT_TEXT
-    if why := (short_text_problem if short else text_problem)(value):
+    if why := text_problem_for(value, limit, short):
         raise invalid(f"{'.'.join(field)} {why}", field)
     size = len(value.encode())
     if size > limit:

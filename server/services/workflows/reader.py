@@ -18,7 +18,7 @@ import yaml
 from ...config import Settings
 from ...echo import shown
 from ...errors import invalid
-from ...limits import SHORT_TEXT, short_text_problem, text_problem
+from ...limits import SHORT_TEXT, text_problem_for
 from ...machines.dag import DagNode, DagProblemKind, validate_dag
 from ...machines.durations import BadDuration, parse_duration
 from ...machines.retry import CONFIGURABLE, DEFAULT_RETRY_POLICY, Backoff, ErrorCategory, RetryPolicy
@@ -107,7 +107,7 @@ class _Reader:
         if not isinstance(value, str):
             self.bad(f"{label} must be a string", *path)
             return None
-        if why := (short_text_problem if limit <= SHORT_TEXT else text_problem)(value):
+        if why := text_problem_for(value, limit):
             self.bad(f"{label} {why}", *path)
             return None
         if len(value.encode()) > limit:

@@ -211,8 +211,9 @@ async def _claim_in(tx: Tx, workflow: Workflow, agent: str, limit: int) -> list[
         # Only the chosen steps are loaded whole, in one read: reading every step's row per claim cost
         # O(steps). The workflow is locked: its steps cannot go away.
         for step in await _load_steps(tx, await claimable_steps(tx, workflow.id, agent, limit)):
-            step.attempt += 1
-            step.claimed_by = agent
+            # Written through (Tx.write), as step_act writes the state: the unit of work's flush of
+            # a changed step cost more than the UPDATE itself (issue 13 item 7, session 7).
+            tx.write(step, attempt=step.attempt + 1, claimed_by=agent)
             step_act(tx, workflow, step, "claim", agent=agent, attempt=step.attempt)
             record_step_event(
                 tx,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import bindparam, select
+
 from ...db.workflow_models import Workflow, WorkflowStep
 from ...errors import ErrorCode, ServiceError, fail, not_found
 from ...limits import PROGRESS_BYTES
@@ -80,14 +82,16 @@ async def complete_workflow_steps(
     results: list[StepReport | ServiceError] = []
     workflow: Workflow | None = None
     last: int | None = None  # the completion number given last in this transaction
-    for item in completions:
+    ahead: dict[str, WorkflowStep] = {}  # the batch's other steps in the locked workflow, read at once
+    for index, item in enumerate(completions):
         try:
             check_json_size(item.output, ["output"], tx.settings.max_result_bytes)
             check_acting_agent(tx.principal, agent)
             if workflow is None:  # the first lock; a refused item keeps it (one workflow per transaction)
                 workflow, step = await lock_workflow_of(tx, WorkflowStep, item.step_id, "stepId")
+                ahead = await _read_ahead(tx, workflow, completions[index + 1 :])
             else:
-                same = await _step_under(tx, workflow, item.step_id)
+                same = ahead.get(item.step_id) or await _step_under(tx, workflow, item.step_id)
                 if same is None:
                     break  # another workflow's step: the caller's next transaction takes it
                 step = same
@@ -96,11 +100,39 @@ async def complete_workflow_steps(
             results.append(refusal)
             continue
         last = await complete_step(tx, workflow, step, "complete", last, agent=agent, attempt=step.attempt)
-        step.output = item.output  # after complete_step's read: one UPDATE of the step, not two
+        tx.write(step, output=item.output)  # with complete_step's columns: one UPDATE of the step
         results.append(StepReport(workflow, step))
     if workflow is not None:
         await settle_workflow(tx, workflow)
     return results
+
+
+_STEPS_UNDER = (
+    select(WorkflowStep)
+    .where(
+        WorkflowStep.id.in_(bindparam("ids", expanding=True)), WorkflowStep.workflow_id == bindparam("wid")
+    )
+    .execution_options(populate_existing=True)
+)
+
+
+async def _read_ahead(tx: Tx, workflow: Workflow, rest: list[Completion]) -> dict[str, WorkflowStep]:
+    """The rest of the batch's steps that are in ``workflow`` (locked), by the id as given, in one read
+    instead of one each (issue 13 item 7, session 7). Ids that are not ids, and steps of another
+    workflow, are left to ``_step_under``, which refuses the first and stops at the second."""
+    ids = {item.step_id: i for item in rest if (i := _id_or_none(item.step_id)) is not None}
+    if not ids:
+        return {}
+    rows = await tx.session.scalars(_STEPS_UNDER, {"ids": sorted(set(ids.values())), "wid": workflow.id})
+    by_id = {row.id: row for row in rows.all()}
+    return {given: by_id[i] for given, i in ids.items() if i in by_id}
+
+
+def _id_or_none(value: str) -> str | None:
+    try:
+        return parse_id(value, "stepId")
+    except ServiceError:
+        return None
 
 
 async def _step_under(tx: Tx, workflow: Workflow, step_id: str) -> WorkflowStep | None:

@@ -120,7 +120,7 @@ def step_act(tx: Tx, workflow: Workflow, step: WorkflowStep, action: str, **data
             data=dict(noted) or None,
         )
         if state is S.RUNNING:  # stamped started_at: the step's own timeout and its heartbeat's count from it
-            step.timeout_at = step_deadline(step, tx.now)
+            tx.write(step, timeout_at=step_deadline(step, tx.now))
 
 
 def hard_deadline(step: WorkflowStep) -> datetime | None:
@@ -161,8 +161,9 @@ async def complete_step(
     if last is None:
         last = await tx.session.scalar(_LAST_COMPLETION, {"workflow_id": workflow.id, "step_id": step.id})
     step_act(tx, workflow, step, action, **data)
-    step.completion_order = 1 + (last or 0)
-    return step.completion_order
+    number = 1 + (last or 0)
+    tx.write(step, completion_order=number)
+    return number
 
 
 def compensation_act(

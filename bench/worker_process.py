@@ -1,7 +1,8 @@
 """One worker process of the workers benchmark: ``python -m bench.worker_process URL AGENT MODE OUT``.
 
 MODE ``wake`` follows workAvailable; ``poll`` claims every second when idle. Every step is a no-op.
-On SIGTERM it writes JSON to OUT: each claim's round trip and each handler's start (wall clock).
+On SIGTERM it writes JSON to OUT: each claim's round trip, when it was answered, and each handler's
+start (wall clock).
 """
 
 from __future__ import annotations
@@ -19,8 +20,14 @@ def main() -> None:
         url, agent, concurrency=4, wake_ups=mode == "wake", idle_poll=1.0 if mode == "poll" else 30.0
     )
     claims: list[float] = []
+    answered: list[float] = []
     starts: list[float] = []
-    worker.on_claimed = claims.append
+
+    def claimed(seconds: float) -> None:
+        claims.append(seconds)
+        answered.append(time.time())
+
+    worker.on_claimed = claimed
 
     async def short(step: StepRun) -> None:
         starts.append(time.time())
@@ -28,7 +35,7 @@ def main() -> None:
     worker.default_handler = short
     worker.run()
     with open(out, "w") as f:
-        json.dump({"claims": claims, "starts": starts}, f)
+        json.dump({"claims": claims, "answered": answered, "starts": starts}, f)
 
 
 if __name__ == "__main__":

@@ -12,8 +12,8 @@ It claims while it has free slots (``concurrency``), all the free slots in one c
 (``claimWorkflowSteps``), runs each claimed step's handler with a heartbeat in
 the background, and reports the result with the attempt it claimed, so a report for a step it lost
 (its heartbeat timed out, another worker took the retry) is refused instead of overwriting. A finished
-handler frees its slot at once; its completion goes in the same request as the claim that refills the
-slot (``completeWorkflowSteps`` then ``claimWorkflowSteps`` in one mutation document, in that order).
+handler frees its slot at once; its completion goes with the claim that refills the slot
+(``claimWorkflowSteps``' ``completed``: reported first, in the claim's transaction).
 When nothing is claimable it sleeps until ``workAvailable`` wakes it, or until the claim's ``retryAt``,
 or at most ``idle_poll`` seconds. SIGTERM stops claiming, lets running handlers finish for ``grace``
 seconds, then cancels them and reports them failed as ``TRANSIENT`` so that the server retries them
@@ -195,10 +195,10 @@ class Worker:
         try:
             payload = await self._send_claim(batch, wanted)
         except BaseException as exc:
-            # The whole request failed: with the completions' field (the claim never ran: a mutation's
-            # root fields run in order and a failed one stops the rest), with the claim's (the
-            # completions ran but the response holds no data), or on the way (either may have run).
-            # The completions are reported failed, as a failed completeWorkflowSteps would be.
+            # The whole request failed: on the server (the transaction that held the completions
+            # rolled back, unless they spanned workflows and an earlier one committed) or on the way
+            # (they may have run). The completions are reported failed, as a failed
+            # completeWorkflowSteps would be.
             _settle(batch, exc)
             raise
         raise_for(payload.user_errors)
@@ -216,14 +216,15 @@ class Worker:
         return started == wanted, payload.retry_at if started == 0 else None
 
     async def _send_claim(self, batch: list[Pending], wanted: int) -> ClaimedWork:
-        if not batch:
-            claimed = await self.client.claim_workflow_steps(self.agent, wanted, workflow_id=self.workflow_id)
-            return claimed.claim_workflow_steps
-        both = await self.client.complete_then_claim_workflow_steps(
-            self.agent, [c for c, _ in batch], wanted, workflow_id=self.workflow_id
+        claimed = await self.client.claim_workflow_steps(
+            self.agent, wanted, workflow_id=self.workflow_id, completed=[c for c, _ in batch] or None
         )
-        _answer(batch, both.complete_workflow_steps)
-        return both.claim_workflow_steps
+        payload = claimed.claim_workflow_steps
+        # Each completion's own answer; they stand even when the claim itself is refused.
+        for (_, done), result in zip(batch, payload.completed, strict=True):
+            if not done.done():
+                done.set_result(result.user_errors)
+        return payload
 
     def _spawn(self, work: Callable[[Callable[[], None]], Awaitable[None]], slots: asyncio.Semaphore) -> None:
         freed = False

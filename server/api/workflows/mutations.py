@@ -127,14 +127,26 @@ class ClaimWorkflowStepsPayload:
     retry_at: datetime | None = strawberry.field(
         default=None, description="NONE: as claimWorkflowStep's retryAt."
     )
+    completed: list[WorkflowStepPayload] = strawberry.field(
+        default_factory=list,
+        description="One per item of the `completed` argument, in the order given, as "
+        "completeWorkflowSteps' results: each with its own userErrors; they stand even when the claim "
+        "is refused.",
+    )
     user_errors: list[UserError] = user_errors()
 
     @staticmethod
-    def of(claims: list[workflow_claims.Claim] | None, errors: list[UserError]) -> ClaimWorkflowStepsPayload:
+    def of(
+        claims: list[workflow_claims.Claim] | None,
+        errors: list[UserError],
+        completed: list[WorkflowStepPayload] | None = None,
+    ) -> ClaimWorkflowStepsPayload:
+        completed = completed or []
         if claims is None:
-            return ClaimWorkflowStepsPayload(user_errors=errors)
+            return ClaimWorkflowStepsPayload(user_errors=errors, completed=completed)
         first = claims[0]
         return ClaimWorkflowStepsPayload(
+            completed=completed,
             outcome=first.outcome,
             steps=[WorkflowStepType.from_row(c.step) for c in claims if c.step is not None],
             compensation=WorkflowCompensationType.from_row(first.compensation)
@@ -174,6 +186,46 @@ def _complete(
     items: list[workflow_reports.Completion], agent: str, tx: Tx
 ) -> Awaitable[list[StepReport | ServiceError]]:
     return workflow_reports.complete_workflow_steps(tx, agent, items)
+
+
+def _complete_then_claim(
+    items: list[workflow_reports.Completion], agent: str, wid: str | None, max_steps: int, tx: Tx
+) -> Awaitable[tuple[list[StepReport | ServiceError], list[workflow_claims.Claim] | None]]:
+    return workflow_claims.complete_then_claim(tx, agent, items, wid, max_steps)
+
+
+def _completions(given: list[StepCompletionInput]) -> list[workflow_reports.Completion]:
+    return [workflow_reports.Completion(str(d.step_id), d.output, d.attempt) for d in given]
+
+
+def _completion_results(
+    done: list[StepReport | ServiceError] | None, errors: list[UserError], field: str, first: int
+) -> list[WorkflowStepPayload]:
+    """One payload per item the service took (``done``; None: one item refused as a whole with
+    ``errors``), numbered from ``first`` in ``field``."""
+    results: list[WorkflowStepPayload] = []
+    for outcome in done if done is not None else [None]:
+        if isinstance(outcome, ServiceError):
+            problems = [UserError.from_problem(p) for p in outcome.problems]
+        else:
+            problems = errors if outcome is None else []
+        at = [field, str(first + len(results))]
+        report = outcome if isinstance(outcome, StepReport) else None
+        results.append(WorkflowStepPayload.of(report, [replace(e, field=[*at, *e.field]) for e in problems]))
+    return results
+
+
+async def _complete_all(
+    info: I, agent: str, items: list[workflow_reports.Completion], field: str, first: int = 0
+) -> list[WorkflowStepPayload]:
+    """completeWorkflowSteps' work: one transaction per workflow's run of items."""
+    results: list[WorkflowStepPayload] = []
+    while len(results) < len(items):
+        # The service stops at another workflow's step: the next transaction takes it.
+        done, errors = await run_mutation(info, partial(_complete, items[len(results) :], agent))
+        assert done != [], "the service takes at least one item"  # else this would never end
+        results += _completion_results(done, errors, field, first + len(results))
+    return results
 
 
 @strawberry.type(description="What completeWorkflowSteps did with each completion, in the order given.")
@@ -305,12 +357,37 @@ class WorkflowMutations:
             A(description="Only from this workflow; omitted: from any, the oldest started first."),
         ] = None,
         max_steps: Annotated[int, A(description=f"The most steps to hand out, 1 to {MAX_BATCH_STEPS}.")] = 1,
+        completed: Annotated[
+            list[StepCompletionInput] | None,
+            A(
+                description="Steps you finished since your last claim, reported before the claim and "
+                "in its transaction (one request and one commit instead of two), each exactly as "
+                f"completeWorkflowSteps reports it; at most {MAX_BATCH_STEPS}. Their results are in "
+                "the payload's `completed`."
+            ),
+        ] = None,
     ) -> ClaimWorkflowStepsPayload:
         wid = str(workflow_id) if workflow_id is not None else None
-        claims, errors = await run_mutation(
-            info, lambda tx: workflow_claims.claim_many(tx, agent, wid, max_steps)
-        )
-        return ClaimWorkflowStepsPayload.of(claims, errors)
+        items = _completions(completed or [])
+        if len(items) > MAX_BATCH_STEPS:
+            problem = f"completed must hold at most {MAX_BATCH_STEPS} completions, not {len(items)}"
+            return ClaimWorkflowStepsPayload(
+                user_errors=[
+                    UserError(code=ErrorCode.VALIDATION_FAILED, message=problem, field=["completed"])
+                ]
+            )
+        results: list[WorkflowStepPayload] = []
+        while True:
+            rest = items[len(results) :]
+            # Each transaction: one workflow's run of completions; the claim goes with the last run.
+            out, errors = await run_mutation(info, partial(_complete_then_claim, rest, agent, wid, max_steps))
+            if out is None:  # the claim was refused: the run's completions rolled back with it
+                results += await _complete_all(info, agent, rest, "completed", len(results))
+                return ClaimWorkflowStepsPayload.of(None, errors, results)
+            done, claims = out
+            results += _completion_results(done, [], "completed", len(results))
+            if claims is not None:
+                return ClaimWorkflowStepsPayload.of(claims, [], results)
 
     @strawberry.mutation(
         permission_classes=DRIVE,
@@ -350,23 +427,9 @@ class WorkflowMutations:
             return CompleteWorkflowStepsPayload(
                 user_errors=[UserError(code=ErrorCode.VALIDATION_FAILED, message=problem, field=["steps"])]
             )
-        items = [workflow_reports.Completion(str(d.step_id), d.output, d.attempt) for d in steps]
-        results: list[WorkflowStepPayload] = []
-        while len(results) < len(items):
-            # One transaction per workflow's run of items (the service stops at another workflow's).
-            done, errors = await run_mutation(info, partial(_complete, items[len(results) :], agent))
-            assert done != [], "the service takes at least one item"  # else this would never end
-            for outcome in done if done is not None else [None]:  # None: refused as a whole
-                if isinstance(outcome, ServiceError):
-                    problems = [UserError.from_problem(p) for p in outcome.problems]
-                else:
-                    problems = errors if outcome is None else []
-                at = ["steps", str(len(results))]
-                report = outcome if isinstance(outcome, StepReport) else None
-                results.append(
-                    WorkflowStepPayload.of(report, [replace(e, field=[*at, *e.field]) for e in problems])
-                )
-        return CompleteWorkflowStepsPayload(results=results)
+        return CompleteWorkflowStepsPayload(
+            results=await _complete_all(info, agent, _completions(steps), "steps")
+        )
 
     @strawberry.mutation(
         permission_classes=DRIVE,

@@ -15,7 +15,7 @@ from enum import StrEnum
 from sqlalchemy import BindParameter, CompoundSelect, Select, bindparam, func, or_, select
 
 from ...db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
-from ...errors import ErrorCode, fail
+from ...errors import ErrorCode, ServiceError, fail
 from ...events.workflow_kinds import WorkflowEvent
 from ...limits import MAX_BATCH_STEPS
 from ...machines.workflow import (
@@ -30,6 +30,7 @@ from ..acting import check_acting_agent
 from ..runtime import Tx
 from ..transitions import allowed
 from .progress import satisfied_names
+from .reports import Completion, StepReport, complete_workflow_steps
 from .rows import (
     compensation_act,
     load_compensations,
@@ -96,6 +97,23 @@ async def claim_many(tx: Tx, agent: str, workflow_id: str | None, max_steps: int
         if len(claimed) >= max_steps or (claimed and claimed[-1].outcome is ClaimOutcome.COMPENSATION):
             break
     return claimed or [await _nothing_anywhere(tx, agent)]
+
+
+async def complete_then_claim(
+    tx: Tx, agent: str, completions: list[Completion], workflow_id: str | None, max_steps: int
+) -> tuple[list[StepReport | ServiceError], list[Claim] | None]:
+    """A worker's completions, then its next claim, in one transaction (issue 13 item 7, session 7).
+
+    The completions are ``complete_workflow_steps``': one workflow's run of them, each checked and
+    answered on its own. When that run was the last of them, the claim follows in the same
+    transaction, so it sees their dependents ready; otherwise the claim is None and the caller sends
+    the rest in the next transaction. A claim refused as a whole raises, and the run's completions
+    roll back with it: the caller completes them alone and reports the refusal.
+    """
+    done = await complete_workflow_steps(tx, agent, completions) if completions else []
+    if len(done) < len(completions):
+        return done, None
+    return done, await claim_many(tx, agent, workflow_id, max_steps)
 
 
 def _backoff_ends(tx: Tx, agent: str) -> Select[datetime | None]:

@@ -13,11 +13,6 @@ from .claim_workflow_steps import (
     ClaimWorkflowStepsClaimWorkflowSteps,
 )
 from .client import FlightdeckGraphQL
-from .complete_then_claim_workflow_steps import (
-    CompleteThenClaimWorkflowSteps,
-    CompleteThenClaimWorkflowStepsClaimWorkflowSteps,
-    CompleteThenClaimWorkflowStepsCompleteWorkflowSteps,
-)
 from .complete_workflow_compensation import (
     CompleteWorkflowCompensation,
     CompleteWorkflowCompensationCompleteWorkflowCompensation,
@@ -105,6 +100,9 @@ from .fail_workflow_step import (
 from .fragments import (
     ClaimedWork,
     ClaimedWorkCompensation,
+    ClaimedWorkCompleted,
+    ClaimedWorkCompletedStep,
+    ClaimedWorkCompletedUserErrors,
     ClaimedWorkSteps,
     ClaimedWorkUserErrors,
     CompensationFields,
@@ -208,13 +206,13 @@ __all__ = [
     "ClaimWorkflowStepsClaimWorkflowSteps",
     "ClaimedWork",
     "ClaimedWorkCompensation",
+    "ClaimedWorkCompleted",
+    "ClaimedWorkCompletedStep",
+    "ClaimedWorkCompletedUserErrors",
     "ClaimedWorkSteps",
     "ClaimedWorkUserErrors",
     "CompensationFields",
     "CompensationInput",
-    "CompleteThenClaimWorkflowSteps",
-    "CompleteThenClaimWorkflowStepsClaimWorkflowSteps",
-    "CompleteThenClaimWorkflowStepsCompleteWorkflowSteps",
     "CompleteWorkflowCompensation",
     "CompleteWorkflowCompensationCompleteWorkflowCompensation",
     "CompleteWorkflowCompensationCompleteWorkflowCompensationCompensation",

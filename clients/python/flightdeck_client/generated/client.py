@@ -5,7 +5,6 @@ from .async_base_client import AsyncBaseClient
 from .base_model import UNSET, UnsetType
 from .claim_workflow_step import ClaimWorkflowStep
 from .claim_workflow_steps import ClaimWorkflowSteps
-from .complete_then_claim_workflow_steps import CompleteThenClaimWorkflowSteps
 from .complete_workflow_compensation import CompleteWorkflowCompensation
 from .complete_workflow_step import CompleteWorkflowStep
 from .complete_workflow_steps import CompleteWorkflowSteps
@@ -386,16 +385,31 @@ class FlightdeckGraphQL(AsyncBaseClient):
         agent: str,
         max_steps: int,
         workflow_id: Union[Optional[str], UnsetType] = UNSET,
+        completed: Union[Optional[list[StepCompletionInput]], UnsetType] = UNSET,
         **kwargs: Any,
     ) -> ClaimWorkflowSteps:
         query = gql("""
-            mutation ClaimWorkflowSteps($agent: String!, $workflowId: ID, $maxSteps: Int!) {
-              claimWorkflowSteps(agent: $agent, workflowId: $workflowId, maxSteps: $maxSteps) {
+            mutation ClaimWorkflowSteps($agent: String!, $workflowId: ID, $maxSteps: Int!, $completed: [StepCompletionInput!]) {
+              claimWorkflowSteps(
+                agent: $agent
+                workflowId: $workflowId
+                maxSteps: $maxSteps
+                completed: $completed
+              ) {
                 ...ClaimedWork
               }
             }
 
             fragment ClaimedWork on ClaimWorkflowStepsPayload {
+              completed {
+                step {
+                  id
+                  status
+                }
+                userErrors {
+                  ...Problems
+                }
+              }
               outcome
               reason
               retryAt
@@ -447,6 +461,7 @@ class FlightdeckGraphQL(AsyncBaseClient):
             "agent": agent,
             "workflowId": workflow_id,
             "maxSteps": max_steps,
+            "completed": completed,
         }
         response = await self.execute(
             query=query,
@@ -544,102 +559,6 @@ class FlightdeckGraphQL(AsyncBaseClient):
         )
         data = self.get_data(response)
         return CompleteWorkflowSteps.model_validate(data)
-
-    async def complete_then_claim_workflow_steps(
-        self,
-        agent: str,
-        steps: list[StepCompletionInput],
-        max_steps: int,
-        workflow_id: Union[Optional[str], UnsetType] = UNSET,
-        **kwargs: Any,
-    ) -> CompleteThenClaimWorkflowSteps:
-        query = gql("""
-            mutation CompleteThenClaimWorkflowSteps($agent: String!, $steps: [StepCompletionInput!]!, $workflowId: ID, $maxSteps: Int!) {
-              completeWorkflowSteps(agent: $agent, steps: $steps) {
-                ...CompletionResults
-              }
-              claimWorkflowSteps(agent: $agent, workflowId: $workflowId, maxSteps: $maxSteps) {
-                ...ClaimedWork
-              }
-            }
-
-            fragment ClaimedWork on ClaimWorkflowStepsPayload {
-              outcome
-              reason
-              retryAt
-              steps {
-                ...StepFields
-              }
-              compensation {
-                ...CompensationFields
-              }
-              userErrors {
-                ...Problems
-              }
-            }
-
-            fragment CompensationFields on WorkflowCompensation {
-              id
-              workflowId
-              stepName
-              position
-              action
-              agent
-              status
-            }
-
-            fragment CompletionResults on CompleteWorkflowStepsPayload {
-              results {
-                step {
-                  id
-                  status
-                }
-                userErrors {
-                  ...Problems
-                }
-              }
-              userErrors {
-                ...Problems
-              }
-            }
-
-            fragment Problems on UserError {
-              code
-              message
-              field
-            }
-
-            fragment StepFields on WorkflowStep {
-              id
-              workflowId
-              name
-              status
-              agent
-              attempt
-              claimedBy
-              timeoutAt
-              heartbeatTimeoutSeconds
-              nextAttemptAt
-              output
-              progress
-              lastError
-              lastErrorCategory
-            }
-            """)
-        variables: dict[str, object] = {
-            "agent": agent,
-            "steps": steps,
-            "workflowId": workflow_id,
-            "maxSteps": max_steps,
-        }
-        response = await self.execute(
-            query=query,
-            operation_name="CompleteThenClaimWorkflowSteps",
-            variables=variables,
-            **kwargs,
-        )
-        data = self.get_data(response)
-        return CompleteThenClaimWorkflowSteps.model_validate(data)
 
     async def fail_workflow_step(
         self,

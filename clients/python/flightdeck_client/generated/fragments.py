@@ -52,12 +52,27 @@ class StepFields(BaseModel):
 
 
 class ClaimedWork(BaseModel):
+    completed: list["ClaimedWorkCompleted"]
     outcome: Optional[ClaimOutcome]
     reason: Optional[ClaimWaitReason]
     retry_at: Optional[datetime] = Field(alias="retryAt")
     steps: list["ClaimedWorkSteps"]
     compensation: Optional["ClaimedWorkCompensation"]
     user_errors: list["ClaimedWorkUserErrors"] = Field(alias="userErrors")
+
+
+class ClaimedWorkCompleted(BaseModel):
+    step: Optional["ClaimedWorkCompletedStep"]
+    user_errors: list["ClaimedWorkCompletedUserErrors"] = Field(alias="userErrors")
+
+
+class ClaimedWorkCompletedStep(BaseModel):
+    id: str
+    status: WorkflowStepStatus
+
+
+class ClaimedWorkCompletedUserErrors(Problems):
+    pass
 
 
 class ClaimedWorkSteps(StepFields):

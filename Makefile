@@ -79,9 +79,11 @@ codegen: .stamp-frontend client-codegen
 client-codegen: $(CODEGEN_STAMP)
 	cd clients/python && ../../$(CODEGEN_VENV)/bin/ariadne-codegen
 
-# Two workers, whole files each (pytest-xdist): the suite waits on databases, servers and the browser
-# more than on the CPU, and this halves its time on two cores. TEST_WORKERS=0 runs it in one process.
-TEST_WORKERS ?= 2
+# Three workers, whole files each (pytest-xdist): the suite waits on databases, servers and the browser
+# more than on the CPU (about one core busy of two at -n 2). On the 2-core machine of session 7: -n 2
+# 9 min 34 s, -n 3 8 min 39 s and 8 min 56 s, -n 4 8 min 58 s with a timing failure; about 1,550 s of
+# work either way, most of it fixtures starting and stopping servers. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 3
 pytest: install frontend
 	$(BIN)/pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile) --durations=15 $(PYTEST_ARGS)
 

@@ -33,19 +33,6 @@ POSTGRES_ENV = "FLIGHTDECK_TEST_POSTGRES_URL"
 REQUIRE_ENV = "FLIGHTDECK_REQUIRE_SERVICES"
 
 
-# The slowest directories first (browsers, server processes, kill -9, fuzzing): pytest-xdist hands out
-# whole files (--dist loadfile) in collection order, so a slow file collected late ran on one worker
-# while the others idled at the end (CI time, session 7). The order within a directory is unchanged.
-SLOW_FIRST = ("tests/e2e/", "tests/deployment/", "tests/concurrency/", "tests/fuzz/", "tests/realtime/")
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    def rank(item: pytest.Item) -> int:
-        return next((i for i, d in enumerate(SLOW_FIRST) if item.nodeid.startswith(d)), len(SLOW_FIRST))
-
-    items.sort(key=rank)
-
-
 def _service_missing(reason: str) -> None:
     if os.environ.get(REQUIRE_ENV) == "1":
         pytest.fail(f"{reason} ({REQUIRE_ENV}=1 makes this a failure instead of a skip)")

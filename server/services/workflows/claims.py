@@ -70,14 +70,21 @@ async def claim_work(tx: Tx, agent: str, workflow_id: str | None = None) -> Clai
     return (await claim_many(tx, agent, workflow_id, 1))[0]
 
 
-async def claim_many(tx: Tx, agent: str, workflow_id: str | None, max_steps: int) -> list[Claim]:
+async def claim_many(
+    tx: Tx, agent: str, workflow_id: str | None, max_steps: int, held: Workflow | None = None
+) -> list[Claim]:
     """Up to ``max_steps`` steps in one transaction, each claimed as ``claim_work`` claims one (its own
     attempt, its own events), from the first workflow that has any, then the next; or one
     compensation (they run one at a time); or one NONE saying why nothing was handed out.
 
     A batch only saves round trips: every step in it is locked, checked and recorded exactly as a
-    single claim would be (issue 13 item 7).
+    single claim would be (issue 13 item 7). ``held``: a workflow this transaction locked already
+    (its row is current under the lock), not read again.
     """
+
+    async def locked(wid: str) -> Workflow:
+        return held if held is not None and held.id == wid else await lock_workflow(tx, wid)
+
     check_acting_agent(tx.principal, agent)
     if not 1 <= max_steps <= MAX_BATCH_STEPS:
         raise fail(
@@ -86,11 +93,11 @@ async def claim_many(tx: Tx, agent: str, workflow_id: str | None, max_steps: int
             ["maxSteps"],
         )
     if workflow_id is not None:
-        workflow = await lock_workflow(tx, workflow_id)
+        workflow = await locked(workflow_id)
         return await _claim_in(tx, workflow, agent, max_steps) or [await _nothing_in(tx, workflow, agent)]
     claimed: list[Claim] = []
     for candidate in await _candidates(tx, agent):
-        workflow = await lock_workflow(tx, candidate)
+        workflow = await locked(candidate)
         if claimed and not allowed(WORKFLOW_MACHINE, workflow, "hand_out_step"):
             continue  # steps already in hand: a compensation (handed out alone) waits for the next call
         claimed += await _claim_in(tx, workflow, agent, max_steps - len(claimed))
@@ -113,7 +120,8 @@ async def complete_then_claim(
     done = await complete_workflow_steps(tx, agent, completions) if completions else []
     if len(done) < len(completions):
         return done, None
-    return done, await claim_many(tx, agent, workflow_id, max_steps)
+    held = next((d.workflow for d in done if isinstance(d, StepReport)), None)
+    return done, await claim_many(tx, agent, workflow_id, max_steps, held)
 
 
 def _backoff_ends(tx: Tx, agent: str) -> Select[datetime | None]:

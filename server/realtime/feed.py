@@ -22,6 +22,7 @@ from sqlalchemy import Text, bindparam, func, select, type_coerce
 
 from ..db.engine import Database
 from ..db.models import Event
+from ..events.log import EventBuffer
 from ..metrics import FEED_POLLS
 
 logger = logging.getLogger(__name__)
@@ -138,6 +139,19 @@ class TenantTail:
     def resync(self) -> None:
         self._wake.set()
 
+    def take(self, events: list[LoggedEvent]) -> None:
+        """Events this process has just committed, in seq order: into the ring without a read of the
+        log when they follow what the tail holds; otherwise the read their notice starts finds them."""
+        if self.loaded < 0 or not events or events[0].seq != self.loaded + 1:
+            return
+        self.ring.extend(events)
+        self._loaded_up_to(events[-1].seq)
+
+    def _loaded_up_to(self, seq: int) -> None:
+        self.loaded = seq
+        advanced, self._advanced = self._advanced, asyncio.Event()
+        advanced.set()
+
     def after(self, pos: int) -> list[LoggedEvent] | None:
         """Events after ``pos`` held in the ring, or None when ``pos`` is older than the ring."""
         if pos >= self.loaded:
@@ -165,14 +179,13 @@ class TenantTail:
                 if self.loaded < 0:
                     self.loaded = await last_seq(db, self.tenant_id)
                     self.ready.set()
-                batch = await read_events(db, self.tenant_id, self.loaded, self.feed.batch_size)
+                read = await read_events(db, self.tenant_id, self.loaded, self.feed.batch_size)
+                batch = [e for e in read if e.seq > self.loaded]  # not those handed over meanwhile
                 if batch:
                     self.ring.extend(batch)
-                    self.loaded = batch[-1].seq
-                    advanced, self._advanced = self._advanced, asyncio.Event()
-                    advanced.set()
-                    if len(batch) == self.feed.batch_size:
-                        continue  # more to read
+                    self._loaded_up_to(batch[-1].seq)
+                if len(read) == self.feed.batch_size:
+                    continue  # more to read
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -203,6 +216,35 @@ class EventFeed:
         tail = self.tails.get(tenant_id)
         if tail is not None:
             tail.announce(seq)
+
+    def take_committed(self, buffer: EventBuffer) -> None:
+        """A transaction of this process committed ``buffer``'s events: the tenant's tail takes them as
+        they were written (``TenantTail.take``), so a busy writer's events do not cost a read each time.
+        ``data`` goes through JSON as the log stores it, so they are what a read would give."""
+        tail = self.tails.get(buffer.tenant_id)
+        if tail is None or not buffer.seqs:
+            return
+        at = buffer.now.astimezone(UTC) if buffer.now.tzinfo else buffer.now.replace(tzinfo=UTC)
+        data = json.loads(json.dumps([e.data for e in buffer.events]))
+        tail.take(
+            [
+                LoggedEvent(
+                    seq,
+                    buffer.tenant_id,
+                    e.entity_type,
+                    e.entity_id,
+                    e.root_type,
+                    e.root_id,
+                    e.kind,
+                    e.from_state,
+                    e.to_state,
+                    buffer.actor,
+                    d,
+                    at,
+                )
+                for seq, e, d in zip(buffer.seqs, buffer.events, data, strict=True)
+            ]
+        )
 
     def announce_committed(self, tenant_id: str, seqs: Sequence[int]) -> None:
         if seqs:

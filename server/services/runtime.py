@@ -47,6 +47,13 @@ class Runtime:
         )
         self.commit_listeners.append(self.feed.announce_committed)
 
+    def take_committed(self, buffer: EventBuffer) -> None:
+        """This process's feed takes the committed events as written (``EventFeed.take_committed``)."""
+        try:
+            self.feed.take_committed(buffer)
+        except Exception:  # committed is committed: the feed's read of the log finds them instead
+            logger.exception("handing committed events to the feed failed")
+
     def notify_committed(self, tenant_id: str, seqs: Sequence[int]) -> None:
         for listener in self.commit_listeners:
             try:
@@ -102,6 +109,7 @@ async def unit_of_work(runtime: Runtime, principal: Principal) -> AsyncIterator[
         await track_decisions(tx)
         await write_events(session, buffer)
     if buffer.seqs:
+        runtime.take_committed(buffer)  # first: the notice below then finds them read
         runtime.notify_committed(principal.tenant_id, buffer.seqs)
         record_transitions(
             (e.entity_type, e.from_state, e.to_state)

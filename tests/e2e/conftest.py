@@ -89,6 +89,9 @@ class BrowserPage:
     requests: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    # Requests the page dropped because a new document replaced it while they were out (a reload, a
+    # goto): Chromium reports them ERR_ABORTED; they are not the server's or the app's failures.
+    left_behind: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
     # What the Content-Security-Policy blocked: the fixture fails the test on any (issue 10, item 7).
     csp_violations: list[str] = field(default_factory=list)
@@ -108,11 +111,26 @@ class BrowserPage:
     # Listeners sit on the context, not the page, so that requests made by
     # Monaco's web workers are seen as well.
     async def _watch(self, context: BrowserContext) -> None:
+        documents = 0  # main-frame documents requested so far
+        sent_during: dict[Request, int] = {}
+
         def on_request(request: Request) -> None:
+            nonlocal documents
             self.requests.append(request.url)
+            if request.is_navigation_request() and request.frame.parent_frame is None:
+                documents += 1  # before it is noted: its own abort is a failure, not left behind
+            sent_during[request] = documents
+
+        def on_finished(request: Request) -> None:
+            sent_during.pop(request, None)
 
         def on_failed(request: Request) -> None:
-            self.failed.append(f"{request.url}: {request.failure}")
+            failure = f"{request.url}: {request.failure}"
+            started = sent_during.pop(request, documents)
+            if request.failure == "net::ERR_ABORTED" and started < documents:
+                self.left_behind.append(failure)
+            else:
+                self.failed.append(failure)
 
         def on_response(response: Response) -> None:
             if response.status >= 400:
@@ -145,6 +163,7 @@ class BrowserPage:
         await context.add_init_script(_REPORT_CSP_VIOLATIONS)
         context.on("request", on_request)
         context.on("requestfailed", on_failed)
+        context.on("requestfinished", on_finished)
         context.on("response", on_response)
         self.page.on("console", on_console)
         self.page.on("pageerror", on_page_error)

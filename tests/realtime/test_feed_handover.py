@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import enum
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -43,14 +44,36 @@ async def commit(runtime: Runtime, principal: Principal, *kinds: str) -> None:
             )
 
 
+@dataclass
+class Reads:
+    """The ``after`` of every read of the log the feed made, and how many of them have returned."""
+
+    started: list[int] = field(default_factory=list)
+    returned: int = 0
+
+    async def until(self, returned: int) -> None:
+        for _ in range(1000):
+            if self.returned >= returned:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"the tail's reads did not return: {self}")
+
+    async def settled(self) -> None:
+        """No read is left on a reader thread (one cut off by the end of the test would finish on a
+        closed event loop)."""
+        await self.until(len(self.started))
+
+
 @pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The ``after`` of every read of the log the feed makes from now on."""
-    seen: list[int] = []
+def reads(monkeypatch: pytest.MonkeyPatch) -> Reads:
+    seen = Reads()
 
     async def counting(db: Database, tenant_id: str, after: int, limit: int) -> list[LoggedEvent]:
-        seen.append(after)
-        return await read_events(db, tenant_id, after, limit)
+        seen.started.append(after)
+        try:
+            return await read_events(db, tenant_id, after, limit)
+        finally:
+            seen.returned += 1
 
     monkeypatch.setattr(feed_module, "read_events", counting)
     return seen
@@ -90,49 +113,42 @@ async def _resumed(
         await follower.aclose()
 
 
-async def until_read(reads: list[int]) -> None:
-    """The tail's first read of the log has started (what it returns is taken or dropped alike)."""
-    for _ in range(1000):
-        if reads:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the tail never read the log")
-
-
 async def test_events_committed_here_reach_a_follower_without_a_read_as_the_log_holds_them(
-    runtime: Runtime, principal: Principal, reads: list[int]
+    runtime: Runtime, principal: Principal, reads: Reads
 ) -> None:
     follower = await following(runtime, principal.tenant_id)
     try:
-        await until_read(reads)
-        before = len(reads)
+        await reads.until(1)  # the tail's first read of the (empty) log is back
+        before = len(reads.started)
         await commit(runtime, principal, "one", "two", "three")
         got = await next_batch(follower)
-        assert reads[before:] == []  # handed over, not read back
+        assert reads.started[before:] == []  # handed over, not read back
         logged = await read_events(runtime.db, principal.tenant_id, 0, 100)
         assert got == logged  # the same tuples a read gives: data through JSON, the time in UTC
         assert got[0].data == {"colour": "red", "pair": [1, 2], "nested": {"n": 1.5}}
     finally:
+        await reads.settled()
         await follower.aclose()
 
 
 async def test_events_after_a_gap_are_read_from_the_log_in_order_once(
-    runtime: Runtime, principal: Principal, clock: FakeClock, reads: list[int]
+    runtime: Runtime, principal: Principal, clock: FakeClock, reads: Reads
 ) -> None:
     follower = await following(runtime, principal.tenant_id)
-    await until_read(reads)
+    await reads.until(1)
     other = Runtime(db=Database(runtime.settings.database_url), clock=clock, settings=runtime.settings)
     try:
         await commit(other, principal, "elsewhere")  # another process: no notice reaches this feed
-        before = len(reads)
+        before = len(reads.started)
         await commit(runtime, principal, "here")  # seq 2 does not follow the tail's 0: not taken
         seqs: list[int] = []
         while len(seqs) < 2:
             seqs += [e.seq for e in await next_batch(follower)]
         assert seqs == [1, 2]
-        assert reads[before:] != []
+        assert reads.started[before:] != []  # the gap was read
         assert [e.seq for e in runtime.feed.tails[principal.tenant_id].ring] == [1, 2]
     finally:
+        await reads.settled()
         await follower.aclose()
         await other.db.dispose()
 

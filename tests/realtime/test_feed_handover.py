@@ -90,7 +90,7 @@ def settings(db_url: str) -> Settings:
 
 
 async def following(runtime: Runtime, tenant: str) -> AsyncGenerator[list[LoggedEvent], None]:
-    """A follower from the start of an empty log, once its tail has made its first read."""
+    """A follower from the start of an empty log, once its tail knows where the log ends."""
     follower = runtime.feed.follow(tenant, 0)
     first = asyncio.ensure_future(anext(follower))
     for _ in range(1000):

@@ -128,7 +128,7 @@ def create_app(
             on_notice=on_notice,
             on_resync=on_resync,
         )
-        runtime.commit_listeners.append(lambda tenant, seqs: bus.publish_nowait(Notice(tenant, max(seqs))))
+        runtime.commit_listeners.append(bus.committed)
         await bus.start()
         key_watch = KeyWatch(db, close_within=max(settings.auth_cache_seconds, 1.0))
         loops = [
@@ -163,7 +163,7 @@ def create_app(
         for loop in loops:
             loop.start()
         if webhooks is not None:
-            runtime.commit_listeners.append(webhooks.wake)
+            runtime.commit_listeners.append(webhooks.committed)
             runtime.endpoint_listeners.append(webhooks.refresh)
             webhooks.start()
         app.state.readiness = Readiness(

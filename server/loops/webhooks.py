@@ -26,7 +26,6 @@ import logging
 import os
 import signal
 import uuid
-from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
@@ -35,6 +34,7 @@ from ..clock import SystemClock
 from ..config import Settings
 from ..db.engine import Database
 from ..db.webhook_models import WebhookEndpoint
+from ..events.log import EventBuffer
 from ..realtime import NoticeBus
 from ..services.runtime import Runtime
 from ..services.webhooks import delivery
@@ -84,12 +84,16 @@ class WebhookDispatcher:
             await worker.stop()
         self._workers.clear()
 
-    def wake(self, tenant_id: str, _seqs: Sequence[int] = ()) -> None:
-        """A commit listener: the tenant's endpoints look at the log now. Never blocks, never raises."""
+    def wake(self, tenant_id: str) -> None:
+        """The tenant's endpoints look at the log now. Never blocks, never raises."""
         for endpoint_id in self._by_tenant.get(tenant_id, ()):
             worker = self._workers.get(endpoint_id)
             if worker is not None:
                 worker.wake.set()
+
+    def committed(self, buffer: EventBuffer) -> None:
+        """A commit listener: ``wake`` the committing tenant's endpoints."""
+        self.wake(buffer.tenant_id)
 
     def wake_all(self) -> None:
         for worker in self._workers.values():

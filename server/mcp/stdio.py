@@ -17,7 +17,7 @@ from ..config import Settings
 from ..db.engine import Database
 from ..db.models import McpToolCallLog
 from ..oplog import OperationLogWriter
-from ..realtime import Notice, NoticeBus
+from ..realtime import NoticeBus
 from ..services.runtime import Runtime
 from .resources import ResourceWatch
 from .server import build_server
@@ -58,7 +58,7 @@ async def serve_stdio(settings: Settings, key: str | None) -> None:
             on_notice=lambda n: runtime.feed.announce(n.tenant_id, n.seq),
             on_resync=runtime.feed.resync,
         )
-        runtime.commit_listeners.append(lambda tenant, seqs: bus.publish_nowait(Notice(tenant, max(seqs))))
+        runtime.commit_listeners.append(bus.committed)
         await bus.start()
         try:
             watch = ResourceWatch(runtime, principal)

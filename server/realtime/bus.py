@@ -33,6 +33,8 @@ from urllib.parse import urlparse
 from broadcaster import BroadcastBackend
 from broadcaster import Event as BroadcastEvent
 
+from ..events.log import EventBuffer
+
 logger = logging.getLogger(__name__)
 
 NOTIFY_PAYLOAD_LIMIT = 7999  # PostgreSQL refuses NOTIFY payloads of 8000 bytes or more
@@ -237,6 +239,10 @@ class NoticeBus:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         self._task = self._publisher = None
+
+    def committed(self, buffer: EventBuffer) -> None:
+        """A commit listener: tell other processes the tenant's log grew to the buffer's last seq."""
+        self.publish_nowait(Notice(buffer.tenant_id, max(buffer.seqs)))
 
     def publish_nowait(self, notice: Notice) -> None:
         """Queue a notice for other processes (called after commit; never blocks, never raises).

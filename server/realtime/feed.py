@@ -14,7 +14,7 @@ import contextlib
 import json
 import logging
 from collections import deque
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -217,38 +217,39 @@ class EventFeed:
         if tail is not None:
             tail.announce(seq)
 
-    def take_committed(self, buffer: EventBuffer) -> None:
-        """A transaction of this process committed ``buffer``'s events: the tenant's tail takes them as
-        they were written (``TenantTail.take``), so a busy writer's events do not cost a read each time.
-        ``data`` goes through JSON as the log stores it, so they are what a read would give."""
+    def committed(self, buffer: EventBuffer) -> None:
+        """A commit listener: a transaction of this process committed ``buffer``'s events. The tenant's
+        tail takes them as they were written (``TenantTail.take``), so a busy writer's events do not
+        cost a read each time, then hears of them as of any other commit (a tail that could not take
+        them reads them). ``data`` goes through JSON as the log stores it, so they are what a read
+        would give."""
         tail = self.tails.get(buffer.tenant_id)
         if tail is None or not buffer.seqs:
             return
-        at = buffer.now.astimezone(UTC) if buffer.now.tzinfo else buffer.now.replace(tzinfo=UTC)
-        data = json.loads(json.dumps([e.data for e in buffer.events]))
-        tail.take(
-            [
-                LoggedEvent(
-                    seq,
-                    buffer.tenant_id,
-                    e.entity_type,
-                    e.entity_id,
-                    e.root_type,
-                    e.root_id,
-                    e.kind,
-                    e.from_state,
-                    e.to_state,
-                    buffer.actor,
-                    d,
-                    at,
-                )
-                for seq, e, d in zip(buffer.seqs, buffer.events, data, strict=True)
-            ]
-        )
-
-    def announce_committed(self, tenant_id: str, seqs: Sequence[int]) -> None:
-        if seqs:
-            self.announce(tenant_id, max(seqs))
+        try:
+            at = buffer.now.astimezone(UTC) if buffer.now.tzinfo else buffer.now.replace(tzinfo=UTC)
+            data = json.loads(json.dumps([e.data for e in buffer.events]))
+            tail.take(
+                [
+                    LoggedEvent(
+                        seq,
+                        buffer.tenant_id,
+                        e.entity_type,
+                        e.entity_id,
+                        e.root_type,
+                        e.root_id,
+                        e.kind,
+                        e.from_state,
+                        e.to_state,
+                        buffer.actor,
+                        d,
+                        at,
+                    )
+                    for seq, e, d in zip(buffer.seqs, buffer.events, data, strict=True)
+                ]
+            )
+        finally:
+            tail.announce(max(buffer.seqs))
 
     def resync(self) -> None:
         for tail in self.tails.values():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,8 +23,9 @@ from ..realtime import EventFeed
 
 logger = logging.getLogger(__name__)
 
-# Called after commit with (tenant id, the seqs just committed); must not raise or block.
-CommitListener = Callable[[str, Sequence[int]], None]
+# Called after commit with what the transaction logged (its tenant, seqs and events); must not block.
+# Each is called even when one before it raised (the error is logged).
+CommitListener = Callable[[EventBuffer], None]
 
 
 @dataclass
@@ -45,19 +46,12 @@ class Runtime:
             ring_size=self.settings.feed_ring_size,
             poll_seconds=self.settings.feed_poll_seconds,
         )
-        self.commit_listeners.append(self.feed.announce_committed)
+        self.commit_listeners.append(self.feed.committed)  # first: the local tail before the broker
 
-    def take_committed(self, buffer: EventBuffer) -> None:
-        """This process's feed takes the committed events as written (``EventFeed.take_committed``)."""
-        try:
-            self.feed.take_committed(buffer)
-        except Exception:  # committed is committed: the feed's read of the log finds them instead
-            logger.exception("handing committed events to the feed failed")
-
-    def notify_committed(self, tenant_id: str, seqs: Sequence[int]) -> None:
+    def notify_committed(self, buffer: EventBuffer) -> None:
         for listener in self.commit_listeners:
             try:
-                listener(tenant_id, seqs)
+                listener(buffer)
             except Exception:  # a listener's bug must not turn a committed change into an error
                 logger.exception("commit listener failed")
 
@@ -109,8 +103,7 @@ async def unit_of_work(runtime: Runtime, principal: Principal) -> AsyncIterator[
         await track_decisions(tx)
         await write_events(session, buffer)
     if buffer.seqs:
-        runtime.take_committed(buffer)  # first: the notice below then finds them read
-        runtime.notify_committed(principal.tenant_id, buffer.seqs)
+        runtime.notify_committed(buffer)
         record_transitions(
             (e.entity_type, e.from_state, e.to_state)
             for e in buffer.events

@@ -456,7 +456,7 @@ def wire(runtime: Runtime, url: str, channel: str, heard: Heard) -> NoticeBus:
         runtime.feed.resync()
 
     bus = NoticeBus(url, channel, on_notice, on_resync, backoff=FAST)
-    runtime.commit_listeners.append(lambda tenant, seqs: bus.publish_nowait(Notice(tenant, max(seqs))))
+    runtime.commit_listeners.append(bus.committed)
     return bus
 
 

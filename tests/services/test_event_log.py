@@ -178,7 +178,7 @@ async def test_a_service_error_after_a_successful_call_in_the_same_unit_undoes_b
 
 async def test_commit_listeners_hear_only_committed_seqs(flight: Flight) -> None:
     heard: list[tuple[str, list[int]]] = []
-    flight.runtime.commit_listeners.append(lambda tenant, seqs: heard.append((tenant, list(seqs))))
+    flight.runtime.commit_listeners.append(lambda buffer: heard.append((buffer.tenant_id, list(buffer.seqs))))
     created = await flight.create(2)
     await flight.refused(
         lambda tx: plan_create.create_research_plan(tx, NewPlan("", [])), ErrorCode.VALIDATION_FAILED

@@ -27,7 +27,7 @@ import contextlib
 import logging
 import signal
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -220,10 +220,7 @@ class Worker:
             self.agent, wanted, workflow_id=self.workflow_id, completed=[c for c, _ in batch] or None
         )
         payload = claimed.claim_workflow_steps
-        # Each completion's own answer; they stand even when the claim itself is refused.
-        for (_, done), result in zip(batch, payload.completed, strict=True):
-            if not done.done():
-                done.set_result(result.user_errors)
+        _answer_each(batch, payload.completed)  # they stand even when the claim itself is refused
         return payload
 
     def _spawn(self, work: Callable[[Callable[[], None]], Awaitable[None]], slots: asyncio.Semaphore) -> None:
@@ -399,7 +396,12 @@ def _answer(batch: list[Pending], payload: CompletionResults) -> None:
     except ClientError as exc:
         _settle(batch, exc)
         return
-    for (_, done), result in zip(batch, payload.results, strict=True):
+    _answer_each(batch, payload.results)
+
+
+def _answer_each(batch: list[Pending], results: Sequence[Any]) -> None:
+    """Hand each completion the userErrors of its own result (one per completion, in order)."""
+    for (_, done), result in zip(batch, results, strict=True):
         if not done.done():
             done.set_result(result.user_errors)
 

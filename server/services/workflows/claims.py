@@ -37,6 +37,7 @@ from .rows import (
     lock_workflow,
     record_step_event,
     step_act,
+    steps_by_id,
 )
 
 
@@ -281,18 +282,11 @@ _CANDIDATES = (
     .order_by(WorkflowStep.position)
     .limit(bindparam("batch"))
 )
-_STEPS_BY_ID = (
-    select(WorkflowStep)
-    .where(WorkflowStep.id.in_(bindparam("ids", expanding=True)))
-    .execution_options(populate_existing=True)
-)
 
 
 async def _load_steps(tx: Tx, step_ids: list[str]) -> list[WorkflowStep]:
     """The steps, whole and as they are now, in the order given: one read for a batch."""
-    if not step_ids:
-        return []
-    by_id = {s.id: s for s in (await tx.session.scalars(_STEPS_BY_ID, {"ids": step_ids})).all()}
+    by_id = await steps_by_id(tx, step_ids)
     return [by_id[i] for i in step_ids]
 
 

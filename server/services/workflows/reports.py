@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, select
-
 from ...db.workflow_models import Workflow, WorkflowStep
 from ...errors import ErrorCode, ServiceError, fail, not_found
 from ...limits import PROGRESS_BYTES
@@ -19,7 +17,7 @@ from ..transitions import require
 from ..validation import check_json_size, check_text, parse_id
 from .definition import retry_policy_from_document
 from .progress import conclude_step_failure, settle_workflow
-from .rows import complete_step, lock_workflow_of, step_deadline
+from .rows import complete_step, lock_workflow_of, step_deadline, steps_by_id
 
 
 @dataclass
@@ -82,16 +80,16 @@ async def complete_workflow_steps(
     results: list[StepReport | ServiceError] = []
     workflow: Workflow | None = None
     last: int | None = None  # the completion number given last in this transaction
-    ahead: dict[str, WorkflowStep] = {}  # the batch's other steps in the locked workflow, read at once
+    ahead: dict[str, WorkflowStep] = {}  # the batch's other steps, read at once under the first lock
     for index, item in enumerate(completions):
         try:
             check_json_size(item.output, ["output"], tx.settings.max_result_bytes)
             check_acting_agent(tx.principal, agent)
             if workflow is None:  # the first lock; a refused item keeps it (one workflow per transaction)
                 workflow, step = await lock_workflow_of(tx, WorkflowStep, item.step_id, "stepId")
-                ahead = await _read_ahead(tx, workflow, completions[index + 1 :])
+                ahead = await _read_ahead(tx, completions[index + 1 :])
             else:
-                same = ahead.get(item.step_id) or await _step_under(tx, workflow, item.step_id)
+                same = await _step_under(tx, workflow, item.step_id, ahead)
                 if same is None:
                     break  # another workflow's step: the caller's next transaction takes it
                 step = same
@@ -107,25 +105,10 @@ async def complete_workflow_steps(
     return results
 
 
-_STEPS_UNDER = (
-    select(WorkflowStep)
-    .where(
-        WorkflowStep.id.in_(bindparam("ids", expanding=True)), WorkflowStep.workflow_id == bindparam("wid")
-    )
-    .execution_options(populate_existing=True)
-)
-
-
-async def _read_ahead(tx: Tx, workflow: Workflow, rest: list[Completion]) -> dict[str, WorkflowStep]:
-    """The rest of the batch's steps that are in ``workflow`` (locked), by the id as given, in one read
-    instead of one each (issue 13 item 7, session 7). Ids that are not ids, and steps of another
-    workflow, are left to ``_step_under``, which refuses the first and stops at the second."""
-    ids = {item.step_id: i for item in rest if (i := _id_or_none(item.step_id)) is not None}
-    if not ids:
-        return {}
-    rows = await tx.session.scalars(_STEPS_UNDER, {"ids": sorted(set(ids.values())), "wid": workflow.id})
-    by_id = {row.id: row for row in rows.all()}
-    return {given: by_id[i] for given, i in ids.items() if i in by_id}
+async def _read_ahead(tx: Tx, rest: list[Completion]) -> dict[str, WorkflowStep]:
+    """The rest of the batch's steps, by id, in one read instead of one each (issue 13 item 7, session
+    7). Ids that are not ids are left to ``_step_under``, which refuses them."""
+    return await steps_by_id(tx, sorted({i for item in rest if (i := _id_or_none(item.step_id))}))
 
 
 def _id_or_none(value: str) -> str | None:
@@ -135,10 +118,14 @@ def _id_or_none(value: str) -> str | None:
         return None
 
 
-async def _step_under(tx: Tx, workflow: Workflow, step_id: str) -> WorkflowStep | None:
+async def _step_under(
+    tx: Tx, workflow: Workflow, step_id: str, ahead: dict[str, WorkflowStep]
+) -> WorkflowStep | None:
     """The tenant's step ``step_id`` if it is in ``workflow`` (locked by this transaction, so the row
-    read now, or held since the lock, is current); None if it is in another workflow."""
-    step = await tx.session.get(WorkflowStep, parse_id(step_id, "stepId"))
+    read now, read ahead under the lock, or held since the lock, is current); None if it is in another
+    workflow."""
+    sid = parse_id(step_id, "stepId")
+    step = ahead.get(sid) or await tx.session.get(WorkflowStep, sid)
     if step is None or step.tenant_id != tx.tenant_id:
         raise not_found(WORKFLOW_STEP.entity, step_id, ["stepId"])
     return step if step.workflow_id == workflow.id else None

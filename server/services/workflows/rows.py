@@ -54,6 +54,22 @@ async def load_steps(tx: Tx, workflow_id: str) -> list[WorkflowStep]:
     return await _children(tx, WorkflowStep, workflow_id)
 
 
+_STEPS_BY_ID = (
+    select(WorkflowStep)
+    .where(WorkflowStep.id.in_(bindparam("ids", expanding=True)))
+    .execution_options(populate_existing=True)
+)
+
+
+async def steps_by_id(tx: Tx, step_ids: list[str]) -> dict[str, WorkflowStep]:
+    """The steps among ``step_ids`` (canonical ids) that exist, whole and as they are now, by id: one
+    read for a batch. The caller checks tenant and workflow, and holds the rows it keeps (the session
+    keeps unchanged rows only weakly)."""
+    if not step_ids:
+        return {}
+    return {s.id: s for s in (await tx.session.scalars(_STEPS_BY_ID, {"ids": step_ids})).all()}
+
+
 async def load_compensations(tx: Tx, workflow_id: str) -> list[WorkflowCompensation]:
     """The workflow's compensations in the order they run (call with the workflow locked)."""
     return await _children(tx, WorkflowCompensation, workflow_id)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -12,11 +14,45 @@ from pathlib import Path
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+# Ports handed to servers that another process starts. A port the kernel hands out for port 0 is free
+# only until the socket closes: another server started at the same moment (a second test worker, a
+# second test run on the machine) or any outgoing connection may take it before the child binds, and a
+# readiness probe would then be answered by someone else's server. So ports come from below the
+# kernel's ephemeral range (never used for outgoing connections), each claimed by a lock file that
+# this process holds until it exits: no two live processes on the machine hand out the same port.
+_PORT_LOCKS = Path(os.environ.get("TMPDIR", "/tmp")) / "flightdeck-ports"
+_held: list[int] = []  # descriptors of the lock files this process holds
+
+
+def _ephemeral_start() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port on 127.0.0.1 that nobody listens on and no other live process will hand out."""
+    _PORT_LOCKS.mkdir(parents=True, exist_ok=True)
+    high = _ephemeral_start()
+    low = max(1024, high - 12_000)
+    for _ in range(2_000):
+        port = random.randrange(low, high)
+        fd = os.open(_PORT_LOCKS / str(port), os.O_CREAT | os.O_RDWR, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                os.close(fd)
+                continue
+        _held.append(fd)
+        return port
+    raise RuntimeError(f"no free port between {low} and {high}")
 
 
 def process_cpu_seconds(pid: int) -> float:

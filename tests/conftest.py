@@ -28,15 +28,51 @@ from server.config import Settings
 from server.db.engine import Database
 from server.db.migrate import upgrade
 from server.services.runtime import Runtime
+from tests.waiting import patient
 
 POSTGRES_ENV = "FLIGHTDECK_TEST_POSTGRES_URL"
 REQUIRE_ENV = "FLIGHTDECK_REQUIRE_SERVICES"
 
 
-def _service_missing(reason: str) -> None:
-    if os.environ.get(REQUIRE_ENV) == "1":
-        pytest.fail(f"{reason} ({REQUIRE_ENV}=1 makes this a failure instead of a skip)")
-    pytest.skip(reason)
+# What each missing part of the machine costs and how to get it: `make test` ends with one line per part
+# that was missing (pytest_terminal_summary), never with a silent count of skips.
+HOW_TO_GET = {
+    "PostgreSQL": f"export {POSTGRES_ENV}=postgresql+asyncpg://postgres@127.0.0.1:5432/test "
+    "(a server with trust auth; .ci/run sets it)",
+    "Redis": "export FLIGHTDECK_TEST_REDIS_URL=redis://127.0.0.1:6379/0 "
+    "(a running redis-server; .ci/run sets it)",
+    "Chromium": "apt-get install -y chromium (Debian's package; the tests drive /usr/bin/chromium)",
+    "redis-server": "apt-get install -y redis-server",
+    "nginx": "apt-get install -y nginx",
+    "postgresql-client": "apt-get install -y postgresql-client",
+}
+_SKIP_MARK = "missing "
+
+
+def services_required() -> bool:
+    """CI (CI=true) and FLIGHTDECK_REQUIRE_SERVICES=1 turn every missing part into a failure."""
+    return os.environ.get("CI") == "true" or os.environ.get(REQUIRE_ENV) == "1"
+
+
+def _service_missing(reason: str, service: str = "PostgreSQL") -> None:
+    if services_required():
+        pytest.fail(f"{reason} (CI=true or {REQUIRE_ENV}=1 makes a missing {service} a failure)")
+    pytest.skip(f"{_SKIP_MARK}{service}: {reason}")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line per missing part of the machine, with how to get it, instead of silent skips."""
+    missing: dict[str, int] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = getattr(report, "longrepr", None)
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else ""
+        reason = reason.removeprefix("Skipped: ")
+        if reason.startswith(_SKIP_MARK):
+            service = reason[len(_SKIP_MARK) :].split(":", 1)[0]
+            missing[service] = missing.get(service, 0) + 1
+    for service, count in sorted(missing.items()):
+        how = HOW_TO_GET.get(service, "see the README")
+        terminalreporter.write_line(f"{service} is missing: {count} tests skipped; to run them: {how}")
 
 
 @pytest.fixture
@@ -178,7 +214,7 @@ def start_server(settings: Settings, clock: FakeClock) -> LiveServer:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + patient(20)
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("uvicorn did not start")
@@ -205,7 +241,7 @@ class GraphQLClient:
         headers = {"accept": "application/graphql-response+json"}
         if token:
             headers["authorization"] = f"Bearer {token}"
-        self.http = httpx.AsyncClient(base_url=url, headers=headers, timeout=30)
+        self.http = httpx.AsyncClient(base_url=url, headers=headers, timeout=patient(30))
 
     async def post(self, query: str, variables: dict[str, Any] | None = None, **kw: Any) -> httpx.Response:
         return await self.http.post("/graphql", json={"query": query, "variables": variables or {}}, **kw)

@@ -5,49 +5,31 @@ operation, type, duration, outcome)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from bench.server_process import free_port
+from bench.server_process import ServerProcess
 from server.db.migrate import upgrade
 
 
-def _serve(tmp_path: Path, log_format: str) -> tuple[subprocess.Popen[bytes], str, Path]:
+def _serve(tmp_path: Path, log_format: str) -> tuple[ServerProcess, str, Path]:
+    """A `flightdeck serve` process, ready; `_stop` ends it (ServerProcess waits as long as a loaded
+    machine needs and ends the process itself when it does not come up)."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'logs.db'}"
     upgrade(url)
-    port = free_port()
     log = tmp_path / "server.log"
-    env = {**os.environ, "FLIGHTDECK_DATABASE_URL": url, "FLIGHTDECK_LOG_FORMAT": log_format}
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "server", "serve", "--port", str(port)], env=env, stderr=out, stdout=out
-        )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                return proc, base, log
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            raise AssertionError(f"the server did not start:\n{log.read_text()}")
-        time.sleep(0.1)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
+    server = ServerProcess(url, log=log, FLIGHTDECK_DATABASE_URL=url, FLIGHTDECK_LOG_FORMAT=log_format)
     try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+        server.__enter__()
+    except RuntimeError as exc:
+        raise AssertionError(f"the server did not start:\n{log.read_text()}") from exc
+    return server, server.url, log
+
+
+def _stop(server: ServerProcess) -> None:
+    server.__exit__()
 
 
 MAKE = 'mutation Make { startSkillExecution(sessionId: "s", skillName: "k") { skillExecution { id } } }'

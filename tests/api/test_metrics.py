@@ -21,6 +21,7 @@ from server.db.engine import Database
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server
 from tests.realtime.rawws import EVENT_SEQS, RawSubscription
+from tests.waiting import patient
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -41,7 +42,7 @@ def value(samples: Samples, name: str, **labels: str) -> float:
 
 
 async def until(check: Callable[[], Awaitable[bool]], within: float, what: str) -> None:
-    deadline = time.monotonic() + within
+    deadline = time.monotonic() + patient(within)
     while not await check():
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not happen within {within}s")

@@ -62,14 +62,16 @@ async def test_the_issues_pattern_answers_at_once_and_still_matches(client: Grap
     step = await configurable_step(client, "redos", REDOS)
     seq = await last_seq(client)
     # Python's backtracking re needs ~10 s for 27 characters and 4x more per two more; 40 would be hours.
-    started = time.monotonic()
+    # CPU of this process (the server runs in it), not wall time: a loaded machine stretches the
+    # latter, while a backtracking match would burn hours of the former.
+    started = time.process_time()
     refused = await configure(client, step, {"q": "a" * 40 + "!"})
-    took = time.monotonic() - started
+    took = time.process_time() - started
     [error] = refused["userErrors"]
     assert (error["code"], error["field"]) == ("VALIDATION_FAILED", ["parameters", "q"])
     assert "does not match '^(a+)+$'" in error["message"]
     assert await last_seq(client) == seq
-    assert took < 5, f"refusing took {took:.1f} s"
+    assert took < 5, f"refusing took {took:.1f} s of CPU"
     accepted = await configure(client, step, {"q": "aaaa"})
     assert (accepted["userErrors"], accepted["toolStep"]["status"]) == ([], "READY_TO_EXECUTE")
 
@@ -192,20 +194,23 @@ class TestBudget:
 class TestEventLoop:
     @pytest.fixture
     def settings(self, db_url: str) -> Settings:
-        return Settings(database_url=db_url, schema_check_steps=100_000_000)
+        return Settings(database_url=db_url, schema_check_steps=20_000_000)
 
     async def test_the_server_answers_other_requests_while_a_costly_check_runs(
         self, client: GraphQLClient, live_server: LiveServer
     ) -> None:
-        """While one check runs for a while, health probes keep being answered quickly.
+        """While one check runs for a while, health probes keep being answered.
 
         Were the check on the event loop, the first probe would wait for all of it and hardly any
-        would complete meanwhile: what is measured is the probes' latency relative to the check's.
+        would complete meanwhile: what is checked is how many are answered while it runs.
         """
         step = await configurable_step(client, "doubling", doubling(14))
         hostile = asyncio.create_task(configure(client, step, {"q": 1}))
         latencies: list[float] = []
-        async with httpx.AsyncClient(base_url=live_server.url) as probe:
+        # A connection per probe: on a loaded machine a pause between two probes can outlast the
+        # server's keep-alive, and a probe sent as it closes an idle connection is lost in transit.
+        fresh = httpx.Limits(max_keepalive_connections=0)
+        async with httpx.AsyncClient(base_url=live_server.url, limits=fresh) as probe:
             started = time.monotonic()
             while not hostile.done():
                 sent = time.monotonic()
@@ -219,10 +224,7 @@ class TestEventLoop:
             f"check {took:.2f} s; {len(latencies)} probes,",
             f"median {median * 1000:.0f} ms, slowest {slowest * 1000:.0f} ms",
         )
-        assert took > 0.3, "the check must take a while for this test to mean anything"
-        # On the event loop, one probe would wait for (nearly) the whole check and few would be answered.
+        # On the event loop, the first probe would wait for (nearly) the whole check, and it alone
+        # would be answered while the check runs. Counting answers needs no bound on any latency, so
+        # it holds on a loaded machine; the latencies are printed as figures.
         assert len(latencies) >= 10
-        # Not far below 1: a generation-2 garbage collection of this process (server, client and the
-        # test suite in one heap) pauses every thread, 0.2-0.8 s measured.
-        assert slowest < took * 0.8
-        assert median < took / 10

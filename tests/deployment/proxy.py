@@ -104,5 +104,5 @@ http {{
 def nginx_binary() -> str:
     binary = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(binary).is_file():
-        _service_missing("the proxy test needs nginx (apt-get install -y nginx)")
+        _service_missing("the proxy test needs nginx", "nginx")
     return binary

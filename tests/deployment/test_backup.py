@@ -158,9 +158,7 @@ def _backup_postgres(db_url: str, restored_url: str, tmp_path: Path) -> str:
     """The guide's `pg_dump` and `pg_restore` lines, with the test's databases and file."""
     for program in ("pg_dump", "pg_restore"):
         if shutil.which(program) is None:
-            _service_missing(
-                f"the PostgreSQL backup test needs {program} (apt-get install postgresql-client)"
-            )
+            _service_missing(f"the PostgreSQL backup test needs {program}", "postgresql-client")
     dump = str(tmp_path / "flightdeck.dump")
     _run(
         guide_command(

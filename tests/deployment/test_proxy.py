@@ -30,6 +30,7 @@ from tests.deployment.proxy import UPSTREAM_HEADER, Nginx
 from tests.realtime.instances import Instance, event_log, last_seq, work
 from tests.realtime.processes import until
 from tests.realtime.rawws import EVENT_SEQS, RawSubscription
+from tests.waiting import patient
 
 PROMPT = 10.0  # an event must arrive this soon (the instances' fallback poll is 30 s away)
 
@@ -180,7 +181,7 @@ class HeldMutations:
                 " WHERE $1 = ANY(pg_blocking_pids(pid))"
             )
             holder = self.conn.get_server_pid()
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + patient(30)
             while len(blocked := await monitor.fetch(query, holder)) < count:
                 if time.monotonic() > deadline:
                     done = [r.exception() or r.result().status_code for r in requests if r.done()]

@@ -7,7 +7,6 @@ needed (it downloads a browser, which this project's machines cannot do).
 from __future__ import annotations
 
 import ipaddress
-import os
 import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
@@ -32,7 +31,7 @@ from playwright.async_api import (
 from server.clock import FakeClock
 from server.config import Settings
 from server.graphiql import FRONTEND_DIST
-from tests.conftest import LiveServer, start_server, stop_server
+from tests.conftest import LiveServer, _service_missing, start_server, stop_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -185,10 +184,7 @@ def clock() -> FakeClock:
 def _require_chromium() -> None:
     if CHROMIUM.exists():
         return
-    reason = f"{CHROMIUM} not found; install Debian's package: apt-get install -y chromium"
-    if os.environ.get("FLIGHTDECK_REQUIRE_BROWSER") == "1":
-        pytest.fail(reason)
-    pytest.skip(reason)
+    _service_missing(f"{CHROMIUM} not found", "Chromium")
 
 
 @pytest.fixture

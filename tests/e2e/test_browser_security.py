@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from playwright.async_api import Frame
 
+from tests.waiting import patient
+
 pytestmark = pytest.mark.browser
 
 
@@ -58,7 +60,7 @@ def attacker() -> Iterator[Attacker]:
 
 
 async def _child_frame(page: Any, within: float = 15) -> Frame:
-    deadline = time.monotonic() + within
+    deadline = time.monotonic() + patient(within)
     while not page.main_frame.child_frames:
         assert time.monotonic() < deadline, "the iframe never started loading"
         await asyncio.sleep(0.05)
@@ -125,7 +127,7 @@ async def test_the_page_fixture_records_what_the_policy_blocks(
         "inline style",
         "inline script",
     ]
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + patient(10)
     while not all(any(e in v for v in browser_page.csp_violations) for e in expected):
         assert time.monotonic() < deadline, browser_page.csp_report()
         await asyncio.sleep(0.05)

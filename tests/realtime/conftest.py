@@ -27,12 +27,12 @@ async def redis_url() -> str:
 
     url = os.environ.get(REDIS_ENV)
     if not url:
-        _service_missing(f"Redis tests need {REDIS_ENV}, e.g. redis://127.0.0.1:6379/0")
+        _service_missing(f"Redis tests need {REDIS_ENV}, e.g. redis://127.0.0.1:6379/0", "Redis")
     conn = redis.Redis.from_url(str(url))
     try:
         await conn.ping()
     except Exception as exc:
-        _service_missing(f"Redis at {url} is not reachable: {exc}")
+        _service_missing(f"Redis at {url} is not reachable: {exc}", "Redis")
     finally:
         await conn.aclose()
     return str(url)
@@ -84,7 +84,7 @@ class PrivateRedis(Child):
 def redis_server_binary() -> str:
     binary = shutil.which("redis-server") or "/usr/bin/redis-server"
     if not Path(binary).is_file():
-        _service_missing("the Redis restart test needs redis-server (apt install redis-server)")
+        _service_missing("the Redis restart test needs redis-server", "redis-server")
     return binary
 
 

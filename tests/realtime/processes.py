@@ -5,12 +5,16 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+from bench.server_process import free_port
+from tests.waiting import patient
+
+__all__ = ["free_port"]  # re-exported: the tests import it from here
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -60,18 +64,12 @@ class Child:
             self.proc = None
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def tail_of(log: Path, lines: int = 40) -> str:
     return "\n".join(log.read_text(errors="replace").splitlines()[-lines:]) if log.exists() else ""
 
 
 async def until(check: Callable[[], Awaitable[bool]], within: float, what: str) -> None:
-    deadline = time.monotonic() + within
+    deadline = time.monotonic() + patient(within)
     while not await check():
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not happen within {within}s")

@@ -23,6 +23,7 @@ from tests.realtime.conftest import PrivateRedis
 from tests.realtime.instances import Instance, StartInstances, event_log, last_seq, work
 from tests.realtime.processes import REPO, end_process, until
 from tests.realtime.rawws import EVENT_SEQS, RawSubscription, read_seqs
+from tests.waiting import patient
 
 PROMPT = 5.0  # how long a test waits for an event that should arrive through the broker
 
@@ -56,7 +57,7 @@ async def _subscribe_live(instance: Instance, api: GraphQLClient) -> tuple[RawSu
 
 async def _stream(sub: RawSubscription, until_seq: int, within: float) -> list[tuple[int, str, str]]:
     seen: list[tuple[int, str, str]] = []
-    deadline = time.monotonic() + within
+    deadline = time.monotonic() + patient(within)
     while not seen or seen[-1][0] < until_seq:
         event = (await sub.next(within=max(0.01, deadline - time.monotonic())))["events"]
         seen.append((event["seq"], event["kind"], event["rootId"]))
@@ -200,7 +201,7 @@ def test_no_server_process_outlives_its_test(tmp_path: Path) -> None:
     )
     proc = subprocess.Popen([sys.executable, "-c", parent], cwd=REPO)
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + patient(20)
         while not pid_file.exists() or not pid_file.read_text():
             assert proc.poll() is None, "the parent process failed before starting its child"
             assert time.monotonic() < deadline, "the parent did not start its child"
@@ -208,7 +209,7 @@ def test_no_server_process_outlives_its_test(tmp_path: Path) -> None:
         child = int(pid_file.read_text())
         proc.kill()  # no teardown, no finally: only the kernel can end the child now
         proc.wait(10)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + patient(10)
         while _alive(child):
             assert time.monotonic() < deadline, f"orphan {child} survived its parent"
             time.sleep(0.05)

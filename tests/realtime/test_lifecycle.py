@@ -32,6 +32,7 @@ from server.realtime.feed import LoggedEvent, TenantTail
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient, LiveServer, start_server, stop_server
 from tests.realtime.rawws import EVENT_SEQS, RawSubscription, read_seqs
+from tests.waiting import patient
 
 # SQLite is enough here: everything checked is the state of one process.
 pytestmark = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
@@ -70,7 +71,7 @@ def _ws_transports(live: LiveServer) -> list[Any]:
 
 
 async def _until(check: Callable[[], bool], within: float = 10, what: str = "condition") -> None:
-    deadline = time.monotonic() + within
+    deadline = time.monotonic() + patient(within)
     while not check():
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} did not hold within {within}s")

@@ -74,6 +74,15 @@ async def test_a_spelling_of_loopback_is_refused_before_anything_is_sent(host: s
     assert refused.error == "refused: 127.0.0.1 is a non-public address"
 
 
+@pytest.mark.parametrize("host", ["[::ffff:\u2460\u2461\u2466.0.0.1]", "[::ffff:\uff11\uff12\uff17.0.0.1]"])
+async def test_a_spelling_of_v4_mapped_loopback_is_refused_before_anything_is_sent(host: str) -> None:
+    """yarl reads digits of other scripts inside brackets too (``ipaddress`` does); the socket's
+    address is what is judged."""
+    async with receiver() as hook:
+        refused = await refused_then_allowed(hook, f"http://{host}:{port_of(hook)}/x")
+    assert refused.error == "refused: ::ffff:7f00:1 is a non-public address"
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(spellings(networks("127.0.0.1/32")))
 def test_every_spelling_of_loopback_is_refused_at_the_connection(spelled: tuple[str, str]) -> None:

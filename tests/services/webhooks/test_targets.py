@@ -115,6 +115,11 @@ def test_every_spelling_of_a_public_address_is_accepted_as_that_address(spelled:
     assert url_problem(f"https://{host}/hook", allow_private=False) is None
 
 
+@pytest.mark.parametrize("host", ["[::\uff11]", "[::ffff:\u2460\u2461\u2466.0.0.1]", "[f\uff4580::1]"])
+def test_an_ipv6_literal_with_digits_of_other_scripts_is_refused_when_saved(host: str) -> None:
+    assert url_problem(f"http://{host}/hook", allow_private=False) is not None
+
+
 @pytest.mark.parametrize(
     "host",
     [

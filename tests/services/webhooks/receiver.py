@@ -30,6 +30,7 @@ class Receiver:
     url: str
     script: list[int] = field(default_factory=list)  # answers in order; then ``default``
     default: int = 200
+    location: str | None = None  # sent with every answer when set (to script a redirect)
     received: list[Received] = field(default_factory=list)
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     released: asyncio.Event = field(default_factory=asyncio.Event)  # ends every hang
@@ -59,7 +60,8 @@ async def receiver() -> AsyncIterator[Receiver]:
         status = state.answer()
         if status in (HANG, HOLD):
             await state.released.wait()
-        return web.Response(status=200 if status == HOLD else status, text="ok")
+        headers = {"location": state.location} if state.location else None
+        return web.Response(status=200 if status == HOLD else status, text="ok", headers=headers)
 
     app = web.Application()
     app.router.add_post("/{tail:.*}", hook)

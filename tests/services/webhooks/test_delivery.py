@@ -26,6 +26,7 @@ from server.services.webhooks.signing import verify
 from server.services.webhooks.topics import Topic
 from tests.services.helpers import Flight
 from tests.services.webhooks.receiver import HANG, HOLD, Receiver, receiver
+from tests.services.webhooks.spellings import ISSUE_SPELLINGS
 
 TIMEOUT = 1.5  # short, for the hanging receiver; long enough for a loaded machine
 
@@ -403,6 +404,28 @@ async def test_private_targets_are_refused_when_saved_and_when_resolved(
     [attempt] = await driver.attempts(made.endpoint.id)
     assert attempt.error is not None
     assert "non-public" in attempt.error
+
+
+@pytest.mark.parametrize("host", ISSUE_SPELLINGS)
+async def test_a_spelling_of_loopback_saved_while_allowed_is_never_delivered_once_refused(
+    driver: Driver, flight: Flight, hook: Receiver, host: str
+) -> None:
+    """Saved while private targets were allowed; once they are not, each attempt is recorded as
+    refused and the receiver gets nothing; allowed again, the same URL reaches it."""
+    made = await driver.endpoint(hook.url.replace("127.0.0.1", host))
+    await flight.awaiting_review()
+    await driver.worker(made.endpoint.id, webhook_allow_private_targets=False).pass_once()
+    assert hook.received == []
+    [attempt] = await driver.attempts(made.endpoint.id)
+    assert (attempt.status_code, attempt.error) == (None, "refused: 127.0.0.1 is a non-public address")
+    [pending] = await driver.deliveries(made.endpoint.id)
+    assert (pending.status, pending.last_error) == ("pending", attempt.error)
+
+    driver.clock.advance(RETRY_SCHEDULE[0])
+    await driver.worker(made.endpoint.id).pass_once()
+    assert len(hook.received) == 1
+    [done] = await driver.deliveries(made.endpoint.id)
+    assert done.status == "delivered"
 
 
 async def test_bad_endpoint_input_is_refused_and_writes_nothing(driver: Driver, flight: Flight) -> None:

@@ -35,6 +35,8 @@ class Principal:
     name: str
     # The agent names this principal claims and reports workflow work as; None: any (dev mode, old keys).
     agents: frozenset[str] | None = None
+    # When its credential stops being valid (Unix time; an access token's expiry); None: until revoked.
+    expires_at: float | None = None
 
     @property
     def can_write(self) -> bool:

@@ -314,7 +314,8 @@ class TokenVerifier:
         if isinstance(agents, str):
             return self.forbid(f"the access token's '{config.agent_claim}' claim {agents}", "FORBIDDEN")
         name = f"oauth:{subject}"[:SHORT_TEXT]
-        return Principal(tenant, Role(role), name, agents)
+        expires_at = float(claims["exp"]) + config.leeway_seconds
+        return Principal(tenant, Role(role), name, agents, expires_at)
 
 
 def _agent_names(value: object) -> frozenset[str] | str | None:

@@ -3,6 +3,7 @@ keys and JWKS, GraphQL over HTTP and WebSocket, and the official MCP client with
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -27,6 +28,7 @@ from server.db.engine import Database
 from tests.api.oauth_issuer import Issuer
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.mcp.helpers import mcp_client, ok
+from tests.realtime.rawws import EVENT_SEQS, RawSubscription
 
 WHO_AM_I = "{ researchPlans(first: 1) { edges { node { id } } } }"
 CREATE_PLAN = """
@@ -57,6 +59,7 @@ def server(
         oauth_issuer=issuer.url,
         oauth_resource="https://flightdeck.test",
         oauth_tenants=["acme", "t"],
+        oauth_leeway_seconds=0,
     )
     live = start_server(settings, FakeClock())
     try:
@@ -298,6 +301,20 @@ async def test_a_websocket_with_a_refused_token_is_closed(
 ) -> None:
     with pytest.raises((TransportClosed, TransportConnectionFailed)):
         await _subscribe_once(server, issuer.token(resource(server), **claims))
+
+
+async def test_a_websocket_is_closed_with_4403_when_its_access_token_expires(
+    server: LiveServer, issuer: Issuer
+) -> None:
+    # The token lives a few seconds: long enough to be accepted on a loaded machine, then it expires
+    # while the subscription is open. No wall-clock bound is asserted: the close is awaited.
+    token = issuer.token(resource(server), expires_in=4)
+    subscription = await RawSubscription.open(server.ws_url, EVENT_SEQS, {"after": 0}, token=token)
+    try:
+        await asyncio.wait_for(subscription.ws.wait_closed(), 60)
+        assert subscription.ws.close_code == 4403
+    finally:
+        await subscription.ws.close()
 
 
 # -- settings --

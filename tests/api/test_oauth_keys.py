@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
@@ -41,8 +42,11 @@ def verifier(issuer: Issuer, ticks: Ticks, **settings: object) -> TokenVerifier:
 async def test_the_keys_are_discovered_from_the_issuer_metadata_and_fetched_once(issuer: Issuer) -> None:
     tokens = verifier(issuer, Ticks())
     for _ in range(20):
-        principal = await tokens.principal(issuer.token(RESOURCE, agent=["a", "b"]))
-        assert principal == Principal("acme", Role.AGENT, "oauth:alice", frozenset({"a", "b"}))
+        token = issuer.token(RESOURCE, agent=["a", "b"])
+        principal = await tokens.principal(token)
+        # It acts until the token's expiry plus the leeway (30 s by default).
+        expires_at = jwt.decode(token, options={"verify_signature": False})["exp"] + 30
+        assert principal == Principal("acme", Role.AGENT, "oauth:alice", frozenset({"a", "b"}), expires_at)
     assert issuer.requests == {"/.well-known/openid-configuration": 1, "/jwks.json": 1}
 
 

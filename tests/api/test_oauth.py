@@ -12,14 +12,18 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
+import httpx2
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from gql import Client, gql
 from gql.transport.exceptions import TransportClosed, TransportConnectionFailed
 from gql.transport.websockets import WebsocketsTransport
+from mcp.client.auth.utils import extract_resource_metadata_from_www_auth, handle_protected_resource_response
+from mcp.shared.auth_utils import check_resource_allowed
 
 from server.auth import Role, create_key
 from server.clock import FakeClock
@@ -118,6 +122,19 @@ async def test_a_request_without_a_token_is_told_where_the_metadata_is(
     assert challenge == (
         f'Bearer resource_metadata="{resource(server)}/.well-known/oauth-protected-resource"'
     )
+
+
+async def test_the_mcp_sdk_client_discovers_the_issuer_from_a_401(server: LiveServer, issuer: Issuer) -> None:
+    """The SDK's own discovery steps (mcp.client.auth.utils) on this server's answers."""
+    async with httpx2.AsyncClient(base_url=server.url, timeout=30) as http:
+        refused = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        metadata_url = extract_resource_metadata_from_www_auth(refused)
+        assert metadata_url is not None
+        # The URL names the public resource; this test reaches the server by its listening address.
+        found = await handle_protected_resource_response(await http.get(urlsplit(metadata_url).path))
+    assert found is not None
+    assert [str(url).rstrip("/") for url in found.authorization_servers] == [issuer.url]
+    assert check_resource_allowed(f"{resource(server)}/mcp", str(found.resource))
 
 
 # -- tokens that verify --

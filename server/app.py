@@ -20,7 +20,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
 from .api.view import FlightdeckGraphQL
-from .auth import Authenticator, Role, count_active_keys, decide_dev_mode
+from .auth import Authenticator, Refusal, Role, count_active_keys, decide_dev_mode
 from .clock import Clock, SystemClock
 from .config import Settings, load_settings
 from .db.engine import Database
@@ -39,6 +39,7 @@ from .loops.workflow_timers import run_workflow_timers
 from .mcp.http import McpHttp
 from .metrics import REGISTRY as METRICS
 from .metrics import StateCollector
+from .oauth import OAuthConfig, TokenVerifier, metadata_routes
 from .oplog import OperationLogWriter
 from .realtime import Notice, NoticeBus
 from .realtime.frames import KeepsWebSocketSend
@@ -92,6 +93,7 @@ def create_app(
     (``flightdeck serve`` asks for it; a test process starting many apps does not)."""
     settings = settings or load_settings()
     clock = clock or SystemClock()
+    oauth = OAuthConfig.from_settings(settings)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -178,7 +180,12 @@ def create_app(
         app.state.loop = asyncio.get_running_loop()
         app.state.bus = bus
         app.state.dev_mode = dev_mode
-        authenticator = Authenticator(db, ttl=settings.auth_cache_seconds, dev_mode=dev_mode)
+        authenticator = Authenticator(
+            db,
+            ttl=settings.auth_cache_seconds,
+            dev_mode=dev_mode,
+            tokens=TokenVerifier(oauth) if oauth is not None else None,
+        )
         app.state.graphql = FlightdeckGraphQL(runtime, authenticator, key_watch)
         app.state.mcp = McpHttp(runtime, authenticator)
         app.state.process_metrics = CollectorRegistry(auto_describe=True)
@@ -218,8 +225,10 @@ def create_app(
         """Prometheus text for admin keys (and dev mode): metrics name operations and tenants' load."""
         view: FlightdeckGraphQL = request.app.state.graphql
         principal = await view.authenticator.authenticate(request.headers.get("authorization"))
-        if isinstance(principal, str):
-            return _refusal(401, principal, "UNAUTHENTICATED", {"WWW-Authenticate": "Bearer"})
+        if isinstance(principal, Refusal):
+            return _refusal(
+                principal.status, principal.message, principal.code, {"WWW-Authenticate": principal.challenge}
+            )
         if principal.role is not Role.ADMIN:
             return _refusal(403, "only admin keys may read /metrics", "FORBIDDEN", {})
         body = generate_latest(METRICS) + generate_latest(request.app.state.process_metrics)
@@ -251,6 +260,8 @@ def create_app(
     app.router.routes.insert(0, Route("/graphql", endpoint, methods=["GET", "POST"]))
     app.router.routes.insert(1, WebSocketRoute("/graphql", endpoint))
     app.router.routes.insert(2, Route("/mcp", McpEndpoint(app)))
+    if oauth is not None:
+        app.router.routes.extend(metadata_routes(oauth))
     return app
 
 
@@ -290,6 +301,8 @@ def process_state(runtime: Runtime) -> dict[str, Any]:
 async def _decide_dev_mode(settings: Settings, db: Database) -> bool:
     """Dev mode, once for the process's life: never re-decided when keys are created or revoked."""
     active = 0
+    if settings.dev_mode == "auto" and settings.oauth_issuer:
+        return False  # an issuer's access tokens are credentials: the server expects them
     if settings.dev_mode == "auto":
         try:
             active = await count_active_keys(db)

@@ -10,6 +10,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Protocol
 
 from sqlalchemy import func, select
 
@@ -34,6 +35,8 @@ class Principal:
     name: str
     # The agent names this principal claims and reports workflow work as; None: any (dev mode, old keys).
     agents: frozenset[str] | None = None
+    # When its credential stops being valid (Unix time; an access token's expiry); None: until revoked.
+    expires_at: float | None = None
 
     @property
     def can_write(self) -> bool:
@@ -50,6 +53,24 @@ class Principal:
 
 
 DEV_PRINCIPAL = Principal(DEV_TENANT, Role.ADMIN, "dev")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a request is not let in: the HTTP status, the stable code and the ``WWW-Authenticate`` value."""
+
+    message: str
+    status: int = 401
+    code: str = "UNAUTHENTICATED"
+    challenge: str = "Bearer"
+
+
+class TokenVerifier(Protocol):
+    """Access tokens of an OAuth issuer (server/oauth.py); API keys are looked up here."""
+
+    async def principal(self, token: str) -> Principal | Refusal: ...
+
+    def refuse(self, message: str, *, token_given: bool = True) -> Refusal: ...
 
 
 def hash_key(key: str) -> str:
@@ -161,23 +182,36 @@ class Authenticator:
 
     In dev mode (decided once at start-up, never by counting keys later) a request without a key is
     the dev admin; a request with a key is that key's principal either way. Lookups are cached for
-    ``ttl`` seconds, so a revoked key stops working within that time.
+    ``ttl`` seconds, so a revoked key stops working within that time. With ``tokens`` (an OAuth issuer
+    is configured), a bearer that is a JWT is an access token and goes to it instead.
     """
 
-    def __init__(self, db: Database, ttl: float = 5.0, *, dev_mode: bool = False) -> None:
+    def __init__(
+        self, db: Database, ttl: float = 5.0, *, dev_mode: bool = False, tokens: TokenVerifier | None = None
+    ) -> None:
         self._db = db
         self._ttl = ttl
         self._keys: dict[str, tuple[float, Principal | None]] = {}
         self.dev_mode = dev_mode
+        self.tokens = tokens
 
-    async def authenticate(self, header: str | None) -> Principal | str:
+    def refuse(self, message: str, *, token_given: bool = True) -> Refusal:
+        if self.tokens is None:
+            return Refusal(message)
+        return self.tokens.refuse(message, token_given=token_given)
+
+    async def authenticate(self, header: str | None) -> Principal | Refusal:
         if not header:
             if self.dev_mode:
                 return DEV_PRINCIPAL
-            return "this server needs an API key: send 'Authorization: Bearer <key>'"
+            return self.refuse(
+                "this server needs an API key: send 'Authorization: Bearer <key>'", token_given=False
+            )
         key = bearer_key(header)
         if key is None:
-            return "the Authorization header must be 'Bearer <key>'"
+            return self.refuse("the Authorization header must be 'Bearer <key>'")
+        if self.tokens is not None and is_access_token(key):
+            return await self.tokens.principal(key)
         now = time.monotonic()
         cached = self._keys.get(key)
         if cached is None or now - cached[0] > self._ttl:
@@ -186,8 +220,13 @@ class Authenticator:
             cached = (now, await principal_for_key(self._db, key))
             self._keys[key] = cached
         if cached[1] is None:
-            return "the API key is not valid or has been revoked"
+            return self.refuse("the API key is not valid or has been revoked")
         return cached[1]
+
+
+def is_access_token(bearer: str) -> bool:
+    """A JWS in compact form (three dot-separated parts); an API key (``fdk_…``) has no dot."""
+    return bearer.count(".") == 2
 
 
 def bearer_key(header: str) -> str | None:

@@ -10,7 +10,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, ValidationError
+from pydantic import AliasChoices, Field, ValidationError, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -140,6 +140,66 @@ class Settings(BaseSettings):
         default=5.0, ge=0, description="How long a key lookup is cached (a revoked key works this long)."
     )
     graphiql: bool = Field(default=True, description="Serve GraphiQL at GET /graphql.")
+    oauth_issuer: str | None = Field(
+        default=None,
+        description="An OAuth 2.1 authorization server (its issuer URL) whose JWT access tokens /mcp and "
+        "/graphql accept beside API keys. Unset: API keys only.",
+    )
+    oauth_resource: str | None = Field(
+        default=None,
+        description="This server's URL as clients reach it (https://flightdeck.example.com): the audience "
+        "access tokens must name, and the resource of /.well-known/oauth-protected-resource.",
+    )
+    oauth_jwks_url: str | None = Field(
+        default=None,
+        description="Where the issuer publishes its signing keys; unset: its jwks_uri, from the issuer's "
+        "OpenID Connect or RFC 8414 metadata.",
+    )
+    oauth_algorithms: list[str] = Field(
+        default_factory=lambda: ["RS256", "ES256"],
+        description="Signature algorithms access tokens may use (asymmetric only: RS*, PS*, ES*, EdDSA).",
+    )
+    oauth_tenants: list[str] = Field(
+        default_factory=list,
+        description="The tenants access tokens may act for; a token naming another is refused.",
+    )
+    oauth_tenant_claim: str = Field(
+        default="tenant", min_length=1, description="The access token claim naming the tenant."
+    )
+    oauth_role_claim: str = Field(
+        default="role",
+        min_length=1,
+        description="The access token claim naming the role: agent, reviewer, viewer or admin.",
+    )
+    oauth_agent_claim: str = Field(
+        default="agent",
+        min_length=1,
+        description="The access token claim with the agent name(s) the token may claim workflow work as "
+        "(absent: any).",
+    )
+    oauth_leeway_seconds: float = Field(
+        default=30, ge=0, le=300, description="Clock skew allowed when checking a token's exp and nbf."
+    )
+    oauth_jwks_cache_seconds: float = Field(
+        default=300,
+        gt=0,
+        description="How long the issuer's signing keys are used before they are fetched again.",
+    )
+    oauth_jwks_refresh_seconds: float = Field(
+        default=30,
+        ge=0,
+        description="Least time between two fetches of the signing keys caused by a token naming an "
+        "unknown key (the issuer rotated its keys).",
+    )
+
+    @model_validator(mode="after")
+    def _check_oauth(self) -> Settings:
+        from .oauth import settings_problems
+
+        if problems := settings_problems(self):
+            raise ValueError("; ".join(problems))
+        return self
+
     log_format: Literal["console", "json"] = Field(
         default="console",
         description="How `flightdeck serve` writes its log (and uvicorn's): console lines, or one JSON "

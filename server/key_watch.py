@@ -63,16 +63,19 @@ class KeyWatch:
             if key_hash not in active
             for connection in self._watched.pop(key_hash, {}).values()
         ]
-        await asyncio.gather(*(self._close(close, cut) for close, cut in revoked))
+        await asyncio.gather(*(self.close_or_cut(close, cut) for close, cut in revoked))
         return len(revoked)
 
-    async def _close(self, close: Close, cut: Cut) -> None:
+    async def close_or_cut(self, close: Close, cut: Cut) -> None:
+        """``close``, or ``cut`` when it is not done within ``close_within`` seconds (or fails)."""
         try:
             async with asyncio.timeout(self._close_within):
                 await close()
         except TimeoutError:
-            logger.warning("a WebSocket of a revoked key took its close too long: dropped")
+            logger.warning(
+                "a WebSocket of a revoked key or an expired token took its close too long: dropped"
+            )
             cut()
         except Exception:  # one connection that fails to close must not keep the others open
-            logger.exception("closing a WebSocket of a revoked key failed: dropped")
+            logger.exception("closing a WebSocket of a revoked key or an expired token failed: dropped")
             cut()

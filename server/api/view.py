@@ -24,7 +24,7 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_P
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
-from ..auth import DEV_PRINCIPAL, Authenticator, Principal, bearer_key
+from ..auth import DEV_PRINCIPAL, Authenticator, Principal, Refusal, bearer_key, is_access_token
 from ..key_watch import KeyWatch
 from ..realtime.fanout import Fanout, FanoutTransportWSHandler
 from ..services.runtime import Runtime
@@ -55,9 +55,9 @@ SUBSCRIPTION_OVER_HTTP = (
 
 
 class AuthFailed(Exception):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.message)
+        self.refusal = refusal
 
 
 def _error_response(
@@ -150,8 +150,13 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
                 raise problem
             response = await self.run(request)
         except AuthFailed as exc:
+            refused = exc.refusal
             response = _error_response(
-                request, 401, exc.message, "UNAUTHENTICATED", {"WWW-Authenticate": "Bearer"}
+                request,
+                refused.status,
+                refused.message,
+                refused.code,
+                {"WWW-Authenticate": refused.challenge},
             )
         except HTTPException as exc:
             headers = {"Allow": "POST"} if exc.status_code == 405 else {}
@@ -184,7 +189,7 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
 
     async def _principal(self, header: str | None) -> Principal:
         result = await self.authenticator.authenticate(header)
-        if isinstance(result, str):
+        if isinstance(result, Refusal):
             raise AuthFailed(result)
         return result
 
@@ -192,10 +197,12 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
         params = context.connection_params or {}
         header = params.get("Authorization") or params.get("authorization")
         result = await self.authenticator.authenticate(header if isinstance(header, str) else None)
-        if isinstance(result, str):
-            raise ConnectionRejectionError({"message": result})
+        if isinstance(result, Refusal):
+            raise ConnectionRejectionError({"message": result.message, "code": result.code})
         context.principal = result
-        context.api_key = bearer_key(header) if isinstance(header, str) and header else None
+        # Watched for revocation: API keys only (an access token is no row to revoke).
+        key = bearer_key(header) if isinstance(header, str) and header else None
+        context.api_key = key if key is not None and not is_access_token(key) else None
         return None
 
     async def get_sub_response(self, request: Request | WebSocket) -> Response:

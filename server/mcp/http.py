@@ -17,13 +17,14 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 from strawberry.http.websocket_origin import normalize_allowed_origins, normalize_origin
 
-from ..auth import Authenticator
+from ..auth import Authenticator, Refusal
 from ..services.runtime import Runtime
 from .server import PRINCIPAL_SCOPE_KEY, build_server, principal_from_request
 
 # JSON-RPC error codes for refusals before any MCP message is read (the server-defined range).
 UNAUTHENTICATED = -32001
 FORBIDDEN_ORIGIN = -32003
+FORBIDDEN = -32003
 MIN_BODY_BYTES = 4 * 1024 * 1024
 
 
@@ -62,9 +63,10 @@ class McpHttp:
             await _error(403, FORBIDDEN_ORIGIN, message, "FORBIDDEN")(scope, receive, send)
             return
         principal = await self.authenticator.authenticate(headers.get("authorization"))
-        if isinstance(principal, str):
-            response = _error(401, UNAUTHENTICATED, principal, "UNAUTHENTICATED")
-            response.headers["www-authenticate"] = "Bearer"
+        if isinstance(principal, Refusal):
+            code = UNAUTHENTICATED if principal.status == 401 else FORBIDDEN
+            response = _error(principal.status, code, principal.message, principal.code)
+            response.headers["www-authenticate"] = principal.challenge
             await response(scope, receive, send)
             return
         await self.manager.handle_request({**scope, PRINCIPAL_SCOPE_KEY: principal}, receive, send)

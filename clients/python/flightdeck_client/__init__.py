@@ -14,6 +14,7 @@ from .errors import (
 )
 from .generated.client import FlightdeckGraphQL
 from .plan_agent import PlanAgent
+from .results import FormattingNote, NextStep, ReviewRequested, StepSubmitted
 from .worker import StepRun, Worker
 
 __all__ = [
@@ -21,10 +22,14 @@ __all__ = [
     "ClientError",
     "ExternalError",
     "FlightdeckGraphQL",
+    "FormattingNote",
     "GovernanceBlocked",
+    "NextStep",
     "PlanAgent",
+    "ReviewRequested",
     "StepFailed",
     "StepRun",
+    "StepSubmitted",
     "StepTimeout",
     "TransientError",
     "ValidationFailed",

@@ -3,8 +3,7 @@ from typing import Optional
 from pydantic import Field
 
 from .base_model import BaseModel
-from .enums import PlanStatus
-from .fragments import Problems
+from .fragments import Problems, ResearchPlanFields
 
 
 class CreateResearchPlan(BaseModel):
@@ -21,11 +20,7 @@ class CreateResearchPlanCreateResearchPlan(BaseModel):
     )
 
 
-class CreateResearchPlanCreateResearchPlanPlan(BaseModel):
-    id: str
-    status: PlanStatus
-
-
+CreateResearchPlanCreateResearchPlanPlan = ResearchPlanFields
 CreateResearchPlanCreateResearchPlanUserErrors = Problems
 CreateResearchPlan.model_rebuild()
 CreateResearchPlanCreateResearchPlan.model_rebuild()

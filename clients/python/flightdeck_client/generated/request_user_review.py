@@ -3,8 +3,7 @@ from typing import Optional
 from pydantic import Field
 
 from .base_model import BaseModel
-from .enums import PlanStatus
-from .fragments import PlanStepFields, Problems
+from .fragments import PlanStepFields, Problems, ResearchPlanFields
 
 
 class RequestUserReview(BaseModel):
@@ -21,11 +20,7 @@ class RequestUserReviewRequestUserReview(BaseModel):
     )
 
 
-class RequestUserReviewRequestUserReviewPlan(BaseModel):
-    id: str
-    status: PlanStatus
-
-
+RequestUserReviewRequestUserReviewPlan = ResearchPlanFields
 RequestUserReviewRequestUserReviewStep = PlanStepFields
 RequestUserReviewRequestUserReviewUserErrors = Problems
 RequestUserReview.model_rebuild()

@@ -3,8 +3,7 @@ from typing import Optional
 from pydantic import Field
 
 from .base_model import BaseModel
-from .enums import PlanStatus
-from .fragments import Problems
+from .fragments import Problems, ResearchPlanFields
 
 
 class ResumeSession(BaseModel):
@@ -19,11 +18,7 @@ class ResumeSessionResumeSession(BaseModel):
     )
 
 
-class ResumeSessionResumeSessionPlan(BaseModel):
-    id: str
-    status: PlanStatus
-
-
+ResumeSessionResumeSessionPlan = ResearchPlanFields
 ResumeSessionResumeSessionUserErrors = Problems
 ResumeSession.model_rebuild()
 ResumeSessionResumeSession.model_rebuild()

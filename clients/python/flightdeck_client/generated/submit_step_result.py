@@ -3,8 +3,12 @@ from typing import Optional
 from pydantic import Field
 
 from .base_model import BaseModel
-from .enums import PlanStatus
-from .fragments import PlanStepFields, Problems
+from .fragments import (
+    BranchingConditionFields,
+    PlanStepFields,
+    Problems,
+    ResearchPlanFields,
+)
 
 
 class SubmitStepResult(BaseModel):
@@ -16,18 +20,18 @@ class SubmitStepResult(BaseModel):
 class SubmitStepResultSubmitStepResult(BaseModel):
     plan: Optional["SubmitStepResultSubmitStepResultPlan"]
     step: Optional["SubmitStepResultSubmitStepResultStep"]
+    branch_fired: Optional["SubmitStepResultSubmitStepResultBranchFired"] = Field(
+        alias="branchFired"
+    )
     skipped_step_ids: list[str] = Field(alias="skippedStepIds")
     user_errors: list["SubmitStepResultSubmitStepResultUserErrors"] = Field(
         alias="userErrors"
     )
 
 
-class SubmitStepResultSubmitStepResultPlan(BaseModel):
-    id: str
-    status: PlanStatus
-
-
+SubmitStepResultSubmitStepResultPlan = ResearchPlanFields
 SubmitStepResultSubmitStepResultStep = PlanStepFields
+SubmitStepResultSubmitStepResultBranchFired = BranchingConditionFields
 SubmitStepResultSubmitStepResultUserErrors = Problems
 SubmitStepResult.model_rebuild()
 SubmitStepResultSubmitStepResult.model_rebuild()

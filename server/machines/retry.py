@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import StrEnum
 
+from .durations import LONGEST_DURATION
 from .workflow import OnFailure
 
 
@@ -32,19 +33,46 @@ CONFIGURABLE = frozenset({ErrorCategory.AGENT_ERROR, ErrorCategory.EXTERNAL})
 NEVER_RETRIED = frozenset({ErrorCategory.TIMEOUT, ErrorCategory.VALIDATION, ErrorCategory.GOVERNANCE})
 
 
+# Without a maxDelay, exponential back-off still ends somewhere: the longest duration a definition may name.
+LONGEST_DELAY_SECONDS = LONGEST_DURATION.total_seconds()
+MAX_RETRIES_LIMIT = 100
+
+
+class InvalidRetryPolicy(ValueError):
+    """A retry policy that no path may build: the readers of client input refuse these first."""
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
+    """A step's retry policy (seed 002 §3.2), valid by construction: whatever built it (the input
+    reader, a stored definition, a test), a policy that exists retries a bounded number of times and
+    can only yield waits from zero to ``LONGEST_DELAY_SECONDS``. Categories the seed never retries
+    may be listed; ``retries`` ignores them."""
+
     max_retries: int
     backoff: Backoff
     initial_delay: timedelta
     max_delay: timedelta | None = None
     retry_on: frozenset[ErrorCategory] = field(default_factory=lambda: frozenset({ErrorCategory.TRANSIENT}))
 
+    def __post_init__(self) -> None:
+        longest = timedelta(seconds=LONGEST_DELAY_SECONDS)
+        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
+            raise InvalidRetryPolicy(f"max_retries must be a whole number, got {self.max_retries!r}")
+        if not 0 <= self.max_retries <= MAX_RETRIES_LIMIT:
+            raise InvalidRetryPolicy(
+                f"max_retries must be from 0 to {MAX_RETRIES_LIMIT}, got {self.max_retries}"
+            )
+        if not isinstance(self.backoff, Backoff):
+            raise InvalidRetryPolicy(f"backoff must be a Backoff, got {self.backoff!r}")
+        if not timedelta(0) <= self.initial_delay <= longest:
+            raise InvalidRetryPolicy(f"initial_delay must be from 0 to 365 days, got {self.initial_delay}")
+        if self.max_delay is not None and not timedelta(0) <= self.max_delay <= longest:
+            raise InvalidRetryPolicy(f"max_delay must be from 0 to 365 days, got {self.max_delay}")
+
     def retries(self, category: ErrorCategory) -> bool:
         return category in self.retry_on and category not in NEVER_RETRIED
 
-
-LONGEST_DELAY_SECONDS = 365 * 86400.0  # without a maxDelay, exponential back-off still ends somewhere
 
 # The seed's own example policy (§3.2); used for a step that names none.
 DEFAULT_RETRY_POLICY = RetryPolicy(

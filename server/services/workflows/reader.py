@@ -21,13 +21,19 @@ from ...errors import invalid
 from ...limits import SHORT_TEXT, text_problem_for
 from ...machines.dag import DagNode, DagProblemKind, validate_dag
 from ...machines.durations import BadDuration, parse_duration
-from ...machines.retry import CONFIGURABLE, DEFAULT_RETRY_POLICY, Backoff, ErrorCategory, RetryPolicy
+from ...machines.retry import (
+    CONFIGURABLE,
+    DEFAULT_RETRY_POLICY,
+    MAX_RETRIES_LIMIT,
+    Backoff,
+    ErrorCategory,
+    RetryPolicy,
+)
 from ...machines.workflow import FailurePolicy, OnFailure
 from ..validation import Problems
 from .definition import Compensation, StepDefinition, WorkflowDefinition, definition_document
 
 ADVISED_MAX_STEPS = 10  # seed §6.5: "Keep workflows under 10 steps"
-MAX_RETRIES_LIMIT = 100
 E = TypeVar("E", bound=StrEnum)
 # libyaml's loader when PyYAML has it: the same safe subset, ~6x faster, so a large or deeply nested
 # definition holds the event loop far less (a 400 kB flow list took 6.7 s in the Python loader).
@@ -244,12 +250,16 @@ class _Reader:
         cap = self.duration(policy.get("maxDelay"), *path, "maxDelay")
         if cap is not None and cap < initial:
             self.bad("maxDelay must not be shorter than initialDelay", *path, "maxDelay")
+            cap = None
         retry_on = {ErrorCategory.TRANSIENT}
         for j, raw_category in enumerate(self.sequence(policy.get("retryOn"), *path, "retryOn")):
             category = self.choice(ErrorCategory, raw_category, ErrorCategory.TRANSIENT, *path, "retryOn", j)
             if category is not ErrorCategory.TRANSIENT and category not in CONFIGURABLE:
                 self.bad(f"{category} errors are never retried (seed 002 §3.1)", *path, "retryOn", j)
+                continue
             retry_on.add(category)
+        # Each refusal above was recorded and its value replaced by one the policy accepts, so the
+        # rest of the definition is still checked; the recorded problems refuse the whole input.
         return RetryPolicy(max_retries, backoff, initial, cap, frozenset(retry_on))
 
     def compensations(self, raw: Any, step_names: list[str]) -> dict[str, Compensation]:

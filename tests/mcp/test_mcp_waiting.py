@@ -20,7 +20,7 @@ from tests.conftest import GraphQLClient, LiveServer, keys_per_role, start_serve
 from tests.mcp.helpers import ok, refused
 from tests.mcp.waiting_helpers import Progress, ReleasedSleep, http_client, step_awaiting_review
 
-pytestmark = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+SQLITE = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 
 
 @pytest.fixture
@@ -30,6 +30,7 @@ def released(live_server: LiveServer) -> ReleasedSleep:
     return sleep
 
 
+# On both databases: the wait wakes from the feed either reads.
 async def test_a_wait_returns_the_decision_a_reviewer_makes_over_graphql_with_progress_meanwhile(
     live_server: LiveServer, released: ReleasedSleep, client: GraphQLClient
 ) -> None:
@@ -64,6 +65,7 @@ async def test_a_wait_returns_the_decision_a_reviewer_makes_over_graphql_with_pr
     assert "waiting for a person to decide (plan_review" in (progress.seen[0][2] or "")
 
 
+@SQLITE
 async def test_at_its_bound_a_wait_says_still_waiting_after_a_progress_notification_per_heartbeat(
     live_server: LiveServer, released: ReleasedSleep
 ) -> None:
@@ -95,6 +97,7 @@ async def test_at_its_bound_a_wait_says_still_waiting_after_a_progress_notificat
     assert again["waitedSeconds"] == 1
 
 
+@SQLITE
 async def test_an_answered_decision_returns_at_once_and_bad_arguments_are_refused(
     live_server: LiveServer, released: ReleasedSleep, client: GraphQLClient
 ) -> None:
@@ -141,6 +144,7 @@ def keyed_server(keyed: dict[Role, str], settings: Settings, clock: FakeClock) -
     stop_server(live)
 
 
+@SQLITE
 async def test_waits_are_capped_per_key_and_a_client_over_http_is_not_asked(
     keyed: dict[Role, str], keyed_server: LiveServer
 ) -> None:

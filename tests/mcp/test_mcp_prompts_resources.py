@@ -9,13 +9,12 @@ from datetime import timedelta
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from server.auth import Role, create_key
 from server.clock import FakeClock
 from server.config import Settings
-from server.db.engine import Database
 from server.mcp import recent
 from tests.conftest import LiveServer
 from tests.mcp.helpers import mcp_client, ok, steps
+from tests.mcp.waiting_helpers import other_tenants_viewer
 
 SQLITE = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 
@@ -127,10 +126,6 @@ async def test_resources_list_pages_the_tenants_recent_work_newest_first(
             await mcp.list_resources(cursor="not a cursor")
         assert refused.value.error.data == {"code": "VALIDATION_FAILED", "field": ["cursor"]}
 
-    db = Database(settings.database_url)
-    try:
-        other = (await create_key(db, "other", Role.VIEWER, "other-viewer", clock.now()))[1]
-    finally:
-        await db.dispose()
+    other = await other_tenants_viewer(settings.database_url, clock.now())
     async with mcp_client(live_server.url, other) as theirs:
         assert (await theirs.list_resources()).resources == []

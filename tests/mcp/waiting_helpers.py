@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from server.auth import Role, create_key
+from server.db.engine import Database
 from tests.mcp.helpers import ok, steps
 
 
@@ -75,3 +78,12 @@ class Progress:
     async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
         self.seen.append((progress, total, message))
         self.first.set()
+
+
+async def other_tenants_viewer(database_url: str, now: datetime) -> str:
+    """A viewer key of tenant "other", for checking that nothing of this tenant's is shown to it."""
+    db = Database(database_url)
+    try:
+        return (await create_key(db, "other", Role.VIEWER, "other-viewer", now))[1]
+    finally:
+        await db.dispose()

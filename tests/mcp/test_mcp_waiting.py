@@ -7,6 +7,7 @@ was woken by the event feed, and one that reaches its bound did so because the t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterator
 
 import mcp_types as types
@@ -194,3 +195,68 @@ async def test_waits_are_capped_per_key_and_a_client_over_http_is_not_asked(
         assert result.structured_content["askedInClient"] is False
     assert asked == []
     assert waits.held == {}  # every slot given back
+
+
+APPROVE_GATE = "mutation($id: ID!) { approveWorkflowStep(stepId: $id) { userErrors { code message } } }"
+APPROVE_MISSION = "mutation($id: ID!) { approveMission(missionId: $id) { userErrors { code message } } }"
+GATED = "metadata:\n  name: gated\nspec:\n  steps:\n    - name: gate\n      approval: true\n"
+
+
+@SQLITE
+async def test_a_workflow_gate_and_a_mission_approval_are_waited_for_the_same_way(
+    live_server: LiveServer, released: ReleasedSleep, client: GraphQLClient
+) -> None:
+    async with http_client(live_server.url) as mcp:
+        workflow = (await ok(mcp, "create_workflow_from_yaml", {"yaml": GATED}))["workflow"]["workflowId"]
+        await ok(mcp, "start_workflow", {"workflowId": workflow})
+        [gate] = (await ok(mcp, "get_workflow", {"workflowId": workflow}))["steps"]
+        mission = (await ok(mcp, "propose_mission", {"title": "t", "goal": "g"}))["mission"]["missionId"]
+        answers = []
+        for subject, approve, kind in [
+            (gate["stepId"], APPROVE_GATE, "workflow_gate"),
+            (mission, APPROVE_MISSION, "mission_approval"),
+        ]:
+            progress = Progress()
+            waiting = asyncio.create_task(
+                mcp.call_tool("wait_for_decision", {"id": subject}, progress_callback=progress)
+            )
+            await progress.first.wait()
+            assert f"({kind}" in (progress.seen[0][2] or "")
+            decided = await client.execute(approve, {"id": subject})
+            assert next(iter(decided.values()))["userErrors"] == []
+            result = await waiting
+            assert not result.is_error, result.content
+            answers.append(result.structured_content)
+    for data, kind in zip(answers, ["workflow_gate", "mission_approval"], strict=True):
+        assert data is not None
+        assert (data["status"], data["decision"]["kind"], data["decision"]["outcome"]) == (
+            "decided",
+            kind,
+            "approve",
+        )
+    assert released.ended == 0
+
+
+@SQLITE
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_client_that_goes_away_gives_its_wait_back(
+    live_server: LiveServer, released: ReleasedSleep, mode: str
+) -> None:
+    waits = live_server.app.state.runtime.decision_waits
+    async with http_client(live_server.url, mode=mode) as mcp:
+        _, step_id = await step_awaiting_review(mcp)
+        progress = Progress()
+        waiting = asyncio.create_task(
+            mcp.call_tool("wait_for_decision", {"id": step_id}, progress_callback=progress)
+        )
+        await progress.first.wait()
+        assert sum(waits.held.values()) == 1
+        waiting.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await waiting
+    for _ in range(400):  # the server hears of the closed response in its own time
+        if not waits.held:
+            break
+        await asyncio.sleep(0.05)
+    assert waits.held == {}
+    assert released.ended == 0

@@ -141,23 +141,24 @@ def waiting_tools(settings: Settings) -> list[Tool]:
             if ctx is not None:
                 await ctx.session.report_progress(waited, total, message)
 
-        wait = asyncio.create_task(
-            waiting.wait_for_decision(call.runtime, call.principal, decision, seconds, progress)
-        )
-        asked = False
-        try:
-            if call.args.get("askInClient", True) and _may_ask(ctx, call, decision):
-                assert ctx is not None
-                asked = True
-                answered = await _ask_while_waiting(ctx, call, form, decision, wait)
-                if answered is not None:
-                    return _answer(answered, seconds, asked)
-            return _answer(await wait, seconds, asked)
-        finally:
-            if not wait.done():
-                wait.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await wait
+        with waiting.slot(call.runtime, call.principal):  # before asking: a refused wait asks nobody
+            wait = asyncio.create_task(
+                waiting.wait_for_decision(call.runtime, call.principal, decision, seconds, progress)
+            )
+            asked = False
+            try:
+                if call.args.get("askInClient", True) and _may_ask(ctx, call, decision):
+                    assert ctx is not None
+                    asked = True
+                    answered = await _ask_while_waiting(ctx, call, form, decision, wait)
+                    if answered is not None:
+                        return _answer(answered, seconds, asked)
+                return _answer(await wait, seconds, asked)
+            finally:
+                if not wait.done():
+                    wait.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await wait
 
     return [
         WaitingTool(

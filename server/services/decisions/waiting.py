@@ -67,6 +67,12 @@ class DecisionWaits:
                 del self.held[key]
 
 
+def slot(runtime: Runtime, principal: Principal) -> contextlib.AbstractContextManager[None]:
+    """One of the key's waits, or TOO_MANY_WAITS when it holds them all."""
+    waits: DecisionWaits = runtime.decision_waits
+    return waits.slot(principal)
+
+
 @dataclass(frozen=True)
 class Waited:
     decision: Decision
@@ -102,51 +108,51 @@ async def wait_for_decision(
     seconds: float,
     progress: Progress,
 ) -> Waited:
-    """``decision`` (as read) once it has ended, or as it is after ``seconds`` of waiting for it."""
+    """``decision`` (as read) once it has ended, or as it is after ``seconds`` of waiting for it. The
+    caller holds one of the key's slots (``slot``) for as long as it waits, and asks, on its behalf."""
     checked_bound(seconds)
     waits: DecisionWaits = runtime.decision_waits
     tenant = principal.tenant_id
-    with waits.slot(principal):
-        # The feed from before the read, so that an answer between the two is not missed.
-        after = await runtime.feed.position(tenant)
-        decision = await _reread(runtime, tenant, decision.id)
-        if DecisionStatus(decision.status) not in OPEN_STATUSES:
-            return Waited(decision, 0.0)
-        touched = asyncio.Event()
-        watcher = asyncio.create_task(_watch(runtime, tenant, after, decision.id, touched))
-        waited = 0.0
-        heartbeat: asyncio.Task[None] | None = None
-        step = 0.0
-        try:
-            await progress(waited, seconds, _waiting_message(decision))
-            while True:
-                if touched.is_set():
-                    touched.clear()
-                    decision = await _reread(runtime, tenant, decision.id)
-                    if DecisionStatus(decision.status) not in OPEN_STATUSES:
-                        return Waited(decision, waited)
-                if heartbeat is not None and heartbeat.done():
-                    heartbeat = None
-                    waited += step
-                    if waited >= seconds:
-                        return Waited(decision, waited)
-                    await progress(waited, seconds, _waiting_message(decision))
-                if heartbeat is None:
-                    step = min(waits.heartbeat_seconds, seconds - waited)
-                    heartbeat = asyncio.create_task(waits.sleep(step))
-                woken = asyncio.create_task(touched.wait())
-                try:
-                    await asyncio.wait({heartbeat, woken, watcher}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    woken.cancel()
-                if watcher.done():
-                    watcher.result()  # the feed failed: say so rather than wait blind
-        finally:
-            for task in (heartbeat, watcher):
-                if task is not None:
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await task
+    # The feed from before the read, so that an answer between the two is not missed.
+    after = await runtime.feed.position(tenant)
+    decision = await _reread(runtime, tenant, decision.id)
+    if DecisionStatus(decision.status) not in OPEN_STATUSES:
+        return Waited(decision, 0.0)
+    touched = asyncio.Event()
+    watcher = asyncio.create_task(_watch(runtime, tenant, after, decision.id, touched))
+    waited = 0.0
+    heartbeat: asyncio.Task[None] | None = None
+    step = 0.0
+    try:
+        await progress(waited, seconds, _waiting_message(decision))
+        while True:
+            if touched.is_set():
+                touched.clear()
+                decision = await _reread(runtime, tenant, decision.id)
+                if DecisionStatus(decision.status) not in OPEN_STATUSES:
+                    return Waited(decision, waited)
+            if heartbeat is not None and heartbeat.done():
+                heartbeat = None
+                waited += step
+                if waited >= seconds:
+                    return Waited(decision, waited)
+                await progress(waited, seconds, _waiting_message(decision))
+            if heartbeat is None:
+                step = min(waits.heartbeat_seconds, seconds - waited)
+                heartbeat = asyncio.create_task(waits.sleep(step))
+            woken = asyncio.create_task(touched.wait())
+            try:
+                await asyncio.wait({heartbeat, woken, watcher}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                woken.cancel()
+            if watcher.done():
+                watcher.result()  # the feed failed: say so rather than wait blind
+    finally:
+        for task in (heartbeat, watcher):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
 
 
 async def _watch(runtime: Runtime, tenant: str, after: int, decision_id: str, touched: asyncio.Event) -> None:

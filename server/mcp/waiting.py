@@ -165,8 +165,9 @@ def waiting_tools(settings: Settings) -> list[Tool]:
             "wait_for_decision",
             "Wait for a person's decision",
             "Wait until a person answers a decision point, for at most timeoutSeconds, instead of calling "
-            "get_next_step (or another read) in a loop. `id`: the plan step after request_user_review, "
-            "the workflow step at an approval gate, the mission or hop awaiting approval, or a decision id. "
+            "get_next_step (or another read) in a loop. `id`: the plan step after request_user_review (or "
+            "the plan: its open review), the workflow step at an approval gate (or the workflow), the "
+            "mission or hop awaiting approval, or a decision id. "
             "Returns status decided, defaulted (its deadline applied the default) or withdrawn (what it was "
             "about ended some other way) with the decision and its outcome; or status waiting when the time "
             "is up: call again. Sends progress notifications while it waits if the request has a "
@@ -176,7 +177,7 @@ def waiting_tools(settings: Settings) -> list[Tool]:
             "are refused with TOO_MANY_WAITS.",
             obj(
                 {
-                    "id": v.id_arg("decision, plan step, workflow step, mission or hop"),
+                    "id": v.id_arg("plan step, plan, workflow step, workflow, mission, hop or decision"),
                     "timeoutSeconds": number(
                         f"How long to wait at most, in seconds, in [1, {LONGEST_WAIT_SECONDS}]; default "
                         f"{DEFAULT_WAIT_SECONDS} (under most clients' request timeout).",

@@ -71,7 +71,7 @@ async def test_at_its_bound_a_wait_says_still_waiting_after_a_progress_notificat
     live_server: LiveServer, released: ReleasedSleep
 ) -> None:
     async with http_client(live_server.url) as mcp:
-        _, step_id = await step_awaiting_review(mcp)
+        plan_id, step_id = await step_awaiting_review(mcp)
         progress = Progress()
         waiting = asyncio.create_task(
             mcp.call_tool(
@@ -83,7 +83,8 @@ async def test_at_its_bound_a_wait_says_still_waiting_after_a_progress_notificat
         result = await waiting
         # A wait answered by now holds no slot: another one starts (and is ended by its one heartbeat).
         live_server.call(released.release())
-        again = await ok(mcp, "wait_for_decision", {"id": step_id, "timeoutSeconds": 1})
+        # The plan's id finds its open review.
+        again = await ok(mcp, "wait_for_decision", {"id": plan_id, "timeoutSeconds": 1})
     assert not result.is_error, result.content
     data = result.structured_content
     assert data is not None
@@ -95,6 +96,7 @@ async def test_at_its_bound_a_wait_says_still_waiting_after_a_progress_notificat
     assert released.asked == [10, 10, 5, 1]  # heartbeats of 10 s, the last one cut to the bound
     assert [(p, t) for p, t, _ in progress.seen] == [(0, 25), (10, 25), (20, 25)]
     assert again["status"] == "waiting"
+    assert again["decision"]["subjectId"] == step_id
     assert again["waitedSeconds"] == 1
 
 

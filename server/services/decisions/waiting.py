@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import select
+
 from ...auth import Principal
 from ...db.decision_models import Decision
 from ...errors import ErrorCode, fail, invalid, not_found
@@ -84,21 +86,33 @@ class Waited:
 
 
 async def find_decision(runtime: Runtime, tenant_id: str, ident: str, field: str = "id") -> Decision:
-    """The decision with this id, or the newest about this subject (a plan step, a workflow step at a
-    gate, a mission, a hop, an asset), preferring one still open."""
+    """The decision with this id; else the newest about this subject (a plan step, a workflow step at a
+    gate, a mission, a hop, an asset), preferring one still open; else the oldest still open under this
+    root (a plan's review, a workflow's gate, a mission's approvals)."""
     ident = parse_id(ident, field)
     async with runtime.db.reader() as session:
         found = await decision_by_id(session, tenant_id, ident)
         if found is not None:
             return found
         about = await decisions_about(session, tenant_id, ident)
+        if not about:
+            under = await session.scalars(
+                select(Decision)
+                .where(
+                    Decision.tenant_id == tenant_id,
+                    Decision.root_id == ident,
+                    Decision.status.in_([s.value for s in OPEN_STATUSES]),
+                )
+                .order_by(Decision.created_at, Decision.id)
+                .limit(1)
+            )
+            if (first := under.first()) is not None:
+                return first
     waiting = [d for d in about if DecisionStatus(d.status) in OPEN_STATUSES]
-    latest = (waiting or about)[-1:] if about else []
-    if not latest:
-        raise not_found(
-            "decision about", ident, [field]
-        )  # nothing asked a person about it: request_user_review (or a gate, a proposal) opens one
-    return latest[0]
+    if not about:
+        # Nothing asked a person about it: request_user_review (or a gate, a proposal) opens a decision.
+        raise not_found("open decision about", ident, [field])
+    return (waiting or about)[-1]
 
 
 async def wait_for_decision(

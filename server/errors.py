@@ -14,6 +14,7 @@ class ErrorCode(StrEnum):
     VALIDATION_FAILED = "VALIDATION_FAILED"
     CONFLICT = "CONFLICT"
     FORBIDDEN = "FORBIDDEN"
+    TOO_MANY_WAITS = "TOO_MANY_WAITS"
 
 
 class ServiceError(Exception):

@@ -33,6 +33,8 @@ UserErrorCode = described_enum(
         "or the report is for an older attempt: it is not yours to report.",
         ErrorCode.FORBIDDEN: "Your API key may not do this: it acts as other agents (see the key's "
         "agents), so claiming or reporting under this name is refused.",
+        ErrorCode.TOO_MANY_WAITS: "This key already holds as many waits for decisions as one key may "
+        "(MCP wait_for_decision); call again when one has returned.",
     },
 )
 

@@ -20,6 +20,7 @@ from strawberry.http.websocket_origin import normalize_allowed_origins, normaliz
 from ..auth import Authenticator, Refusal
 from ..services.runtime import Runtime
 from .server import PRINCIPAL_SCOPE_KEY, build_server, principal_from_request
+from .streaming import read_body, replay, wants_stream
 
 # JSON-RPC error codes for refusals before any MCP message is read (the server-defined range).
 UNAUTHENTICATED = -32001
@@ -36,18 +37,22 @@ class McpHttp:
         self.authenticator = authenticator
         self.allowed_origins = normalize_allowed_origins(settings.allowed_origins)
         self.server = build_server(runtime, principal_from_request)
-        self.manager = StreamableHTTPSessionManager(
-            app=self.server,
-            stateless=True,
-            json_response=True,
-            # Host is checked by the app's HostCheck (dev mode) and Origin here, as for GraphQL.
-            security_settings=None,
-            max_request_body_size=max(MIN_BODY_BYTES, 3 * settings.max_result_bytes),
+        self.body_limit = max(MIN_BODY_BYTES, 3 * settings.max_result_bytes)
+        self.manager, self.streaming = (
+            StreamableHTTPSessionManager(
+                app=self.server,
+                stateless=True,
+                json_response=json_response,
+                # Host is checked by the app's HostCheck (dev mode) and Origin here, as for GraphQL.
+                security_settings=None,
+                max_request_body_size=self.body_limit,
+            )
+            for json_response in (True, False)  # the second for tools that wait (streaming.py)
         )
 
     @contextlib.asynccontextmanager
     async def run(self) -> AsyncIterator[None]:
-        async with self.manager.run():
+        async with self.manager.run(), self.streaming.run():
             yield
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -69,7 +74,12 @@ class McpHttp:
             response.headers["www-authenticate"] = principal.challenge
             await response(scope, receive, send)
             return
-        await self.manager.handle_request({**scope, PRINCIPAL_SCOPE_KEY: principal}, receive, send)
+        manager = self.manager
+        if scope["method"] == "POST":
+            body, complete = await read_body(receive, self.body_limit)
+            manager = self.streaming if complete and wants_stream(body) else manager
+            receive = replay(body, complete, receive)
+        await manager.handle_request({**scope, PRINCIPAL_SCOPE_KEY: principal}, receive, send)
 
     def origin_allowed(self, origin: str | None, scope: Scope, host: str | None) -> bool:
         """No Origin (not a browser), the server's own, or one of allowed_origins (as GraphQL's WebSocket)."""

@@ -157,7 +157,7 @@ def _review_requested(done: Any) -> Answer:
     return Answer(
         step_and_plan(done.plan, done.step),
         f"Step {done.step.step_order} awaits a person; the plan is {done.plan.status}. A reviewer "
-        "decides with submit_user_decision; until then get_next_step answers awaiting_review.",
+        "decides with submit_user_decision: call wait_for_decision with this stepId to wait for it.",
     )
 
 
@@ -336,8 +336,8 @@ def plan_tools(settings: Settings) -> list[Tool]:
             summary = "The plan has failed; no step will start. Tell the user why (failureReason)."
         elif nxt.outcome is NextStepOutcome.AWAITING_REVIEW:
             summary = (
-                "The plan awaits a person's review: wait for a reviewer to call submit_user_decision, then "
-                "call get_next_step again."
+                "The plan awaits a person's review: call wait_for_decision with this planId to wait for the "
+                "reviewer's submit_user_decision, then call get_next_step again."
             )
         else:
             data["inProgressCount"] = nxt.in_progress_count

@@ -21,8 +21,11 @@ from ..services.runtime import Runtime
 from .call_log import record_call
 from .mission_tools import mission_tools
 from .plan_tools import plan_tools
+from .prompts import get_prompt, list_prompts, prompts
+from .recent import list_recent
 from .resources import ResourceWatch, read_resource, resource_templates
 from .tools import Tool, run_tool
+from .waiting import REQUEST, waiting_tools
 from .workflow_tools import workflow_tools
 
 logger = logging.getLogger("server.mcp")
@@ -106,6 +109,7 @@ def build_server(
                 None,
             )
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {params.name[:100]!r}")
+        REQUEST.set(ctx)  # progress and elicitation (waiting.py) need the request
         result = await run_tool(tool, runtime, principal, arguments)
         record_call(
             runtime, principal, tool.name, transport, session_of(ctx, arguments), started, arguments, result
@@ -123,8 +127,21 @@ def build_server(
     async def list_resources(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        caller(ctx)  # every resource is one of the templates': none is listed on its own
-        return types.ListResourcesResult(resources=[])
+        return await list_recent(runtime, caller(ctx), params.cursor if params else None)
+
+    catalogue = prompts(runtime.settings)
+
+    async def list_prompts_(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        caller(ctx)
+        return list_prompts(catalogue)
+
+    async def get_prompt_(
+        ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        caller(ctx)
+        return get_prompt(catalogue, params)
 
     async def read(
         ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
@@ -156,6 +173,8 @@ def build_server(
         on_call_tool=call_tool,
         on_list_resources=list_resources,
         on_list_resource_templates=list_resource_templates,
+        on_list_prompts=list_prompts_,
+        on_get_prompt=get_prompt_,
         on_read_resource=read,
         on_subscribe_resource=subscribe if watch is not None else None,
         on_unsubscribe_resource=unsubscribe if watch is not None else None,
@@ -164,4 +183,9 @@ def build_server(
 
 def all_tools(runtime: Runtime) -> list[Tool]:
     settings = runtime.settings
-    return [*plan_tools(settings), *workflow_tools(settings), *mission_tools(settings)]
+    return [
+        *plan_tools(settings),
+        *workflow_tools(settings),
+        *mission_tools(settings),
+        *waiting_tools(settings),
+    ]

@@ -20,6 +20,7 @@ from ..machines.decision import Terms
 from ..metrics import record_transitions
 from ..oplog import OperationLogWriter
 from ..realtime import EventFeed
+from .decisions.waiting import DecisionWaits
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +40,8 @@ class Runtime:
     endpoint_listeners: list[Callable[[], None]] = field(default_factory=list)
     tool_call_log: OperationLogWriter | None = None  # MCP tool calls (seed 003's mcp_tool_call_log)
     feed: EventFeed = field(init=False)
+    # The waits for decisions in this process (MCP wait_for_decision): their per-key cap and sleep.
+    decision_waits: DecisionWaits = field(default_factory=DecisionWaits)
 
     def __post_init__(self) -> None:
         self.feed = EventFeed(

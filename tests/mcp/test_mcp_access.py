@@ -50,6 +50,8 @@ DRIVE_TOOLS = {
     "complete_asset_processing",
 }
 DECIDE_TOOLS = {"submit_user_decision", "start_hop"}
+# Every key may wait; not read-only, since a reviewer may answer in the client while it waits.
+WAIT_TOOLS = {"wait_for_decision"}
 
 
 @pytest.fixture
@@ -94,10 +96,10 @@ async def test_each_role_lists_only_the_tools_it_may_call(
     keys: Keys, live_server: LiveServer, mode: str
 ) -> None:
     expected = {
-        keys.a_viewer: READ_TOOLS,
-        keys.a_reviewer: READ_TOOLS | DECIDE_TOOLS,
-        keys.a_agent: READ_TOOLS | DRIVE_TOOLS,
-        keys.b_admin: READ_TOOLS | DRIVE_TOOLS | DECIDE_TOOLS,
+        keys.a_viewer: READ_TOOLS | WAIT_TOOLS,
+        keys.a_reviewer: READ_TOOLS | DECIDE_TOOLS | WAIT_TOOLS,
+        keys.a_agent: READ_TOOLS | DRIVE_TOOLS | WAIT_TOOLS,
+        keys.b_admin: READ_TOOLS | DRIVE_TOOLS | DECIDE_TOOLS | WAIT_TOOLS,
     }
     for key, names in expected.items():
         async with mcp_client(live_server.url, key, mode=mode) as client:
@@ -196,7 +198,7 @@ async def test_a_foreign_origin_is_refused_and_the_servers_own_is_not(
         assert foreign.json()["error"]["data"] == {"code": "FORBIDDEN"}
         own = await http.post("/mcp", json=body, headers={**headers, "origin": live_server.url})
         assert own.status_code == 200, own.text
-        assert {t["name"] for t in own.json()["result"]["tools"]} == READ_TOOLS
+        assert {t["name"] for t in own.json()["result"]["tools"]} == READ_TOOLS | WAIT_TOOLS
 
 
 async def test_another_tenant_sees_and_changes_none_of_the_workflows_and_missions(

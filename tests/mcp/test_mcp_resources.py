@@ -7,12 +7,11 @@ import json
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from server.auth import Role, create_key
 from server.clock import FakeClock
 from server.config import Settings
-from server.db.engine import Database
 from tests.conftest import LiveServer
 from tests.mcp.helpers import mcp_client, ok, steps
+from tests.mcp.waiting_helpers import other_tenants_viewer
 
 
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
@@ -47,11 +46,7 @@ async def test_plans_workflows_and_missions_read_as_resources_of_their_tenant(
                 await mcp.read_resource(bad)
             assert "Traceback" not in refused.value.error.message
 
-    db = Database(settings.database_url)
-    try:
-        other = (await create_key(db, "other", Role.VIEWER, "other-viewer", clock.now()))[1]
-    finally:
-        await db.dispose()
+    other = await other_tenants_viewer(settings.database_url, clock.now())
     async with mcp_client(live_server.url, other) as theirs:
         for uri in uris:
             with pytest.raises(MCPError) as refused:

@@ -22,7 +22,7 @@ from server.services.plans import modify as plan_modify
 from server.services.plans import queries as plan_queries
 from server.services.runtime import Runtime, unit_of_work
 from tests.mcp.helpers import ok, steps
-from tests.mcp.test_mcp_access import READ_TOOLS
+from tests.mcp.test_mcp_access import READ_TOOLS, WAIT_TOOLS
 
 
 def _params(db: Path, *args: str) -> StdioServerParameters:
@@ -65,7 +65,7 @@ def test_with_keys_stdio_acts_as_the_given_key_and_refuses_to_start_without_one(
         async with Client(_params(db_file, "--key", viewer), cache=None) as client:
             return {t.name for t in (await client.list_tools()).tools}
 
-    assert asyncio.run(listed()) == READ_TOOLS
+    assert asyncio.run(listed()) == READ_TOOLS | WAIT_TOOLS
 
     refused = _cli(db_file, "mcp")
     assert refused.returncode == 2

@@ -324,6 +324,8 @@ export type UserErrorCode =
   | 'INVALID_TRANSITION'
   /** No such object in your tenant (`field` names the id). */
   | 'NOT_FOUND'
+  /** This key already holds as many waits for decisions as one key may (MCP wait_for_decision); call again when one has returned. */
+  | 'TOO_MANY_WAITS'
   /** An input is malformed or over a limit (`field` names it); fix it and call again. */
   | 'VALIDATION_FAILED';
 

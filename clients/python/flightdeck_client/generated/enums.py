@@ -200,6 +200,7 @@ class UserErrorCode(str, Enum):
     VALIDATION_FAILED = "VALIDATION_FAILED"
     CONFLICT = "CONFLICT"
     FORBIDDEN = "FORBIDDEN"
+    TOO_MANY_WAITS = "TOO_MANY_WAITS"
 
 
 class WebhookDeliveryStatus(str, Enum):

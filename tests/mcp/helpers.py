@@ -10,12 +10,14 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from tests.waiting import patient
+
 
 @asynccontextmanager
 async def mcp_client(base_url: str, token: str | None = None, *, mode: str = "auto") -> AsyncIterator[Client]:
     headers = {"authorization": f"Bearer {token}"} if token else {}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        httpx2.AsyncClient(headers=headers, timeout=patient(60)) as http,
         Client(streamable_http_client(f"{base_url}/mcp", http_client=http), mode=mode, cache=None) as client,
     ):
         yield client

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import LiveServer
+from tests.waiting import patient
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -20,7 +21,7 @@ def run(*args: str, env: dict[str, str] | None = None) -> list[str]:
         [sys.executable, *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=patient(120),
         env={**os.environ, "FLIGHTDECK_API_KEY": "", **(env or {})},
     )
     assert done.returncode == 0, done.stderr[-2000:]

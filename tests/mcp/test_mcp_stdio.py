@@ -23,6 +23,7 @@ from server.services.plans import queries as plan_queries
 from server.services.runtime import Runtime, unit_of_work
 from tests.mcp.helpers import ok, steps
 from tests.mcp.test_mcp_access import READ_TOOLS, WAIT_TOOLS
+from tests.waiting import patient
 
 
 def _params(db: Path, *args: str) -> StdioServerParameters:
@@ -51,7 +52,12 @@ async def test_a_plan_driven_over_stdio_completes_in_the_configured_database(tmp
 def _cli(db: Path, *args: str, key: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{db}", "FLIGHTDECK_API_KEY": key or ""}
     return subprocess.run(
-        [sys.executable, "-m", "server", *args], env=env, input="", capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "server", *args],
+        env=env,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=patient(60),
     )
 
 

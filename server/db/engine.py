@@ -46,7 +46,7 @@ class Database:
             # Connections each pool may open at most, as configured here (the metrics report it).
             self.capacity = {"writer": 1, "reader": pool_size}
             _configure_sqlite(self.write_engine, begin="BEGIN IMMEDIATE")
-            _configure_sqlite(self.read_engine, begin="BEGIN")
+            _configure_sqlite(self.read_engine, begin="BEGIN", query_only=True)
         else:
             self.write_engine = create_async_engine(
                 self.url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True
@@ -75,14 +75,22 @@ class Database:
 
     @asynccontextmanager
     async def reader(self) -> AsyncIterator[AsyncSession]:
-        """A read-only session (a snapshot per statement on PostgreSQL, per transaction on SQLite)."""
+        """A read-only session (a snapshot per statement on PostgreSQL, per transaction on SQLite).
+
+        Read-only at the database, not by habit: SQLite's reader connections run with
+        ``query_only``, and on PostgreSQL the transaction begins ``READ ONLY`` (asyncpg starts it so
+        with the first statement: no extra round trip). A write through it fails."""
         async with self._read_sessions() as session:
+            if not self.is_sqlite:
+                await session.connection(execution_options=_READ_ONLY)
             yield session
 
     @asynccontextmanager
     async def read_connection(self) -> AsyncIterator[AsyncConnection]:
         """A read-only Core connection, as ``reader`` but without the ORM session (for bulk reads)."""
         async with self.read_engine.connect() as conn:
+            if not self.is_sqlite:
+                await conn.execution_options(**_READ_ONLY)
             yield conn
 
     async def dispose(self) -> None:
@@ -91,7 +99,10 @@ class Database:
             await self.read_engine.dispose()
 
 
-def _configure_sqlite(engine: AsyncEngine, *, begin: str) -> None:
+_READ_ONLY = {"postgresql_readonly": True}
+
+
+def _configure_sqlite(engine: AsyncEngine, *, begin: str, query_only: bool = False) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Take transaction control from the driver so that BEGIN IMMEDIATE is ours to emit.
@@ -101,6 +112,8 @@ def _configure_sqlite(engine: AsyncEngine, *, begin: str) -> None:
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
+        if query_only:
+            cursor.execute("PRAGMA query_only=ON")
         cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")

@@ -127,14 +127,29 @@ def mcp(
             "only while no key is active.",
         ),
     ] = None,
+    toolsets: Annotated[
+        str | None,
+        typer.Option(
+            "--toolsets",
+            envvar="FLIGHTDECK_MCP_TOOLSETS",
+            help="Only these sets of tools, comma-separated: plans, workflows, missions, admin (default: "
+            "every set; always only the tools the key's role may call).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the MCP tools over stdio on the configured database (for `claude mcp add`, Claude Desktop)."""
     from .mcp.stdio import StdioRefused, serve_stdio
+    from .mcp.toolsets import UnknownToolset, parse_toolsets
 
+    try:
+        selection = parse_toolsets(toolsets)
+    except UnknownToolset as exc:
+        typer.echo(f"flightdeck mcp: {exc}", err=True)
+        raise typer.Exit(2) from None
     settings = _settings()
     upgrade(settings.database_url)
     try:
-        asyncio.run(serve_stdio(settings, key))
+        asyncio.run(serve_stdio(settings, key, selection))
     except (StdioRefused, DevModeRefused) as exc:
         typer.echo(f"flightdeck mcp: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -12,14 +12,15 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, QueryParams
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 from strawberry.http.websocket_origin import normalize_allowed_origins, normalize_origin
 
 from ..auth import Authenticator
 from ..services.runtime import Runtime
-from .server import PRINCIPAL_SCOPE_KEY, build_server, principal_from_request
+from .server import PRINCIPAL_SCOPE_KEY, TOOLSETS_SCOPE_KEY, build_server, principal_from_request
+from .toolsets import UnknownToolset, parse_toolsets
 
 # JSON-RPC error codes for refusals before any MCP message is read (the server-defined range).
 UNAUTHENTICATED = -32001
@@ -67,7 +68,13 @@ class McpHttp:
             response.headers["www-authenticate"] = "Bearer"
             await response(scope, receive, send)
             return
-        await self.manager.handle_request({**scope, PRINCIPAL_SCOPE_KEY: principal}, receive, send)
+        try:
+            toolsets = parse_toolsets(QueryParams(scope.get("query_string", b"")).get("toolsets"))
+        except UnknownToolset as exc:
+            await _error(400, types.INVALID_PARAMS, str(exc), "VALIDATION_FAILED")(scope, receive, send)
+            return
+        scope = {**scope, PRINCIPAL_SCOPE_KEY: principal, TOOLSETS_SCOPE_KEY: toolsets}
+        await self.manager.handle_request(scope, receive, send)
 
     def origin_allowed(self, origin: str | None, scope: Scope, host: str | None) -> bool:
         """No Origin (not a browser), the server's own, or one of allowed_origins (as GraphQL's WebSocket)."""

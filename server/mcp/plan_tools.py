@@ -48,7 +48,8 @@ from .arguments import (
     states,
     text,
 )
-from .tools import Access, Answer, Call, Tool, reads, writes
+from .tools import Access, Answer, Call, Tool, in_toolset, reads, writes
+from .toolsets import Toolset
 
 # -- what comes back --
 
@@ -229,7 +230,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
                 StepType,
                 "What kind of work the step is (informational: it guides you, the server treats all alike).",
             ),
-            "instructions": long_text("What to do in this step; required"),
+            "instructions": long_text("What to do in this step"),
             "title": long_text("Short name; optional"),
             "outputFormattingNotes": nullable(
                 long_text("How this step's results should appear in the final deliverable")
@@ -442,7 +443,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
         )
 
     stall_max = int(LONGEST_STALL_THRESHOLD.total_seconds())
-    return [
+    tools = [
         Tool(
             "create_research_plan",
             "Create a research plan",
@@ -453,7 +454,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
             "when the plan completes.",
             obj(
                 {
-                    "researchQuestion": long_text("The question the plan answers; required"),
+                    "researchQuestion": long_text("The question the plan answers"),
                     "steps": steps_arg,
                     "title": long_text("Short name; optional"),
                     "branchingConditions": nullable(
@@ -529,7 +530,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
             obj(
                 {
                     "stepId": id_arg("step"),
-                    "resultSummary": long_text("What the step found; required"),
+                    "resultSummary": long_text("What the step found"),
                     "resultData": nullable(
                         json_object(
                             "Structured result, a JSON object whose keys branching conditions read; "
@@ -569,7 +570,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
             obj(
                 {
                     "stepId": id_arg("step"),
-                    "summary": long_text("What the person should review; required"),
+                    "summary": long_text("What the person should review"),
                     "questions": nullable(
                         array(
                             long_text("A question for the reviewer, non-empty"), "Questions for the reviewer."
@@ -724,8 +725,8 @@ def plan_tools(settings: Settings) -> list[Tool]:
             obj(
                 {
                     "planId": id_arg("plan"),
-                    "content": text(f"The deliverable; required, {result_limit}.", result_max),
-                    "mediaType": short_text("How the content is written, e.g. text/markdown; required"),
+                    "content": text(f"The deliverable; {result_limit}.", result_max),
+                    "mediaType": short_text("How the content is written, e.g. text/markdown"),
                     "title": long_text("Its title; optional"),
                 },
                 ["planId", "content", "mediaType"],
@@ -748,8 +749,8 @@ def plan_tools(settings: Settings) -> list[Tool]:
             "outputFormattingInstructions.",
             obj(
                 {
-                    "sessionId": short_text("The agent session; required"),
-                    "skillName": short_text("The skill; required"),
+                    "sessionId": short_text("The agent session"),
+                    "skillName": short_text("The skill"),
                     "outputMediaType": nullable(short_text("The media type the final output should have")),
                     "outputFormattingInstructions": nullable(
                         long_text("How the final output should be formatted")
@@ -805,7 +806,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
             "Fail a plan",
             "Fail a plan that is not finished, with a reason; its unfinished steps fail with it. This cannot "
             "be undone.",
-            obj({"planId": id_arg("plan"), "reason": long_text("Why; required")}, ["planId", "reason"]),
+            obj({"planId": id_arg("plan"), "reason": long_text("Why")}, ["planId", "reason"]),
             output(
                 {"planId": STR, "planStatus": PLAN_STATUS, "failureReason": STR_OR_NULL},
                 ["planId", "planStatus"],
@@ -815,6 +816,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
             destructive=True,
         ),
     ]
+    return in_toolset(Toolset.PLANS, tools)
 
 
 def _new_step(s: dict[str, Any]) -> NewStep:

@@ -21,6 +21,7 @@ from ..realtime import NoticeBus
 from ..services.runtime import Runtime
 from .resources import ResourceWatch
 from .server import build_server
+from .toolsets import Selection
 
 
 class StdioRefused(Exception):
@@ -43,7 +44,7 @@ async def stdio_principal(db: Database, settings: Settings, key: str | None) -> 
     )
 
 
-async def serve_stdio(settings: Settings, key: str | None) -> None:
+async def serve_stdio(settings: Settings, key: str | None, toolsets: Selection = None) -> None:
     db = Database(settings.database_url)
     try:
         principal = await stdio_principal(db, settings, key)
@@ -62,7 +63,9 @@ async def serve_stdio(settings: Settings, key: str | None) -> None:
         await bus.start()
         try:
             watch = ResourceWatch(runtime, principal)
-            server = build_server(runtime, lambda ctx: principal, transport="stdio", watch=watch)
+            server = build_server(
+                runtime, lambda ctx: principal, lambda ctx: toolsets, transport="stdio", watch=watch
+            )
             try:
                 async with stdio_server() as (read, write):
                     await server.run(read, write, server.create_initialization_options())

@@ -13,11 +13,14 @@ from mcp.client.streamable_http import streamable_http_client
 
 
 @asynccontextmanager
-async def mcp_client(base_url: str, token: str | None = None, *, mode: str = "auto") -> AsyncIterator[Client]:
+async def mcp_client(
+    base_url: str, token: str | None = None, *, mode: str = "auto", query: str = ""
+) -> AsyncIterator[Client]:
     headers = {"authorization": f"Bearer {token}"} if token else {}
+    url = f"{base_url}/mcp" + (f"?{query}" if query else "")
     async with (
         httpx2.AsyncClient(headers=headers, timeout=60) as http,
-        Client(streamable_http_client(f"{base_url}/mcp", http_client=http), mode=mode, cache=None) as client,
+        Client(streamable_http_client(url, http_client=http), mode=mode, cache=None) as client,
     ):
         yield client
 

@@ -17,7 +17,7 @@ from ..services.plans import execution as plan_execution
 from ..services.plans import modify as plan_modify
 from ..services.plans import reads as plan_reads
 from ..services.plans import review as plan_review
-from ..services.plans.execution import NextStepOutcome
+from ..services.plans.execution import NextStepOutcome, check_session_id
 from ..services.plans.inputs import (
     Decision,
     ModifyAction,
@@ -28,6 +28,7 @@ from ..services.plans.inputs import (
     StepType,
 )
 from .arguments import (
+    BOOL,
     IDS,
     INT,
     NUM_OR_NULL,
@@ -433,13 +434,20 @@ def plan_tools(settings: Settings) -> list[Tool]:
 
     async def get_research_context(call: Call) -> Answer:
         plan_id, session = call.args["planId"], call.args.get("sessionId")
-        await plan_reads.note_resuming_session(call.runtime, call.principal, plan_id, session)
+        check_session_id(session)
         found = await call.read(lambda s: plan_reads.research_context(s, call.principal.tenant_id, plan_id))
         done = len(found.prior_results)
+        # A read records nothing: get_next_step with the new session records the resume.
+        resuming = bool(session) and session != found.plan.session_id
+        follow = " with this sessionId: that records this session resuming the plan" if resuming else ""
         return Answer(
-            {"plan": plan_out(found.plan), "steps": [step_full(s) for s in found.steps]},
+            {
+                "plan": plan_out(found.plan),
+                "steps": [step_full(s) for s in found.steps],
+                "resuming": resuming,
+            },
             f"Plan {found.plan.status}, {done} of {len(found.steps)} steps completed. To continue, call "
-            "get_next_step.",
+            f"get_next_step{follow}.",
         )
 
     stall_max = int(LONGEST_STALL_THRESHOLD.total_seconds())
@@ -692,11 +700,17 @@ def plan_tools(settings: Settings) -> list[Tool]:
         Tool(
             "get_research_context",
             "Read a plan to resume it",
-            "The whole plan with every step and its results, to resume work from a new session. With "
-            "sessionId (agent and admin keys), a session other than the plan's last one is recorded as "
-            "resuming it. Starts nothing: call get_next_step to continue.",
-            obj({"planId": id_arg("plan"), "sessionId": nullable(session_id)}, ["planId"]),
-            output({"plan": PLAN_OUT, "steps": {"type": "array", "items": STEP_FULL_OUT}}, ["plan", "steps"]),
+            "The whole plan with every step and its results, to resume work from a new session. "
+            "`resuming` says whether sessionId differs from the plan's last session. Changes nothing: "
+            "get_next_step with your sessionId continues and records the resume.",
+            obj(
+                {"planId": id_arg("plan"), "sessionId": nullable(v.short_text("Your agent session"))},
+                ["planId"],
+            ),
+            output(
+                {"plan": PLAN_OUT, "steps": {"type": "array", "items": STEP_FULL_OUT}, "resuming": BOOL},
+                ["plan", "steps", "resuming"],
+            ),
             Access.READ,
             get_research_context,
         ),

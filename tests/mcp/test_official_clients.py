@@ -10,6 +10,7 @@ from server.auth import Role
 from server.clock import FakeClock
 from server.config import Settings
 from server.errors import ErrorCode
+from server.mcp.server import server_version
 from tests.conftest import keys_per_role
 from tests.mcp.every_tool import Reviewer, every_tool
 from tests.mcp.official_clients import AGENTS, Target
@@ -46,6 +47,7 @@ async def test_every_tool_succeeds_and_every_refusal_arrives_as_a_tool_error(
         connect(target(request, transport, settings, role_keys[Role.ADMIN])) as admin,
         connect(target(request, transport, settings, role_keys[Role.VIEWER])) as viewer,
     ):
+        assert admin.server_version == server_version() != ""
         session = await every_tool(admin, viewer, Reviewer(settings.database_url, "t"))
     assert session.succeeded == set(session.tools), set(session.tools) - session.succeeded
     assert session.codes == {code.value for code in ErrorCode}

@@ -84,9 +84,11 @@ def build_server(
 ) -> Server[Any]:
     """The server; with ``watch`` (a long-lived session, stdio) resources can be subscribed to."""
     tools = {t.name: t for t in all_tools(runtime)}
+    if unplaced := [name for name, t in tools.items() if t.toolset is None]:
+        raise ValueError(f"every tool needs a toolset (in_toolset, or toolset=): {', '.join(unplaced)}")
 
     def offered(ctx: ServerRequestContext[Any, Any], tool: Tool, principal: Principal) -> bool:
-        assert tool.toolset is not None
+        assert tool.toolset is not None  # checked above
         return selected(tool.toolset, toolsets_of(ctx)) and tool.access.allows(principal)
 
     def caller(ctx: ServerRequestContext[Any, Any]) -> Principal:

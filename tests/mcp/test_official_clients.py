@@ -32,6 +32,9 @@ def target(request: pytest.FixtureRequest, transport: str, settings: Settings, k
     return Target.stdio({"DATABASE_URL": settings.database_url, "FLIGHTDECK_API_KEY": key})
 
 
+# About 100 calls and four processes (two servers over stdio, two node clients): 47-77 s each at load 14,
+# so the hang guard is wider than the suite's 120 s.
+@pytest.mark.timeout(600)
 @pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 @pytest.mark.parametrize("transport", ["http", "stdio"])
 @pytest.mark.parametrize("client", ["typescript", "python"])

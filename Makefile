@@ -50,7 +50,13 @@ lock: | $(BIN)/python
 	cd frontend && npm ci --no-audit --no-fund
 	touch $@
 
-install: $(STAMP_PYTHON) .stamp-frontend $(CODEGEN_STAMP)
+# The official TypeScript MCP client the tests drive (tests/mcp/official_clients.py), from its lock.
+MCP_TS := tests/mcp/ts
+$(MCP_TS)/node_modules/.stamp: $(MCP_TS)/package.json $(MCP_TS)/package-lock.json
+	cd $(MCP_TS) && npm ci --no-audit --no-fund
+	touch $@
+
+install: $(STAMP_PYTHON) .stamp-frontend $(CODEGEN_STAMP) $(MCP_TS)/node_modules/.stamp
 
 # Type-checks the TypeScript (tsc), then builds the dashboard and GraphiQL with Vite.
 frontend: .stamp-frontend
@@ -104,4 +110,4 @@ soak: install frontend
 	$(BIN)/python -m bench soak --minutes $(SOAK_MINUTES)
 
 clean:
-	rm -rf $(VENV) .venv-* .stamp-* frontend/node_modules frontend/dist
+	rm -rf $(VENV) .venv-* .stamp-* frontend/node_modules frontend/dist $(MCP_TS)/node_modules

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from sqlalchemy.engine import make_url
 
 from .auth import DevModeRefused, Role, count_active_keys, create_key, decide_dev_mode, list_keys, revoke_key
 from .clock import SystemClock
@@ -127,17 +128,51 @@ def mcp(
             "only while no key is active.",
         ),
     ] = None,
+    toolsets: Annotated[
+        str | None,
+        typer.Option(
+            "--toolsets",
+            envvar="FLIGHTDECK_MCP_TOOLSETS",
+            help="Only these sets of tools, comma-separated: plans, workflows, missions, admin (default: "
+            "every set; always only the tools the key's role may call).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the MCP tools over stdio on the configured database (for `claude mcp add`, Claude Desktop)."""
     from .mcp.stdio import StdioRefused, serve_stdio
+    from .mcp.toolsets import UnknownToolset, parse_toolsets
 
+    try:
+        selection = parse_toolsets(toolsets)
+    except UnknownToolset as exc:
+        typer.echo(f"flightdeck mcp: {exc}", err=True)
+        raise typer.Exit(2) from None
     settings = _settings()
+    if missing := missing_sqlite_file(settings.database_url):
+        # An MCP host starts this command in the user's project: a new empty database there would hold
+        # none of the keys or plans, and be left behind.
+        typer.echo(
+            f"flightdeck mcp: no database at {missing}: set database_url (FLIGHTDECK_DATABASE_URL, "
+            "--config, or ~/.config/flightdeck/config.toml) to an existing database, with an absolute "
+            "path, or create this one with `flightdeck migrate`",
+            err=True,
+        )
+        raise typer.Exit(2)
     upgrade(settings.database_url)
     try:
-        asyncio.run(serve_stdio(settings, key))
+        asyncio.run(serve_stdio(settings, key, selection))
     except (StdioRefused, DevModeRefused) as exc:
         typer.echo(f"flightdeck mcp: {exc}", err=True)
         raise typer.Exit(2) from None
+
+
+def missing_sqlite_file(database_url: str) -> Path | None:
+    """The absolute path of a SQLite database file that does not exist (None: it exists, or not SQLite)."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return None
+    path = Path(url.database).absolute()
+    return None if path.exists() else path
 
 
 @app.command("deliver-webhooks")

@@ -315,10 +315,19 @@ def read_config_file(path: Path) -> dict[str, Any]:
     return values
 
 
+def user_config_file() -> Path | None:
+    """``$XDG_CONFIG_HOME/flightdeck/config.toml`` (``~/.config`` by default) when it exists: a command
+    run from any directory (an MCP host starts ``flightdeck mcp`` in the user's project) finds it."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    path = Path(base) / "flightdeck" / "config.toml"
+    return path if path.is_file() else None
+
+
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
     """Settings from, highest first: ``overrides`` (command-line flags), the environment, the TOML file
-    (``config_file``, else ``FLIGHTDECK_CONFIG``), the defaults."""
+    (``config_file``, else ``FLIGHTDECK_CONFIG``, else the user's file if there is one), the defaults."""
     path = config_file or (Path(os.environ[CONFIG_ENV]) if os.environ.get(CONFIG_ENV) else None)
+    path = path or user_config_file()
     values = read_config_file(path) if path is not None else {}
     token = _file_values.set(values)
     try:

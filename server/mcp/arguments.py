@@ -232,13 +232,14 @@ class Vocabulary:
         self.name_limit = f"at most {short_text} bytes of UTF-8"
 
     def id_arg(self, what: str) -> Schema:
-        return text(f"The {what}'s id (a UUID, as returned by an earlier call).", 36)
+        return text(f"The {what}'s id.", 36)
 
+    # Text limits are in maxLength, counted in UTF-8 bytes (the server's instructions say so once).
     def long_text(self, description: str) -> Schema:
-        return text(f"{description}; {self.text_limit}.", self.text_max)
+        return text(f"{description}.", self.text_max)
 
     def short_text(self, description: str) -> Schema:
-        return text(f"{description}; {self.name_limit}.", self.short_max)
+        return text(f"{description}.", self.short_max)
 
     def large_text(self, description: str) -> Schema:
         return text(f"{description}; {self.result_limit}.", self.result_max)
@@ -271,14 +272,18 @@ def items(schema: Schema) -> Schema:
 
 
 def or_null(schema: Schema) -> Schema:
+    if schema.get("type") == "object":
+        return {**schema, "type": ["object", "null"]}  # `required` binds objects only
     return {"anyOf": [schema, {"type": "null"}]}
 
 
 class Shape:
     """One kind of row as a tool shows it: each output key and its schema, the value read from the
     row's attribute of the same name in snake_case (``ident``, the key holding the row's ``id``, and
-    ``renamed`` say where else). ``schema`` is the output schema and ``of(row)`` the value, so the two
-    never disagree."""
+    ``renamed`` say where else). ``of(row)`` is the value; ``schema`` its output schema, which requires
+    what a next call needs (the row's ids and its status) and leaves the rest undeclared: a whole
+    row's schema (the fields' types and state enums), repeated in every tool that answers with the
+    row, more than doubled the tool list. ``fields`` keeps each field's type for the reader."""
 
     def __init__(
         self,
@@ -288,7 +293,10 @@ class Shape:
         ident: str | None = None,
         renamed: dict[str, str] | None = None,
     ) -> None:
-        self.schema = output(fields, required)
+        self.schema: Schema = {
+            "type": "object",
+            "required": [k for k in required if k.endswith("Id") or k == "status"],
+        }
         named = {ident: "id"} if ident else {}
         named |= renamed or {}
         self.attributes = {key: named.get(key) or _snake(key) for key in fields}

@@ -15,6 +15,7 @@ import mcp_types as types
 from ..auth import Principal
 from ..limits import SHORT_TEXT
 from ..services.runtime import Runtime
+from .tools import refusal_code
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,7 @@ def record_call(
     if result is None:
         code = "UNKNOWN_TOOL"
     elif result.is_error:
-        errors = (result.structured_content or {}).get("errors") or [{}]
-        code = str(errors[0].get("code") or "ERROR")[:32]
+        code = refusal_code(result)[:32]
     writer.submit(
         ToolCallRecord(
             tenant_id=principal.tenant_id,

@@ -41,7 +41,8 @@ from .arguments import (
     output,
     states,
 )
-from .tools import Access, Answer, Args, Tool, reads, writes
+from .tools import Access, Answer, Args, Tool, in_toolset, reads, writes
+from .toolsets import Toolset
 
 MISSION = Shape(
     {
@@ -180,7 +181,7 @@ def _registered(row: RegisteredTool) -> Answer:
 
 def mission_tools(settings: Settings) -> list[Tool]:
     v = Vocabulary(settings.max_text_bytes, settings.max_result_bytes, SHORT_TEXT)
-    reason = v.long_text("Why; required, kept as statusReason")
+    reason = v.long_text("Why; kept as statusReason")
     mission_id, hop_id, step_id, asset_id = (
         v.id_arg("mission"),
         v.id_arg("hop"),
@@ -199,6 +200,7 @@ def mission_tools(settings: Settings) -> list[Tool]:
         access: Access = Access.DRIVE,
         **flags: bool,
     ) -> Tool:
+        # A person's overrides (the deciding tools) are the admin set; the agent's side, missions.
         return Tool(
             name,
             title,
@@ -208,11 +210,12 @@ def mission_tools(settings: Settings) -> list[Tool]:
             access,
             writes(act, changed(next_step)),
             **flags,
+            toolset=Toolset.ADMIN if access is Access.DECIDE else Toolset.MISSIONS,
         )
 
     tool_step_input = obj(
         {
-            "name": v.long_text("What the step is called; required"),
+            "name": v.long_text("What the step is called"),
             "description": v.long_text("What the step does"),
             "toolName": nullable(
                 v.short_text("A registered tool's name: the step starts READY_TO_CONFIGURE, not PROPOSED")
@@ -227,7 +230,7 @@ def mission_tools(settings: Settings) -> list[Tool]:
         "A tool step; naming the tool (and parameters) selects (and configures) it.",
     )
 
-    return [
+    tools = [
         Tool(
             "get_mission",
             "Read a mission",
@@ -252,7 +255,7 @@ def mission_tools(settings: Settings) -> list[Tool]:
             "(registering a name again replaces it).",
             obj(
                 {
-                    "name": v.short_text("Unique within your tenant; required"),
+                    "name": v.short_text("Unique within your tenant"),
                     "parameterSchema": v.json_obj("A JSON Schema (draft 2020-12 unless $schema says)"),
                     "description": v.long_text("What the tool does"),
                 },
@@ -273,8 +276,8 @@ def mission_tools(settings: Settings) -> list[Tool]:
             "Propose a mission",
             "Propose a mission; it starts PROPOSED and waits for a person to approve it (then propose_hop).",
             {
-                "title": v.long_text("What the mission is called; required"),
-                "goal": v.long_text("What it should achieve; required"),
+                "title": v.long_text("What the mission is called"),
+                "goal": v.long_text("What it should achieve"),
             },
             ["title", "goal"],
             lambda tx, a: proposals.propose_mission(tx, NewMission(a["title"], a["goal"])),
@@ -287,8 +290,8 @@ def mission_tools(settings: Settings) -> list[Tool]:
             "mission BUILDING_HOP. A person approves the plan (READY_FOR_IMPLEMENTATION).",
             {
                 "missionId": mission_id,
-                "name": v.long_text("What the hop is called; required"),
-                "plan": v.long_text("The high-level plan a person approves or rejects; required"),
+                "name": v.long_text("What the hop is called"),
+                "plan": v.long_text("The high-level plan a person approves or rejects"),
                 "isFinal": nullable(boolean("Completing this hop completes the mission; default false.")),
             },
             ["missionId", "name", "plan"],
@@ -321,7 +324,7 @@ def mission_tools(settings: Settings) -> list[Tool]:
             "select_tool",
             "Choose a tool step's tool",
             "Select the registered tool of a PROPOSED tool step: READY_TO_CONFIGURE.",
-            {"toolStepId": step_id, "toolName": v.short_text("A registered tool's name; required")},
+            {"toolStepId": step_id, "toolName": v.short_text("A registered tool's name")},
             ["toolStepId", "toolName"],
             lambda tx, a: implementation.select_tool(tx, a["toolStepId"], a["toolName"]),
             "Next: configure_tool_step.",
@@ -333,7 +336,7 @@ def mission_tools(settings: Settings) -> list[Tool]:
             "VALIDATION_FAILED refusal names what does not fit).",
             {
                 "toolStepId": step_id,
-                "parameters": v.json_obj("Parameters the tool's schema accepts; required"),
+                "parameters": v.json_obj("Parameters the tool's schema accepts"),
             },
             ["toolStepId", "parameters"],
             lambda tx, a: implementation.configure_tool_step(tx, a["toolStepId"], a["parameters"]),
@@ -388,7 +391,7 @@ def mission_tools(settings: Settings) -> list[Tool]:
             "person accepts it (PENDING) before you make it.",
             {
                 "missionId": mission_id,
-                "name": v.long_text("What the asset is called; required"),
+                "name": v.long_text("What the asset is called"),
                 "description": v.long_text("What it is"),
                 "mediaType": nullable(v.short_text("How its content will be written, e.g. text/csv")),
                 "ttlSeconds": nullable(
@@ -436,4 +439,49 @@ def mission_tools(settings: Settings) -> list[Tool]:
             ),
             "The asset is ready.",
         ),
+        tool(
+            "fail_asset",
+            "Report an asset failed",
+            "Making an IN_PROGRESS asset failed, or a READY one is corrupt: ERROR, with the reason.",
+            {"assetId": asset_id, "reason": reason},
+            ["assetId", "reason"],
+            lambda tx, a: assets.fail_asset(tx, a["assetId"], a["reason"]),
+            "retry_asset takes it back to IN_PROGRESS.",
+            destructive=True,
+        ),
+        tool(
+            "retry_asset",
+            "Retry an asset in ERROR",
+            "An asset in ERROR goes back: to PROPOSED if a person rejected it, else to IN_PROGRESS.",
+            {"assetId": asset_id},
+            ["assetId"],
+            lambda tx, a: assets.retry_asset(tx, a["assetId"]),
+            "Make it again (IN_PROGRESS), or wait for a person to accept it (PROPOSED).",
+        ),
+        tool(
+            "cancel_hop",
+            "Cancel a hop",
+            "Cancel a hop that is not finished: CANCELLED with its unfinished tool steps, the mission "
+            "APPROVED again. Reviewer and admin keys, as in GraphQL.",
+            {"hopId": hop_id, "reason": reason},
+            ["hopId", "reason"],
+            lambda tx, a: proposals.cancel_hop(tx, a["hopId"], a["reason"]),
+            "The agent may propose_hop again.",
+            Access.DECIDE,
+            destructive=True,
+        ),
+        tool(
+            "cancel_mission",
+            "Cancel a mission",
+            "Cancel a mission that is not finished: CANCELLED with the reason, with its hop in progress "
+            "and that hop's unfinished tool steps; cannot be undone. Reviewer and admin keys, as in "
+            "GraphQL.",
+            {"missionId": mission_id, "reason": reason},
+            ["missionId", "reason"],
+            lambda tx, a: proposals.cancel_mission(tx, a["missionId"], a["reason"]),
+            "Nothing more happens on this mission.",
+            Access.DECIDE,
+            destructive=True,
+        ),
     ]
+    return in_toolset(Toolset.MISSIONS, tools)

@@ -17,7 +17,7 @@ from ..services.plans import execution as plan_execution
 from ..services.plans import modify as plan_modify
 from ..services.plans import reads as plan_reads
 from ..services.plans import review as plan_review
-from ..services.plans.execution import NextStepOutcome
+from ..services.plans.execution import NextStepOutcome, check_session_id
 from ..services.plans.inputs import (
     Decision,
     ModifyAction,
@@ -28,6 +28,7 @@ from ..services.plans.inputs import (
     StepType,
 )
 from .arguments import (
+    BOOL,
     IDS,
     INT,
     NUM_OR_NULL,
@@ -48,7 +49,8 @@ from .arguments import (
     states,
     text,
 )
-from .tools import Access, Answer, Call, Tool, reads, writes
+from .tools import Access, Answer, Call, Tool, in_toolset, reads, writes
+from .toolsets import Toolset
 
 # -- what comes back --
 
@@ -229,7 +231,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
                 StepType,
                 "What kind of work the step is (informational: it guides you, the server treats all alike).",
             ),
-            "instructions": long_text("What to do in this step; required"),
+            "instructions": long_text("What to do in this step"),
             "title": long_text("Short name; optional"),
             "outputFormattingNotes": nullable(
                 long_text("How this step's results should appear in the final deliverable")
@@ -432,17 +434,24 @@ def plan_tools(settings: Settings) -> list[Tool]:
 
     async def get_research_context(call: Call) -> Answer:
         plan_id, session = call.args["planId"], call.args.get("sessionId")
-        await plan_reads.note_resuming_session(call.runtime, call.principal, plan_id, session)
+        check_session_id(session)
         found = await call.read(lambda s: plan_reads.research_context(s, call.principal.tenant_id, plan_id))
         done = len(found.prior_results)
+        # A read records nothing: get_next_step with the new session records the resume.
+        resuming = bool(session) and session != found.plan.session_id
+        follow = " with this sessionId: that records this session resuming the plan" if resuming else ""
         return Answer(
-            {"plan": plan_out(found.plan), "steps": [step_full(s) for s in found.steps]},
+            {
+                "plan": plan_out(found.plan),
+                "steps": [step_full(s) for s in found.steps],
+                "resuming": resuming,
+            },
             f"Plan {found.plan.status}, {done} of {len(found.steps)} steps completed. To continue, call "
-            "get_next_step.",
+            f"get_next_step{follow}.",
         )
 
     stall_max = int(LONGEST_STALL_THRESHOLD.total_seconds())
-    return [
+    tools = [
         Tool(
             "create_research_plan",
             "Create a research plan",
@@ -453,7 +462,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
             "when the plan completes.",
             obj(
                 {
-                    "researchQuestion": long_text("The question the plan answers; required"),
+                    "researchQuestion": long_text("The question the plan answers"),
                     "steps": steps_arg,
                     "title": long_text("Short name; optional"),
                     "branchingConditions": nullable(
@@ -529,7 +538,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
             obj(
                 {
                     "stepId": id_arg("step"),
-                    "resultSummary": long_text("What the step found; required"),
+                    "resultSummary": long_text("What the step found"),
                     "resultData": nullable(
                         json_object(
                             "Structured result, a JSON object whose keys branching conditions read; "
@@ -569,7 +578,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
             obj(
                 {
                     "stepId": id_arg("step"),
-                    "summary": long_text("What the person should review; required"),
+                    "summary": long_text("What the person should review"),
                     "questions": nullable(
                         array(
                             long_text("A question for the reviewer, non-empty"), "Questions for the reviewer."
@@ -691,11 +700,17 @@ def plan_tools(settings: Settings) -> list[Tool]:
         Tool(
             "get_research_context",
             "Read a plan to resume it",
-            "The whole plan with every step and its results, to resume work from a new session. With "
-            "sessionId (agent and admin keys), a session other than the plan's last one is recorded as "
-            "resuming it. Starts nothing: call get_next_step to continue.",
-            obj({"planId": id_arg("plan"), "sessionId": nullable(session_id)}, ["planId"]),
-            output({"plan": PLAN_OUT, "steps": {"type": "array", "items": STEP_FULL_OUT}}, ["plan", "steps"]),
+            "The whole plan with every step and its results, to resume work from a new session. "
+            "`resuming` says whether sessionId differs from the plan's last session. Changes nothing: "
+            "get_next_step with your sessionId continues and records the resume.",
+            obj(
+                {"planId": id_arg("plan"), "sessionId": nullable(v.short_text("Your agent session"))},
+                ["planId"],
+            ),
+            output(
+                {"plan": PLAN_OUT, "steps": {"type": "array", "items": STEP_FULL_OUT}, "resuming": BOOL},
+                ["plan", "steps", "resuming"],
+            ),
             Access.READ,
             get_research_context,
         ),
@@ -724,8 +739,8 @@ def plan_tools(settings: Settings) -> list[Tool]:
             obj(
                 {
                     "planId": id_arg("plan"),
-                    "content": text(f"The deliverable; required, {result_limit}.", result_max),
-                    "mediaType": short_text("How the content is written, e.g. text/markdown; required"),
+                    "content": text(f"The deliverable; {result_limit}.", result_max),
+                    "mediaType": short_text("How the content is written, e.g. text/markdown"),
                     "title": long_text("Its title; optional"),
                 },
                 ["planId", "content", "mediaType"],
@@ -748,8 +763,8 @@ def plan_tools(settings: Settings) -> list[Tool]:
             "outputFormattingInstructions.",
             obj(
                 {
-                    "sessionId": short_text("The agent session; required"),
-                    "skillName": short_text("The skill; required"),
+                    "sessionId": short_text("The agent session"),
+                    "skillName": short_text("The skill"),
                     "outputMediaType": nullable(short_text("The media type the final output should have")),
                     "outputFormattingInstructions": nullable(
                         long_text("How the final output should be formatted")
@@ -805,7 +820,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
             "Fail a plan",
             "Fail a plan that is not finished, with a reason; its unfinished steps fail with it. This cannot "
             "be undone.",
-            obj({"planId": id_arg("plan"), "reason": long_text("Why; required")}, ["planId", "reason"]),
+            obj({"planId": id_arg("plan"), "reason": long_text("Why")}, ["planId", "reason"]),
             output(
                 {"planId": STR, "planStatus": PLAN_STATUS, "failureReason": STR_OR_NULL},
                 ["planId", "planStatus"],
@@ -815,6 +830,7 @@ def plan_tools(settings: Settings) -> list[Tool]:
             destructive=True,
         ),
     ]
+    return in_toolset(Toolset.PLANS, tools)
 
 
 def _new_step(s: dict[str, Any]) -> NewStep:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from importlib import metadata
 from typing import Any
 
 import mcp_types as types
@@ -24,13 +25,15 @@ from .plan_tools import plan_tools
 from .prompts import get_prompt, list_prompts, prompts
 from .recent import list_recent
 from .resources import ResourceWatch, read_resource, resource_templates
-from .tools import Tool, run_tool
+from .tools import Tool, in_toolset, run_tool
+from .toolsets import Selection, Toolset, selected, set_names
 from .waiting import REQUEST, waiting_tools
 from .workflow_tools import workflow_tools
 
 logger = logging.getLogger("server.mcp")
 
 PRINCIPAL_SCOPE_KEY = "flightdeck.principal"
+TOOLSETS_SCOPE_KEY = "flightdeck.toolsets"
 
 INSTRUCTIONS = (
     "Flightdeck keeps the state of research plans (seed 003), workflows (seed 002) and missions (seed "
@@ -39,11 +42,13 @@ INSTRUCTIONS = (
     "Workflows: create_workflow_from_yaml, start_workflow, then workers loop claim_workflow_step -> do it "
     "-> complete_workflow_step / fail_workflow_step (or the compensation tools). Missions: propose_mission, "
     "propose_hop, propose_hop_implementation, then complete_tool_step as a reviewer approves each stage. "
-    "Every refusal is a tool error whose text starts with a "
-    "stable code (INVALID_TRANSITION, NOT_FOUND, VALIDATION_FAILED, CONFLICT, FORBIDDEN)."
+    "Every refusal is a tool error whose text starts with a stable code (INVALID_TRANSITION, NOT_FOUND, "
+    "VALIDATION_FAILED, CONFLICT, FORBIDDEN), then the message and whether retrying can help; its last "
+    'line is {"errors": [...]} with each field. A text argument\'s maxLength counts UTF-8 bytes.'
 )
 
 PrincipalOf = Callable[[ServerRequestContext[Any, Any]], Principal | None]
+SelectionOf = Callable[[ServerRequestContext[Any, Any]], Selection]
 
 
 def principal_from_request(ctx: ServerRequestContext[Any, Any]) -> Principal | None:
@@ -54,6 +59,13 @@ def principal_from_request(ctx: ServerRequestContext[Any, Any]) -> Principal | N
         return None
     principal = scope.get(PRINCIPAL_SCOPE_KEY)
     return principal if isinstance(principal, Principal) else None
+
+
+def toolsets_from_request(ctx: ServerRequestContext[Any, Any]) -> Selection:
+    """The toolsets the HTTP endpoint read from the request's query (None: every set)."""
+    scope = getattr(ctx.request, "scope", None)
+    selection = scope.get(TOOLSETS_SCOPE_KEY) if isinstance(scope, dict) else None
+    return selection if isinstance(selection, frozenset) else None
 
 
 def session_of(ctx: ServerRequestContext[Any, Any], arguments: dict[str, Any]) -> str | None:
@@ -69,12 +81,18 @@ def session_of(ctx: ServerRequestContext[Any, Any], arguments: dict[str, Any]) -
 def build_server(
     runtime: Runtime,
     principal_of: PrincipalOf,
-    version: str = "",
+    toolsets_of: SelectionOf = toolsets_from_request,
     transport: str = "http",
     watch: ResourceWatch | None = None,
 ) -> Server[Any]:
     """The server; with ``watch`` (a long-lived session, stdio) resources can be subscribed to."""
     tools = {t.name: t for t in all_tools(runtime)}
+    if unplaced := [name for name, t in tools.items() if t.toolset is None]:
+        raise ValueError(f"every tool needs a toolset (in_toolset, or toolset=): {', '.join(unplaced)}")
+
+    def offered(ctx: ServerRequestContext[Any, Any], tool: Tool, principal: Principal) -> bool:
+        assert tool.toolset is not None  # checked above
+        return selected(tool.toolset, toolsets_of(ctx)) and tool.access.allows(principal)
 
     def caller(ctx: ServerRequestContext[Any, Any]) -> Principal:
         principal = principal_of(ctx)
@@ -87,7 +105,7 @@ def build_server(
     ) -> types.ListToolsResult:
         principal = caller(ctx)
         return types.ListToolsResult(
-            tools=[t.describe() for t in tools.values() if t.access.allows(principal)]
+            tools=[t.describe() for t in tools.values() if offered(ctx, t, principal)]
         )
 
     async def call_tool(
@@ -109,6 +127,12 @@ def build_server(
                 None,
             )
             raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {params.name[:100]!r}")
+        if tool.toolset is not None and not selected(tool.toolset, toolsets_of(ctx)):
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"tool {tool.name} is in the toolset {set_names(tool.toolset)}, which this "
+                "connection did not enable: add it to /mcp?toolsets= or to flightdeck mcp --toolsets",
+            )
         REQUEST.set(ctx)  # progress and elicitation (waiting.py) need the request
         result = await run_tool(tool, runtime, principal, arguments)
         record_call(
@@ -166,7 +190,7 @@ def build_server(
 
     return Server(
         "flightdeck",
-        version=version,
+        version=server_version(),
         title="Flightdeck",
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
@@ -181,11 +205,20 @@ def build_server(
     )
 
 
+def server_version() -> str:
+    """This package's version, as MCP clients are told it (``serverInfo.version``)."""
+    try:
+        return metadata.version("flightdeck")
+    except metadata.PackageNotFoundError:  # run from a tree that was never installed
+        return "0+unknown"
+
+
 def all_tools(runtime: Runtime) -> list[Tool]:
     settings = runtime.settings
     return [
         *plan_tools(settings),
         *workflow_tools(settings),
         *mission_tools(settings),
-        *waiting_tools(settings),
+        # Waiting for a person serves every domain's agents: listed whichever set is enabled.
+        *in_toolset(frozenset({Toolset.PLANS, Toolset.WORKFLOWS, Toolset.MISSIONS}), waiting_tools(settings)),
     ]

@@ -9,7 +9,12 @@ no API key is active and dev_mode allows it. Commits are announced on the broadc
 
 from __future__ import annotations
 
+import anyio
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.stdio import stdio_server
+from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.shared.message import SessionMessage
 
 from ..auth import DEV_PRINCIPAL, Principal, bearer_key, count_active_keys, decide_dev_mode, principal_for_key
 from ..clock import SystemClock
@@ -21,6 +26,29 @@ from ..realtime import NoticeBus
 from ..services.runtime import Runtime
 from .resources import ResourceWatch
 from .server import build_server
+from .toolsets import Selection
+
+UNPARSABLE = (
+    "Parse error: the line is not a JSON-RPC 2.0 message (one JSON object per line, UTF-8, with "
+    '"jsonrpc": "2.0"; nested at most as deep as the server parses)'
+)
+
+
+async def answer_unparsable(
+    read: ReadStream[SessionMessage | Exception],
+    write: WriteStream[SessionMessage],
+    forward: MemoryObjectSendStream[SessionMessage | Exception],
+) -> None:
+    """Forwards each message; answers a line that is none (not JSON, ``null``, too deep, a lone
+    surrogate) with JSON-RPC's parse error and ``id: null``, as the specification asks, where the SDK
+    would only log it and leave the client waiting."""
+    async with forward:
+        async for item in read:
+            if isinstance(item, Exception):
+                error = types.ErrorData(code=types.PARSE_ERROR, message=UNPARSABLE)
+                await write.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error)))
+            else:
+                await forward.send(item)
 
 
 class StdioRefused(Exception):
@@ -43,7 +71,7 @@ async def stdio_principal(db: Database, settings: Settings, key: str | None) -> 
     )
 
 
-async def serve_stdio(settings: Settings, key: str | None) -> None:
+async def serve_stdio(settings: Settings, key: str | None, toolsets: Selection = None) -> None:
     db = Database(settings.database_url)
     try:
         principal = await stdio_principal(db, settings, key)
@@ -62,10 +90,14 @@ async def serve_stdio(settings: Settings, key: str | None) -> None:
         await bus.start()
         try:
             watch = ResourceWatch(runtime, principal)
-            server = build_server(runtime, lambda ctx: principal, transport="stdio", watch=watch)
+            server = build_server(
+                runtime, lambda ctx: principal, lambda ctx: toolsets, transport="stdio", watch=watch
+            )
             try:
-                async with stdio_server() as (read, write):
-                    await server.run(read, write, server.create_initialization_options())
+                async with stdio_server() as (read, write), anyio.create_task_group() as tasks:
+                    parsed_send, parsed = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+                    tasks.start_soon(answer_unparsable, read, write, parsed_send)
+                    await server.run(parsed, write, server.create_initialization_options())
             finally:
                 await watch.close()
                 await runtime.feed.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -18,6 +18,7 @@ from ..errors import ErrorCode, Problem, ServiceError, from_invalid_transition
 from ..machines.errors import InvalidTransition
 from ..services.runtime import Runtime, Tx, unit_of_work
 from .arguments import ArgumentCheck, Schema
+from .toolsets import Membership
 
 R = TypeVar("R")
 
@@ -114,6 +115,7 @@ class Tool:
     run: Run
     idempotent: bool = False
     destructive: bool = False
+    toolset: Membership | None = None  # set by in_toolset for a module's tools unless a tool names its own
     check: ArgumentCheck = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -127,38 +129,53 @@ class Tool:
             description=self.description,
             input_schema=self.input_schema,
             output_schema=self.output_schema,
+            # A hint left out is the specification's default (not read-only, not idempotent).
             annotations=types.ToolAnnotations(
-                title=self.title,
-                read_only_hint=read_only,
+                read_only_hint=read_only or None,
                 destructive_hint=None if read_only else self.destructive,
-                idempotent_hint=True if read_only else self.idempotent,
+                idempotent_hint=read_only or self.idempotent or None,
                 open_world_hint=False,
             ),
         )
 
 
+def in_toolset(toolset: Membership, tools: list[Tool]) -> list[Tool]:
+    """The tools, each in ``toolset`` unless it names another."""
+    return [t if t.toolset is not None else replace(t, toolset=toolset) for t in tools]
+
+
 def refusal(problems: list[Problem]) -> types.CallToolResult:
-    """A tool error carrying GraphQL's userErrors: the same codes, messages and fields."""
+    """A tool error carrying GraphQL's userErrors: the same codes, messages and fields.
+
+    The errors travel in the text, not in ``structuredContent``: a client checks structured content
+    against the tool's output schema even on an error (the TypeScript SDK does, and then throws
+    instead of returning the error), and a refusal is not the tool's output. The first line is for a
+    model; the second is ``{"errors": [...]}`` for a program.
+    """
     errors = [_user_error(p) for p in problems]
     first = errors[0]
     where = f" (field: {'.'.join(first['field'])})" if first["field"] else ""
     text = f"{first['code']}: {first['message']}{where}. {_ADVICE.get(first['code'], '')}".rstrip()
     if len(errors) > 1:
-        text += f" ({len(errors) - 1} more in structuredContent.errors)"
-    return types.CallToolResult(
-        content=[types.TextContent(text=text)],
-        structured_content={"errors": errors},
-        is_error=True,
-    )
+        text += f" ({len(errors) - 1} more below)"
+    return _error_result(text, errors)
 
 
 def forbidden(message: str) -> types.CallToolResult:
     text = f"{FORBIDDEN}: {message}. {_ADVICE[FORBIDDEN]}"
-    return types.CallToolResult(
-        content=[types.TextContent(text=text)],
-        structured_content={"errors": [{"code": FORBIDDEN, "message": message, "field": []}]},
-        is_error=True,
-    )
+    return _error_result(text, [{"code": FORBIDDEN, "message": message, "field": []}])
+
+
+def _error_result(text: str, errors: list[dict[str, Any]]) -> types.CallToolResult:
+    body = json.dumps({"errors": errors}, ensure_ascii=False, separators=(",", ":"))
+    return types.CallToolResult(content=[types.TextContent(text=f"{text}\n{body}")], is_error=True)
+
+
+def refusal_code(result: types.CallToolResult) -> str:
+    """The stable code of a refusal made by ``refusal`` or ``forbidden`` (its text starts with it)."""
+    first = result.content[0] if result.content else None
+    text = first.text if isinstance(first, types.TextContent) else ""
+    return text.partition(":")[0] or "ERROR"
 
 
 def success(answer: Answer) -> types.CallToolResult:

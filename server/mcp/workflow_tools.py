@@ -16,7 +16,7 @@ from ..machines.retry import ErrorCategory
 from ..machines.workflow import CompensationStatus, WorkflowOutcome, WorkflowStatus, WorkflowStepStatus
 from ..services.workflows import claims, compensation, create, reports
 from ..services.workflows import queries as workflow_queries
-from ..services.workflows.claims import Claim, ClaimOutcome
+from ..services.workflows.claims import Claim, ClaimOutcome, ClaimWait
 from ..services.workflows.compensation import CompensationReport
 from ..services.workflows.create import CreatedWorkflow
 from ..services.workflows.reports import StepReport
@@ -37,7 +37,8 @@ from .arguments import (
     output,
     states,
 )
-from .tools import Access, Answer, Args, Tool, reads, writes
+from .tools import Access, Answer, Args, Tool, in_toolset, reads, writes
+from .toolsets import Toolset
 
 WORKFLOW = Shape(
     {
@@ -134,7 +135,10 @@ def _claimed(batch: list[Claim]) -> Answer:
             "it, then complete_workflow_compensation or fail_workflow_compensation."
         )
     else:
-        summary = "Nothing to claim for this agent now; call again later."
+        data["reason"] = claim.reason.value if claim.reason else None
+        data["retryAt"] = claim.retry_at.isoformat() if claim.retry_at else None
+        when = f"after {data['retryAt']}" if claim.retry_at else "when other work has moved on"
+        summary = f"Nothing to claim for this agent now ({data['reason']}); call again {when}."
     return Answer(data, summary)
 
 
@@ -177,7 +181,7 @@ def _shown(found: tuple[Workflow, list[WorkflowStep], list[WorkflowCompensation]
 
 def workflow_tools(settings: Settings) -> list[Tool]:
     v = Vocabulary(settings.max_text_bytes, settings.max_result_bytes, SHORT_TEXT)
-    agent = v.short_text("Your agent name, the one you claimed the work with; required")
+    agent = v.short_text("Your agent name, the one you claimed the work with")
     attempt = nullable(
         integer("The attempt you claimed (step.attempt); a report for an older one is CONFLICT.", minimum=0)
     )
@@ -190,7 +194,7 @@ def workflow_tools(settings: Settings) -> list[Tool]:
     )
     the_workflow: Schema = output({"workflow": WORKFLOW_OUT}, ["workflow"])
 
-    return [
+    tools = [
         Tool(
             "create_workflow_from_yaml",
             "Define a workflow from YAML",
@@ -200,7 +204,7 @@ def workflow_tools(settings: Settings) -> list[Tool]:
             "metadata.name. Warnings are advice; the definition was accepted. Next: start_workflow.",
             obj(
                 {
-                    "yaml": v.large_text("The definition as seed 002 writes it; required"),
+                    "yaml": v.large_text("The definition as seed 002 writes it"),
                     "name": nullable(v.short_text("The workflow's name")),
                 },
                 ["yaml"],
@@ -250,7 +254,8 @@ def workflow_tools(settings: Settings) -> list[Tool]:
             "compensation). `outcome` is one of: step (the step, now running and yours, is in `step`: do "
             "it, then complete_workflow_step or fail_workflow_step with its stepId and attempt); "
             "compensation (undo what `compensation.action` says, then complete_workflow_compensation or "
-            "fail_workflow_compensation); none (nothing for you now: call again later). Steps naming "
+            "fail_workflow_compensation); none (nothing for you now: `reason` says why; call again after "
+            "`retryAt` when it is set, else later). Steps naming "
             "another agent are never handed to you. Concurrent claims never hand out the same work twice. "
             f"With maxSteps (1 to {MAX_BATCH_STEPS}), up to that many steps at once, each claimed as one "
             "claim would be (its own attempt), all in `steps` (the first also in `step`); a compensation "
@@ -274,6 +279,8 @@ def workflow_tools(settings: Settings) -> list[Tool]:
                     "step": STEP_OUT,
                     "steps": items(STEP_OUT),
                     "compensation": COMPENSATION_OUT,
+                    "reason": or_null(states(ClaimWait)),
+                    "retryAt": STR_OR_NULL,
                 },
                 ["outcome"],
             ),
@@ -334,7 +341,7 @@ def workflow_tools(settings: Settings) -> list[Tool]:
                     "stepId": step_id,
                     "agent": agent,
                     "category": enum(ErrorCategory, "What kind of failure it is."),
-                    "message": v.long_text("What went wrong; required"),
+                    "message": v.long_text("What went wrong"),
                     "attempt": attempt,
                 },
                 ["stepId", "agent", "category", "message"],
@@ -371,7 +378,7 @@ def workflow_tools(settings: Settings) -> list[Tool]:
                 {
                     "compensationId": comp_id,
                     "agent": agent,
-                    "message": v.long_text("What went wrong; required"),
+                    "message": v.long_text("What went wrong"),
                 },
                 ["compensationId", "agent", "message"],
             ),
@@ -387,3 +394,4 @@ def workflow_tools(settings: Settings) -> list[Tool]:
             destructive=True,
         ),
     ]
+    return in_toolset(Toolset.WORKFLOWS, tools)

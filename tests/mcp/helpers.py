@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -14,11 +15,14 @@ from tests.waiting import patient
 
 
 @asynccontextmanager
-async def mcp_client(base_url: str, token: str | None = None, *, mode: str = "auto") -> AsyncIterator[Client]:
+async def mcp_client(
+    base_url: str, token: str | None = None, *, mode: str = "auto", query: str = ""
+) -> AsyncIterator[Client]:
     headers = {"authorization": f"Bearer {token}"} if token else {}
+    url = f"{base_url}/mcp" + (f"?{query}" if query else "")
     async with (
         httpx2.AsyncClient(headers=headers, timeout=patient(60)) as http,
-        Client(streamable_http_client(f"{base_url}/mcp", http_client=http), mode=mode, cache=None) as client,
+        Client(streamable_http_client(url, http_client=http), mode=mode, cache=None) as client,
     ):
         yield client
 
@@ -36,11 +40,19 @@ async def refused(client: Client, tool: str, arguments: dict[str, Any]) -> dict[
     """The first error of a call that must be refused as a tool error (isError), with its text."""
     result = await client.call_tool(tool, arguments)
     assert result.is_error, result.structured_content
-    errors = result.structured_content["errors"]
+    # Structured content is the tool's output, checked against its output schema: a refusal has none.
+    assert result.structured_content is None
     text = result.content[0].text  # type: ignore[union-attr]
+    errors = refusal_errors(text)
     assert text.startswith(f"{errors[0]['code']}: {errors[0]['message']}"), text
     first: dict[str, Any] = errors[0]
     return first
+
+
+def refusal_errors(text: str) -> list[dict[str, Any]]:
+    """The userErrors a refusal's text carries on its last line, as ``{"errors": [...]}``."""
+    errors: list[dict[str, Any]] = json.loads(text.rsplit("\n", 1)[1])["errors"]
+    return errors
 
 
 def steps(n: int, **extra: Any) -> list[dict[str, Any]]:

@@ -48,8 +48,10 @@ DRIVE_TOOLS = {
     "propose_asset",
     "start_asset_processing",
     "complete_asset_processing",
+    "fail_asset",
+    "retry_asset",
 }
-DECIDE_TOOLS = {"submit_user_decision", "start_hop"}
+DECIDE_TOOLS = {"submit_user_decision", "start_hop", "cancel_hop", "cancel_mission"}
 # Every key may wait; not read-only, since a reviewer may answer in the client while it waits.
 WAIT_TOOLS = {"wait_for_decision"}
 
@@ -107,7 +109,7 @@ async def test_each_role_lists_only_the_tools_it_may_call(
             assert {t.name for t in listed.tools} == names
             for tool in listed.tools:
                 assert tool.annotations is not None
-                assert tool.annotations.read_only_hint is (tool.name in READ_TOOLS)
+                assert bool(tool.annotations.read_only_hint) is (tool.name in READ_TOOLS)
 
 
 async def test_a_tool_a_role_may_not_call_is_refused_and_writes_nothing(

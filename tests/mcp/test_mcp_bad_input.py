@@ -13,7 +13,7 @@ from server.config import Settings
 from server.limits import MAX_JSON_DEPTH
 from tests.api.test_bad_input import Tables
 from tests.conftest import LiveServer
-from tests.mcp.helpers import mcp_client, ok, refused, steps
+from tests.mcp.helpers import mcp_client, ok, refusal_errors, refused, steps
 
 MAX_STEPS = 5
 
@@ -142,6 +142,7 @@ async def test_text_and_numbers_no_database_stores_alike_are_refused(
         return
     result = answer["result"]
     assert result["isError"] is True
-    error = result["structuredContent"]["errors"][0]
+    assert "structuredContent" not in result
+    error = refusal_errors(result["content"][0]["text"])[0]
     assert (error["code"], error["field"]) == ("VALIDATION_FAILED", ["confidence"])
     assert error["message"] == f"{message}: a number must be finite"

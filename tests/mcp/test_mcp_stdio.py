@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import warnings
@@ -18,6 +19,7 @@ from server.auth import DEV_PRINCIPAL
 from server.clock import SystemClock
 from server.config import Settings
 from server.db.engine import Database
+from server.mcp.server import server_version
 from server.services.plans import modify as plan_modify
 from server.services.plans import queries as plan_queries
 from server.services.runtime import Runtime, unit_of_work
@@ -31,8 +33,11 @@ def _params(db: Path, *args: str) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-m", "server", "mcp", *args], env=env)
 
 
-async def test_a_plan_driven_over_stdio_completes_in_the_configured_database(tmp_path: Path) -> None:
+async def test_a_plan_driven_over_stdio_completes_in_the_configured_database(
+    tmp_path: Path, sqlite_template: Path
+) -> None:
     db_file = tmp_path / "stdio.db"
+    shutil.copyfile(sqlite_template, db_file)  # flightdeck mcp creates no database
     async with Client(_params(db_file), cache=None) as client:
         created = await ok(client, "create_research_plan", {"researchQuestion": "q", "steps": steps(2)})
         plan_id = created["planId"]
@@ -82,9 +87,10 @@ def test_with_keys_stdio_acts_as_the_given_key_and_refuses_to_start_without_one(
 
 
 async def test_a_resource_subscribed_over_stdio_is_notified_of_changes_from_any_process(
-    tmp_path: Path,
+    tmp_path: Path, sqlite_template: Path
 ) -> None:
     db_file = tmp_path / "watch.db"
+    shutil.copyfile(sqlite_template, db_file)
     updated: list[str] = []
 
     async def on_message(message: Any) -> None:
@@ -120,3 +126,68 @@ async def test_a_resource_subscribed_over_stdio_is_notified_of_changes_from_any_
         # A plan nobody subscribed to is never announced.
         await ok(client, "get_next_step", {"planId": other["planId"]})
         assert f"flightdeck://plans/{other['planId']}" not in updated
+
+
+def _clean_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of an MCP host: no database or configuration named, its own XDG config home."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "FLIGHTDECK_DATABASE_URL", "FLIGHTDECK_CONFIG", "FLIGHTDECK_API_KEY")
+    }
+    return {**env, "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+
+
+def test_stdio_from_another_directory_uses_the_user_config_file_and_reports_its_version(
+    tmp_path: Path, sqlite_template: Path
+) -> None:
+    db_file = tmp_path / "home.db"
+    shutil.copyfile(sqlite_template, db_file)
+    config = tmp_path / "xdg" / "flightdeck" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'database_url = "sqlite+aiosqlite:///{db_file}"\n', encoding="utf-8")
+    project = tmp_path / "some-project"
+    project.mkdir()
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "server", "mcp"], env=_clean_env(tmp_path), cwd=str(project)
+    )
+
+    async def drive() -> tuple[str | None, str]:
+        async with Client(params, cache=None) as client:
+            created = await ok(client, "create_research_plan", {"researchQuestion": "q", "steps": steps(1)})
+            info = client.server_info
+            return (info.version if info else None), created["planId"]
+
+    version, plan_id = asyncio.run(drive())
+    assert version == server_version() != ""
+    assert list(project.iterdir()) == []  # no stray database in the agent's project
+
+    async def stored() -> str:
+        db = Database(f"sqlite+aiosqlite:///{db_file}")
+        try:
+            async with db.reader() as session:
+                return (await plan_queries.get_plan(session, "default", plan_id)).status
+        finally:
+            await db.dispose()
+
+    assert asyncio.run(stored()) == "planning"
+
+
+def test_stdio_refuses_a_database_file_that_does_not_exist_and_creates_none(tmp_path: Path) -> None:
+    project = tmp_path / "some-project"
+    project.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "server", "mcp"],
+        env=_clean_env(tmp_path),
+        cwd=project,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"flightdeck mcp: no database at {project / 'flightdeck.db'}: set database_url"), (
+        line
+    )
+    assert list(project.iterdir()) == []

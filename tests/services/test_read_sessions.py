@@ -12,6 +12,19 @@ from server.db.models import TenantCounter
 from server.services.runtime import Runtime
 
 WRITE = text("INSERT INTO tenant_counters (tenant_id, last_seq) VALUES ('ro-test', 0)")
+REFUSED = r"(?i)read.only|readonly"
+
+
+async def write_in_reader(runtime: Runtime) -> None:
+    async with runtime.db.reader() as session:
+        await session.execute(WRITE)
+        await session.commit()
+
+
+async def write_in_read_connection(runtime: Runtime) -> None:
+    async with runtime.db.read_connection() as conn:
+        await conn.execute(WRITE)
+        await conn.commit()
 
 
 async def tenants(runtime: Runtime) -> int:
@@ -21,14 +34,10 @@ async def tenants(runtime: Runtime) -> int:
 
 async def test_a_write_through_a_read_session_is_refused_by_the_database(runtime: Runtime) -> None:
     before = await tenants(runtime)
-    with pytest.raises(DBAPIError, match="(?i)read.only|readonly"):
-        async with runtime.db.reader() as session:
-            await session.execute(WRITE)
-            await session.commit()
-    with pytest.raises(DBAPIError, match="(?i)read.only|readonly"):
-        async with runtime.db.read_connection() as conn:
-            await conn.execute(WRITE)
-            await conn.commit()
+    with pytest.raises(DBAPIError, match=REFUSED):
+        await write_in_reader(runtime)
+    with pytest.raises(DBAPIError, match=REFUSED):
+        await write_in_read_connection(runtime)
     assert await tenants(runtime) == before
     async with runtime.db.transaction() as session:
         await session.execute(WRITE)
@@ -41,9 +50,8 @@ async def test_a_read_session_after_a_write_transaction_is_still_read_only(runti
     for _ in range(3):
         async with runtime.db.transaction() as session:
             await session.execute(text("SELECT 1"))
-        with pytest.raises(DBAPIError, match="(?i)read.only|readonly"):
-            async with runtime.db.reader() as session:
-                await session.execute(WRITE)
+        with pytest.raises(DBAPIError, match=REFUSED):
+            await write_in_reader(runtime)
     async with runtime.db.transaction() as session:
         await session.execute(WRITE)
     assert await tenants(runtime) >= 1

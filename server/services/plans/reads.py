@@ -1,9 +1,8 @@
 """The three reads of seed 003 (get_plan_status, get_research_context, get_step_context).
 
-GraphQL's queries and the MCP tools both call these, so what a read returns is decided once. GraphQL's
-queries never write (a new session announces itself with ``resumeSession``); the MCP tool
-``get_research_context`` mirrors seed 003's tool and records a new session first
-(``note_resuming_session``).
+GraphQL's queries and the MCP tools both call these, so what a read returns is decided once. None of them
+writes (DESIGN.md rule 10): a new session is recorded when it drives the plan (GraphQL's
+``resumeSession``, ``startNextStep`` and MCP's ``get_next_step`` with its session).
 """
 
 from __future__ import annotations
@@ -13,16 +12,10 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ...auth import Principal
 from ...db.models import PlanStep, ResearchPlan
-from ...errors import ServiceError
-from ...machines.plan import PLAN_MACHINE, StepStatus
-from ..runtime import Runtime, unit_of_work
-from ..transitions import allowed
+from ...machines.plan import StepStatus
 from . import queries as plan_queries
-from .execution import check_session_id, note_session
 from .queries import PlanProgress
-from .rows import lock_plan
 
 
 async def plan_status(
@@ -48,28 +41,6 @@ class ResearchContext:
     @property
     def prior_results(self) -> list[PlanStep]:
         return [s for s in self.steps if s.status == StepStatus.COMPLETED]
-
-
-async def note_resuming_session(
-    runtime: Runtime, principal: Principal, plan_id: str, session_id: str | None
-) -> None:
-    """Before a research context is read: a session other than the plan's last one is recorded.
-
-    The id is checked whatever the plan's state; only keys that may drive plans record anything, and
-    a finished plan or a plan of another tenant is left alone (the read that follows says not found).
-    """
-    check_session_id(session_id)
-    if not session_id or not principal.can_drive:
-        return
-    async with runtime.db.reader() as session:
-        try:
-            current = await plan_queries.get_plan(session, principal.tenant_id, plan_id, "planId")
-        except ServiceError:
-            return
-    if current.session_id == session_id or not allowed(PLAN_MACHINE, current, "work"):
-        return
-    async with unit_of_work(runtime, principal) as tx:
-        note_session(tx, await lock_plan(tx, plan_id), session_id)
 
 
 async def research_context(session: AsyncSession, tenant_id: str, plan_id: str) -> ResearchContext:

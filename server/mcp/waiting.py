@@ -164,17 +164,13 @@ def waiting_tools(settings: Settings) -> list[Tool]:
         WaitingTool(
             "wait_for_decision",
             "Wait for a person's decision",
-            "Wait until a person answers a decision point, for at most timeoutSeconds, instead of calling "
-            "get_next_step (or another read) in a loop. `id`: the plan step after request_user_review (or "
-            "the plan: its open review), the workflow step at an approval gate (or the workflow), the "
-            "mission or hop awaiting approval, or a decision id. "
-            "Returns status decided, defaulted (its deadline applied the default) or withdrawn (what it was "
-            "about ended some other way) with the decision and its outcome; or status waiting when the time "
-            "is up: call again. Sends progress notifications while it waits if the request has a "
-            "progressToken. With a reviewer or admin key, on a client that supports elicitation (stdio), a "
-            "plan review is put to the person in the client as a form (askInClient: false to not ask); the "
-            "answer is recorded as submit_user_decision would. A key may hold a few waits at once: more "
-            "are refused with TOO_MANY_WAITS.",
+            "Wait, up to timeoutSeconds, for a person to answer a decision point, instead of reading in "
+            "a loop. id: a plan step after request_user_review (or its plan), a workflow step at an "
+            "approval gate (or its workflow), a mission or hop awaiting approval, or a decision id. "
+            "Returns status decided, defaulted (the deadline applied the default) or withdrawn, with the "
+            "decision; or waiting when the time is up: call again. Sends progress if the request has a "
+            "progressToken. A reviewer or admin key on a client with elicitation (stdio) may be asked the "
+            "plan review as a form (askInClient: false not to). Too many waits per key: TOO_MANY_WAITS.",
             obj(
                 {
                     "id": v.id_arg("plan step, plan, workflow step, workflow, mission, hop or decision"),

@@ -110,6 +110,8 @@ async def _plans(s: Session) -> None:
     )
     assert (await s.ok("get_next_step", {"planId": plan_id}))["status"] == "awaiting_review"
     await s.ok("submit_user_decision", {"stepId": first["stepId"], "decision": "approve"})
+    decided = await s.ok("wait_for_decision", {"id": first["stepId"], "timeoutSeconds": 1})
+    assert decided["status"] == "decided", decided
     await s.ok("modify_plan", {"planId": plan_id, "action": "add_steps", "steps": steps(1)})
     second = (await s.ok("get_next_step", {"planId": plan_id}))["step"]
     await s.ok(

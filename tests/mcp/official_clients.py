@@ -21,6 +21,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from tests.waiting import patient
+
 TS_DIR = Path(__file__).with_name("ts")
 TS_CLIENT = TS_DIR / "client.mjs"
 
@@ -130,7 +132,7 @@ async def python_agent(target: Target) -> AsyncIterator[PythonAgent]:
     async with AsyncExitStack() as stack:
         if target.url is not None:
             headers = {"authorization": f"Bearer {target.token}"} if target.token else {}
-            http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=60))
+            http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=patient(60)))
             transport: Any = streamable_http_client(target.url, http_client=http)
         else:
             transport = StdioServerParameters(
@@ -159,7 +161,7 @@ async def typescript_agent(target: Target) -> AsyncIterator[TypeScriptAgent]:
     )
     try:
         assert process.stdout is not None
-        hello = json.loads(await asyncio.wait_for(process.stdout.readline(), 120))
+        hello = json.loads(await asyncio.wait_for(process.stdout.readline(), patient(120)))
         assert "ready" in hello, hello
         yield TypeScriptAgent(process, (hello["ready"] or {}).get("version"))
     finally:

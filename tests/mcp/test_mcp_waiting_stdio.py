@@ -6,6 +6,7 @@ the stdio process hears of through its event feed."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from server.services.plans import queries as plan_queries
 from server.services.plans import review as plan_review
 from server.services.plans.inputs import Decision
 from server.services.runtime import Runtime, unit_of_work
+from tests.mcp.helpers import refusal_errors
 from tests.mcp.test_mcp_stdio import _cli, _params
 from tests.mcp.waiting_helpers import Progress, step_awaiting_review
 
@@ -66,8 +68,11 @@ async def _read(db_file: Path, step_id: str) -> tuple[str, list[dict[str, Any]]]
         await db.dispose()
 
 
-async def test_a_reviewer_answers_in_the_client_through_the_decision_service(tmp_path: Path) -> None:
+async def test_a_reviewer_answers_in_the_client_through_the_decision_service(
+    tmp_path: Path, sqlite_template: Path
+) -> None:
     db_file = tmp_path / "asked.db"
+    shutil.copyfile(sqlite_template, db_file)  # flightdeck mcp creates no database
     person = Person("accept", {"decision": "modify", "feedback": "use primary sources"})
     async with Client(_params(db_file), cache=None, mode="legacy", elicitation_callback=person) as client:
         _, step_id = await step_awaiting_review(client, ["is it recent?", "is it peer reviewed?"])
@@ -89,28 +94,32 @@ async def test_a_reviewer_answers_in_the_client_through_the_decision_service(tmp
     assert [(m["actor"], m["outcome"], m["by"]) for m in made] == [("dev", "modify", "dev")]
 
 
-async def test_a_bad_answer_in_the_form_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+async def test_a_bad_answer_in_the_form_is_refused_and_changes_nothing(
+    tmp_path: Path, sqlite_template: Path
+) -> None:
     db_file = tmp_path / "bad.db"
+    shutil.copyfile(sqlite_template, db_file)
     person = Person("accept", {"decision": "modify"})  # modify needs feedback
     async with Client(_params(db_file), cache=None, mode="legacy", elicitation_callback=person) as client:
         _, step_id = await step_awaiting_review(client)
         result = await client.call_tool("wait_for_decision", {"id": step_id})
         assert result.is_error
-        assert result.structured_content is not None
-        assert result.structured_content["errors"][0]["code"] == "VALIDATION_FAILED"
+        assert result.structured_content is None  # a refusal is text every client accepts
+        assert refusal_errors(result.content[0].text)[0]["code"] == "VALIDATION_FAILED"  # type: ignore[union-attr]
         person.content = {"decision": "maybe"}
         result = await client.call_tool("wait_for_decision", {"id": step_id})
         assert result.is_error
-        assert result.structured_content is not None
-        assert result.structured_content["errors"][0]["code"] == "VALIDATION_FAILED"
+        assert result.structured_content is None  # a refusal is text every client accepts
+        assert refusal_errors(result.content[0].text)[0]["code"] == "VALIDATION_FAILED"  # type: ignore[union-attr]
     _, made = await _read(db_file, step_id)
     assert made == []
 
 
 async def test_a_declined_form_leaves_the_ordinary_wait_which_a_decision_elsewhere_ends(
-    tmp_path: Path,
+    tmp_path: Path, sqlite_template: Path
 ) -> None:
     db_file = tmp_path / "declined.db"
+    shutil.copyfile(sqlite_template, db_file)
     person = Person("decline")
     async with Client(_params(db_file), cache=None, mode="legacy", elicitation_callback=person) as client:
         _, step_id = await step_awaiting_review(client)
@@ -133,9 +142,11 @@ async def test_a_declined_form_leaves_the_ordinary_wait_which_a_decision_elsewhe
 
 
 async def test_a_key_that_may_not_decide_and_a_client_without_elicitation_are_not_asked(
-    tmp_path: Path,
+    tmp_path: Path, sqlite_template: Path
 ) -> None:
     db_file = tmp_path / "unasked.db"
+    shutil.copyfile(sqlite_template, db_file)
+    shutil.copyfile(sqlite_template, tmp_path / "modern.db")
     made = _cli(db_file, "keys", "create", "--tenant", DEV_PRINCIPAL.tenant_id, "--role", "agent")
     assert made.returncode == 0, made.stderr
     agent_key = made.stdout.strip()

@@ -5,7 +5,8 @@ reads and ten ``json.dumps`` of every event. A window holds the covered events w
 last``, ``last`` being a tenant counter value read before the events (every event up to it has
 committed, so an endpoint's cursor may pass events no topic of it covers up to there). An endpoint
 whose cursor lies before the window (a paused or new endpoint far behind) reads the log itself and leaves
-the window alone; the window drops its oldest events beyond ``capacity``.
+the window alone; the window drops its oldest events beyond ``capacity``. That holds after the read a pass
+makes too: a read that drops events after the cursor of the pass that made it sends that pass to the log.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
@@ -24,6 +26,8 @@ from .topics import RULES, TopicFilter
 # Events of these kinds are kept; the rest can never be delivered.
 COVERED_KINDS = sorted({str(rule.kind) for rule in RULES})
 # A window younger than this is served as it is while it still has events past the cursor asked about.
+# A full window (its last read stopped at ``capacity``) is served as it is however old: reading more would
+# only drop its oldest events, those the passes still working through it are about to take.
 FRESH_SECONDS = 0.05
 
 EVENT_COLUMNS = (
@@ -88,7 +92,9 @@ async def read_after(
 
 
 class EventWindow:
-    def __init__(self, tenant_id: str, capacity: int) -> None:
+    def __init__(
+        self, tenant_id: str, capacity: int, monotonic: Callable[[], float] = time.monotonic
+    ) -> None:
         self.tenant_id = tenant_id
         self.capacity = capacity
         self.start: int | None = None  # None: not started
@@ -98,6 +104,7 @@ class EventWindow:
         self._read_at = 0.0
         self._behind = False  # the last read stopped at ``capacity`` short of the counter
         self._lock = asyncio.Lock()
+        self._monotonic = monotonic
 
     async def after(
         self, db: Database, cursor: int, wanted: TopicFilter, limit: int
@@ -111,8 +118,13 @@ class EventWindow:
                 self.start = self.last = cursor
             if cursor < self.start:
                 return None
-            if self.last <= cursor or time.monotonic() - self._read_at > FRESH_SECONDS:
+            stale = not self._behind and self._monotonic() - self._read_at > FRESH_SECONDS
+            if self.last <= cursor or stale:
                 await self._extend(db)
+                # Extending may have dropped events after the cursor (the oldest go first): what is
+                # left no longer holds every event after it, and the caller reads the log itself.
+                if cursor < self.start:
+                    return None
         found: list[tuple[Any, str]] = []
         for seq, event in self.events.items():
             if seq <= cursor or event.kind not in wanted.by_kind:
@@ -136,7 +148,7 @@ class EventWindow:
         async with db.reader() as session:
             upto = await last_seq(session, self.tenant_id)
             rows = await read_after(session, self.tenant_id, self.last, upto, COVERED_KINDS, self.capacity)
-        self._read_at = time.monotonic()
+        self._read_at = self._monotonic()
         for row in rows:
             self.events[row.seq] = row
         self._behind = len(rows) >= self.capacity

@@ -11,7 +11,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 from pydantic_settings import (
@@ -25,6 +25,7 @@ from .hosts import check_allowed_host
 from .origins import check_allowed_origins
 
 CONFIG_ENV = "FLIGHTDECK_CONFIG"
+_SECRETS = frozenset({"metrics_token"})
 _USERINFO_PASSWORD = re.compile(r"(://[^/:@]*:)[^/@]*@")
 # pydantic's error types for a number outside its field's range (the message then states the range).
 _RANGE_ERRORS = frozenset(
@@ -251,6 +252,18 @@ class Settings(BaseSettings):
         description="In dev mode, Host names besides loopback's (localhost, 127.0.0.1, [::1]) that "
         "requests may be addressed to.",
     )
+    metrics_token: SecretStr | None = Field(
+        default=None,
+        min_length=32,
+        max_length=512,
+        description="The operator's credential for /metrics (sent as 'Authorization: Bearer <token>'). "
+        "No API key, even an admin's, reads metrics; without a token only dev mode's loopback callers can.",
+    )
+    metrics_operation_names: bool = Field(
+        default=False,
+        description="Label GraphQL operation metrics with the clients' own operation names (their free "
+        "text); off: with the operation's root fields.",
+    )
     webhooks: bool = Field(default=True, description="Deliver events to the tenants' webhook endpoints.")
     webhook_allow_private_targets: bool = Field(
         default=False,
@@ -375,7 +388,9 @@ def _problem(error: ErrorDetails, path: Path | None, file: dict[str, Any], flags
         detail = f"must be a finite number {describe_range(field)}"
     else:
         detail = error["msg"].removeprefix("Value error, ")
-    # A URL's password never reaches a log.
+    # A URL's password, or a secret, never reaches a log.
     value = _USERINFO_PASSWORD.sub(r"\1***@", repr(error.get("input")))
+    if name in _SECRETS:
+        value = "(hidden)"
     shown = value if len(value) <= 60 else value[:57] + "..."
     return f"invalid setting {name} = {shown} ({where}): {detail}"

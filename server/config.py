@@ -22,7 +22,6 @@ from pydantic_settings import (
 
 from .config_checks import check_broadcast_url, check_database_url, describe_range
 from .hosts import check_allowed_host
-from .origins import check_allowed_origins
 
 CONFIG_ENV = "FLIGHTDECK_CONFIG"
 _SECRETS = frozenset({"metrics_token"})
@@ -315,6 +314,9 @@ class Settings(BaseSettings):
     @field_validator("allowed_origins")
     @classmethod
     def _origins_only(cls, origins: list[str]) -> list[str]:
+        # Imported here: it loads Strawberry, which commands that set no origins need not wait for.
+        from .origins import check_allowed_origins
+
         return sorted(check_allowed_origins(origins))
 
     @field_validator("allowed_hosts")

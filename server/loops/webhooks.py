@@ -27,7 +27,7 @@ import os
 import signal
 import time
 import uuid
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
@@ -329,7 +329,8 @@ def _measure(chunk: list[delivery.Item], outcomes: list[Outcome], at: datetime) 
         status = delivery.settle(item, outcome, at)[0]
         label = _OUTCOMES.get(status, "retry_scheduled")
         committed = event_time(item.message.body) if label == "delivered" else None
-        lag = (at - committed).total_seconds() if committed is not None else None
+        aware = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+        lag = (aware - committed).total_seconds() if committed is not None else None
         record_webhook_attempt(label, item.attempts + 1, lag)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -49,9 +49,10 @@ def event_time(body: bytes) -> datetime | None:
     if end < 0:
         return None
     try:
-        return datetime.fromisoformat(body[start + 13 : end].decode().replace("Z", "+00:00"))
+        at = datetime.fromisoformat(body[start + 13 : end].decode().replace("Z", "+00:00"))
     except ValueError:
         return None
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)  # the log's times are UTC
 
 
 def body_of(event: Any, topic: str) -> bytes:

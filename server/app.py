@@ -20,7 +20,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
 from .api.view import FlightdeckGraphQL
-from .auth import Authenticator, Refusal, Role, count_active_keys, decide_dev_mode
+from .auth import Authenticator, count_active_keys, decide_dev_mode
 from .clock import Clock, SystemClock
 from .config import Settings, load_settings
 from .db.engine import Database
@@ -39,6 +39,7 @@ from .loops.workflow_timers import run_workflow_timers
 from .mcp.http import McpHttp
 from .metrics import REGISTRY as METRICS
 from .metrics import StateCollector
+from .metrics_access import metrics_refusal
 from .oauth import OAuthConfig, TokenVerifier, metadata_routes
 from .oplog import OperationLogWriter
 from .realtime import Notice, NoticeBus
@@ -222,15 +223,17 @@ def create_app(
         return JSONResponse(body, 503 if reasons else 200, headers={"cache-control": "no-store"})
 
     async def metrics(request: Request) -> Response:
-        """Prometheus text for admin keys (and dev mode): metrics name operations and tenants' load."""
-        view: FlightdeckGraphQL = request.app.state.graphql
-        principal = await view.authenticator.authenticate(request.headers.get("authorization"))
-        if isinstance(principal, Refusal):
-            return _refusal(
-                principal.status, principal.message, principal.code, {"WWW-Authenticate": principal.challenge}
-            )
-        if principal.role is not Role.ADMIN:
-            return _refusal(403, "only admin keys may read /metrics", "FORBIDDEN", {})
+        """Prometheus text for the operator (DESIGN.md rule 12): metrics span every tenant."""
+        refused = metrics_refusal(
+            request.headers.get("authorization"),
+            settings.metrics_token,
+            dev_mode=request.app.state.dev_mode,
+            client=request.client.host if request.client else None,
+        )
+        if refused is not None:
+            status, message, code = refused
+            headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+            return _refusal(status, message, code, headers)
         body = generate_latest(METRICS) + generate_latest(request.app.state.process_metrics)
         return Response(body, headers={"content-type": CONTENT_TYPE_LATEST, "cache-control": "no-store"})
 

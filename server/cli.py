@@ -55,12 +55,30 @@ def main(
     _config_file = config
 
 
-def _settings() -> Settings:
-    """The settings for this command: environment over the configuration file over defaults."""
+def _settings(**flags: object) -> Settings:
+    """The settings for this command: flags over the environment over the configuration file over
+    defaults; a bad one stops the command with one line naming it, and exit status 2."""
     try:
-        return load_settings(_config_file)
+        return load_settings(_config_file, **flags)
     except ConfigError as exc:
         typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+
+
+def _migrate(settings: Settings) -> None:
+    """Bring the database up to date, or stop with one line saying why it cannot be reached (status 2)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        upgrade(settings.database_url)
+    except (OSError, SQLAlchemyError) as exc:
+        where = make_url(settings.database_url).render_as_string(hide_password=True)
+        cause = getattr(exc, "orig", None) or exc
+        reason = str(cause).strip().splitlines()[0][:300] if str(cause).strip() else ""
+        typer.echo(
+            f"cannot use the database {where} (database_url): {type(cause).__name__}: {reason}", err=True
+        )
         raise typer.Exit(2) from None
 
 
@@ -70,17 +88,15 @@ def serve(
     port: Annotated[int | None, typer.Option(help="Port (default: FLIGHTDECK_PORT).")] = None,
 ) -> None:
     """Apply migrations and serve GraphQL, GraphiQL and the dashboard."""
+    # The app decides dev mode from the address it is actually bound to.
+    settings = _settings(host=host, port=port)
+
     import uvicorn
 
     from .app import create_app
     from .metrics import watch_gc
 
-    settings = _settings()
-    # The app decides dev mode from the address it is actually bound to.
-    settings = settings.model_copy(
-        update={"host": host or settings.host, "port": port if port is not None else settings.port}
-    )
-    upgrade(settings.database_url)
+    _migrate(settings)
     try:
         # The app decides again at start-up (it is the decision that counts); this only turns a
         # refusal into a clear message and exit status instead of a failed start-up.
@@ -158,7 +174,7 @@ def mcp(
             err=True,
         )
         raise typer.Exit(2)
-    upgrade(settings.database_url)
+    _migrate(settings)
     try:
         asyncio.run(serve_stdio(settings, key, selection))
     except (StdioRefused, DevModeRefused) as exc:
@@ -183,7 +199,7 @@ def deliver_webhooks() -> None:
     from .loops.webhooks import run_dispatcher
 
     settings = _settings()
-    upgrade(settings.database_url)
+    _migrate(settings)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run_dispatcher(settings))
 
@@ -192,7 +208,7 @@ def deliver_webhooks() -> None:
 def migrate() -> None:
     """Bring the database schema up to date."""
     settings = _settings()
-    upgrade(settings.database_url)
+    _migrate(settings)
     typer.echo("database is up to date")
 
 
@@ -239,7 +255,7 @@ def keys_create(
 ) -> None:
     """Create a key. It is printed once; only its hash is stored."""
     settings = _settings()
-    upgrade(settings.database_url)
+    _migrate(settings)
 
     async def run() -> tuple[str, str]:
         db = Database(settings.database_url)
@@ -257,7 +273,7 @@ def keys_create(
 def keys_list() -> None:
     """List keys (never the keys themselves)."""
     settings = _settings()
-    upgrade(settings.database_url)
+    _migrate(settings)
 
     async def run() -> None:
         db = Database(settings.database_url)
@@ -276,7 +292,7 @@ def keys_list() -> None:
 def keys_revoke(key_id: str) -> None:
     """Revoke a key by its id."""
     settings = _settings()
-    upgrade(settings.database_url)
+    _migrate(settings)
 
     async def run() -> bool:
         db = Database(settings.database_url)
@@ -308,7 +324,7 @@ def ops_list(
     from .services.operation_log import OperationFilter, list_operations
 
     settings = _settings()
-    upgrade(settings.database_url)
+    _migrate(settings)
     where = OperationFilter(
         operation_name=name,
         operation_type=type_,
@@ -378,7 +394,7 @@ def mcp_log_list(
     from .services.operation_log import ToolCallFilter, list_tool_calls
 
     settings = _settings()
-    upgrade(settings.database_url)
+    _migrate(settings)
     where = ToolCallFilter(tool=tool, actor=actor, session_id=session, errors_only=errors)
 
     async def run() -> list[McpToolCallLog]:
@@ -416,7 +432,7 @@ def _prune(model: type[OperationLog] | type[McpToolCallLog]) -> None:
     from .services.operation_log import prune_operation_log
 
     settings = _settings()
-    upgrade(settings.database_url)
+    _migrate(settings)
 
     async def run() -> tuple[int, int]:
         db = Database(settings.database_url)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 import socket
 from collections.abc import Iterable
 
@@ -17,6 +18,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 HOST_NOT_ALLOWED = "HOST_NOT_ALLOWED"
+_HOST_NAME = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?")
 
 
 def _loopback_address(address: str) -> bool:
@@ -61,6 +63,33 @@ def is_loopback_name(name: str) -> bool:
         return _loopback_address(name)
     except ValueError:
         return False
+
+
+def check_allowed_host(entry: str) -> str:
+    """An ``allowed_hosts`` entry as the Host check compares it; a port, scheme, path or wildcard is an error
+    (the check ignores the port a request names, so one would never match)."""
+    name = entry.strip().lower()
+    try:
+        ipaddress.IPv6Address(name.removeprefix("[").removesuffix("]"))
+    except ValueError:
+        pass
+    else:
+        return f"[{name.removeprefix('[').removesuffix(']')}]"
+    if "://" in name or "/" in name:
+        raise ValueError(
+            f"{entry[:100]!r} is not a host name: list the name alone (dev.example), no scheme or path"
+        )
+    if ":" in name:
+        bare = name.rsplit(":", 1)[0]
+        raise ValueError(
+            f"{entry[:100]!r} has a port: list the host name alone ({bare[:100]!r}); requests to any "
+            "port of a listed name are answered"
+        )
+    if not _HOST_NAME.fullmatch(name) or len(name) > 253:
+        raise ValueError(
+            f"{entry[:100]!r} is not a host name (letters, digits, '-', '_' and dots; no wildcards)"
+        )
+    return name
 
 
 class HostCheck:

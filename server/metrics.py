@@ -2,9 +2,10 @@
 
 Each process counts what it did itself; Prometheus scrapes every process and sums across them (the
 ``instance`` label tells them apart), which is the usual model for several independent servers and
-needs no shared state. Labels are closed sets or bounded: operation names come from clients, so only
-the first ``MAX_OPERATION_NAMES`` distinct ones get a series of their own and the rest count as
-``other``.
+needs no shared state. Metrics are the operator's (they span every tenant), never a tenant's. Labels are
+closed sets or bounded: an operation is labelled by its root fields (schema names) unless the operator
+lets clients' own operation names through, and either way only the first ``MAX_OPERATION_NAMES``
+distinct labels get a series of their own and the rest count as ``other``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from prometheus_client.registry import Collector
 
 MAX_OPERATION_NAMES = 200
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+# A collection of a large old generation on a loaded machine takes seconds; those must not all land in +Inf.
+GC_BUCKETS = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+WEBHOOK_LAG_BUCKETS = (0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800, 3600, 7200, 18_000, 36_000, 86_400)
+WEBHOOK_ATTEMPT_BUCKETS = (1, 2, 3, 4, 5, 6, 7, 8)
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
@@ -90,12 +95,45 @@ GC_PAUSES = Histogram(
     "flightdeck_gc_pause_seconds",
     "Garbage collections of this process (everything else waits for them), by generation.",
     ["generation"],
-    buckets=(0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25),
+    buckets=GC_BUCKETS,
     registry=REGISTRY,
 )
 GC_CPU = Counter(
     "flightdeck_gc_cpu_seconds",
     "CPU time of the thread that ran each garbage collection (its pause on a busy machine is longer).",
+    registry=REGISTRY,
+)
+
+MCP_TOOL_CALLS = Counter(
+    "flightdeck_mcp_tool_calls",
+    "MCP tool calls answered, by tool and outcome (ok, error: the tool refused; unknown_tool).",
+    ["tool", "outcome"],
+    registry=REGISTRY,
+)
+MCP_TOOL_SECONDS = Histogram(
+    "flightdeck_mcp_tool_call_duration_seconds",
+    "Time from an MCP tool call's arrival to its answer.",
+    ["tool"],
+    buckets=LATENCY_BUCKETS,
+    registry=REGISTRY,
+)
+WEBHOOK_DELIVERIES = Counter(
+    "flightdeck_webhook_deliveries",
+    "Webhook delivery attempts, by outcome (delivered, retry_scheduled, failed: no attempt left).",
+    ["outcome"],
+    registry=REGISTRY,
+)
+WEBHOOK_ATTEMPTS = Histogram(
+    "flightdeck_webhook_delivery_attempts",
+    "Attempts a delivery took, counted when it is delivered or fails for good.",
+    ["outcome"],
+    buckets=WEBHOOK_ATTEMPT_BUCKETS,
+    registry=REGISTRY,
+)
+WEBHOOK_LAG = Histogram(
+    "flightdeck_webhook_delivery_lag_seconds",
+    "From an event's commit to its delivery to an endpoint (server clock), retries included.",
+    buckets=WEBHOOK_LAG_BUCKETS,
     registry=REGISTRY,
 )
 
@@ -121,7 +159,7 @@ def watch_gc() -> None:
 
 
 def operation_label(name: str | None) -> str:
-    """The operation's own name while fewer than MAX_OPERATION_NAMES are known, else ``other``."""
+    """The label while fewer than MAX_OPERATION_NAMES are known, else ``other``."""
     if not name:
         return "anonymous"
     with _names_lock:
@@ -138,6 +176,21 @@ def record_operation(name: str | None, kind: str, seconds: float | None, outcome
     OPERATIONS.labels(label, kind, outcome).inc()
     if seconds is not None:
         OPERATION_SECONDS.labels(label, kind).observe(seconds)
+
+
+def record_tool_call(tool: str | None, outcome: str, seconds: float) -> None:
+    """``tool`` None: a name the server does not know (it is the client's text, so it gets no label)."""
+    label = tool if tool is not None else "unknown"
+    MCP_TOOL_CALLS.labels(label, outcome).inc()
+    MCP_TOOL_SECONDS.labels(label).observe(seconds)
+
+
+def record_webhook_attempt(outcome: str, attempts: int, lag_seconds: float | None) -> None:
+    WEBHOOK_DELIVERIES.labels(outcome).inc()
+    if outcome != "retry_scheduled":
+        WEBHOOK_ATTEMPTS.labels(outcome).observe(attempts)
+    if outcome == "delivered" and lag_seconds is not None:
+        WEBHOOK_LAG.observe(max(lag_seconds, 0.0))
 
 
 def record_user_errors(codes: Iterable[str]) -> None:

@@ -95,7 +95,7 @@ class OperationHooks(SchemaExtension):
         outcome = "error" if errors else "user_error" if codes else "ok"
         op_type = ctx.operation_type.value if ctx.operation_type else "unknown"
         record_user_errors(codes)
-        log_operation(ctx.context, ctx.operation_name, op_type, started, outcome)
+        log_operation(ctx.context, ctx.operation_name, op_type, started, outcome, ctx.graphql_document)
 
     def on_parse(self) -> Iterator[None]:
         ctx = self.execution_context

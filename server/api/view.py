@@ -12,6 +12,7 @@ from typing import Any
 
 from cross_web import HTTPException
 from graphql import GraphQLError, OperationDefinitionNode
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -26,6 +27,7 @@ from strawberry.types.graphql import OperationType
 
 from ..auth import DEV_PRINCIPAL, Authenticator, Principal, Refusal, bearer_key, is_access_token
 from ..key_watch import KeyWatch
+from ..origins import origin_allowed
 from ..realtime.fanout import Fanout, FanoutTransportWSHandler
 from ..services.runtime import Runtime
 from . import wire_json
@@ -139,7 +141,22 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
         self.key_watch = key_watch
         self.fanout = Fanout(self.schema, runtime.settings)  # type: ignore[arg-type]
 
+    def _origin_allowed(self, scope: Scope) -> bool:
+        """Strawberry's own check compares host and port only; ours compares the scheme too."""
+        headers = Headers(scope=scope)
+        return origin_allowed(
+            headers.get("origin"),
+            scope.get("scheme", "ws"),
+            headers.get("host"),
+            self.allowed_origins,
+            headers.get("sec-fetch-site"),
+        )
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and not self._origin_allowed(scope):
+            # Closing before accepting answers the handshake with HTTP 403.
+            await send({"type": "websocket.close", "code": 1008, "reason": "Origin not allowed"})
+            return
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return

@@ -8,8 +8,14 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+# The PostgreSQL advisory lock every migrating process takes (advisory locks are per database).
+MIGRATION_LOCK_KEY = 0x666C_6967_6874_6463  # "flightdc"
+# How long a SQLite migration waits for another process's to finish (PostgreSQL's lock waits forever).
+SQLITE_MIGRATION_WAIT_SECONDS = 600.0
 
 
 def alembic_config(database_url: str) -> Config:
@@ -17,6 +23,18 @@ def alembic_config(database_url: str) -> Config:
     config.set_main_option("script_location", str(MIGRATIONS))
     config.set_main_option("sqlalchemy.url", database_url.replace("%", "%%"))
     return config
+
+
+def hold_migration_lock(connection: Connection) -> None:
+    """Take the database's migration lock for the connection's open transaction (released at its end).
+
+    PostgreSQL: a transaction-level advisory lock. SQLite: ``BEGIN EXCLUSIVE``, which another process's
+    migration waits for (up to SQLITE_MIGRATION_WAIT_SECONDS, the connection's busy timeout).
+    """
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+    elif connection.dialect.name == "sqlite":
+        connection.exec_driver_sql("BEGIN EXCLUSIVE")
 
 
 def upgrade(database_url: str, revision: str = "head") -> None:

@@ -25,8 +25,9 @@ import contextlib
 import logging
 import os
 import signal
+import time
 import uuid
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
@@ -35,16 +36,20 @@ from ..config import Settings
 from ..db.engine import Database
 from ..db.webhook_models import WebhookEndpoint
 from ..events.log import EventBuffer
+from ..metrics import record_loop_pass, record_webhook_attempt
 from ..realtime import NoticeBus
 from ..services.runtime import Runtime
 from ..services.webhooks import delivery
-from ..services.webhooks.delivery import Sent
-from ..services.webhooks.sender import Sender
-from ..services.webhooks.window import EventWindow
+from ..services.webhooks.delivery import DeliveryStatus, Sent
+from ..services.webhooks.sender import Outcome, Sender
+from ..services.webhooks.window import EventWindow, event_time
 
 logger = logging.getLogger(__name__)
 
 LEASE_MARGIN_SECONDS = 1.0
+# The deliverer's passes are counted with the timer loops' (one pass: one endpoint's batch).
+LOOP_NAME = "webhooks"
+_OUTCOMES = {DeliveryStatus.DELIVERED: "delivered", DeliveryStatus.FAILED: "failed"}
 # Events kept in a tenant's window: a few full batches of every endpoint.
 WINDOW_BATCHES = 4
 # A woken task waits this long before its pass, so that a burst of commits is sent as one batch (one
@@ -226,12 +231,16 @@ class EndpointWorker:
     async def _run(self) -> None:
         while True:
             busy = False
+            started = time.perf_counter()
             try:
                 busy = await self.pass_once()
             except asyncio.CancelledError:
                 raise
             except Exception:
+                record_loop_pass(LOOP_NAME, started, ok=False, items=0)
                 logger.exception("webhooks: a pass of endpoint %s failed; trying again", self.endpoint_id)
+            else:
+                record_loop_pass(LOOP_NAME, started, ok=True, items=self.sent_last_pass)
             if busy:
                 continue
             self.wake.clear()
@@ -283,6 +292,7 @@ class EndpointWorker:
                 *(self.sender.send(endpoint.url, item.message, endpoint.secrets, stamp) for item in chunk)
             )
             sent.extend(Sent(item, outcome, at) for item, outcome in zip(chunk, outcomes, strict=True))
+            _measure(chunk, outcomes, at)
             start += len(chunk)
             size = self.parallel
             retry_at = [
@@ -296,9 +306,12 @@ class EndpointWorker:
                 rest = items[start:]
                 cursor = self._cursor_before(work, rest[0], endpoint.cursor_seq) if rest else work.cursor
                 break
+        self.sent_last_pass = len(sent)
         if not await d.recorder.record(delivery.Record(endpoint, sent, cursor)):
             self.lease_until = None
         return self.paused_until is None and work.more
+
+    sent_last_pass = 0
 
     @staticmethod
     def _cursor_before(work: delivery.Work, stop: delivery.Item, cursor: int) -> int:
@@ -309,6 +322,16 @@ class EndpointWorker:
         start = work.items.index(stop)
         unsent = [i.seq for i in work.items[start:] if i.new]
         return unsent[0] - 1 if unsent else work.cursor
+
+
+def _measure(chunk: list[delivery.Item], outcomes: list[Outcome], at: datetime) -> None:
+    for item, outcome in zip(chunk, outcomes, strict=True):
+        status = delivery.settle(item, outcome, at)[0]
+        label = _OUTCOMES.get(status, "retry_scheduled")
+        committed = event_time(item.message.body) if label == "delivered" else None
+        aware = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+        lag = (aware - committed).total_seconds() if committed is not None else None
+        record_webhook_attempt(label, item.attempts + 1, lag)
 
 
 async def run_dispatcher(settings: Settings) -> None:

@@ -14,6 +14,7 @@ import mcp_types as types
 
 from ..auth import Principal
 from ..limits import SHORT_TEXT
+from ..metrics import record_tool_call
 from ..services.runtime import Runtime
 from .tools import refusal_code
 
@@ -44,14 +45,17 @@ def record_call(
     result: types.CallToolResult | None,
 ) -> None:
     """Enqueue one record; ``result`` None: the call was refused before any tool ran (unknown tool)."""
-    writer = runtime.tool_call_log
-    if writer is None:
-        return
+    seconds = time.perf_counter() - started
     code = None
     if result is None:
         code = "UNKNOWN_TOOL"
     elif result.is_error:
         code = refusal_code(result)[:32]
+    outcome = "unknown_tool" if result is None else "error" if code else "ok"
+    record_tool_call(tool if result is not None else None, outcome, seconds)
+    writer = runtime.tool_call_log
+    if writer is None:
+        return
     writer.submit(
         ToolCallRecord(
             tenant_id=principal.tenant_id,
@@ -59,7 +63,7 @@ def record_call(
             actor=principal.name[:SHORT_TEXT],
             session_id=session[:SHORT_TEXT] if session else None,
             transport=transport,
-            duration_ms=(time.perf_counter() - started) * 1000.0,
+            duration_ms=seconds * 1000.0,
             error=code is not None,
             error_code=code,
             argument_bytes=_size(arguments),

@@ -17,9 +17,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.datastructures import Headers, QueryParams
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
-from strawberry.http.websocket_origin import normalize_allowed_origins, normalize_origin
 
 from ..auth import Authenticator, Refusal
+from ..origins import check_allowed_origins, origin_allowed
 from ..services.runtime import Runtime
 from .server import PRINCIPAL_SCOPE_KEY, TOOLSETS_SCOPE_KEY, build_server, principal_from_request
 from .streaming import read_body, replay, wants_stream
@@ -38,7 +38,7 @@ class McpHttp:
     def __init__(self, runtime: Runtime, authenticator: Authenticator) -> None:
         settings = runtime.settings
         self.authenticator = authenticator
-        self.allowed_origins = normalize_allowed_origins(settings.allowed_origins)
+        self.allowed_origins = check_allowed_origins(settings.allowed_origins)
         self.server = build_server(runtime, principal_from_request)
         self.body_limit = max(MIN_BODY_BYTES, 3 * settings.max_result_bytes)
         self.manager, self.streaming = (
@@ -100,15 +100,7 @@ class McpHttp:
 
     def origin_allowed(self, origin: str | None, scope: Scope, host: str | None) -> bool:
         """No Origin (not a browser), the server's own, or one of allowed_origins (as GraphQL's WebSocket)."""
-        if origin is None:
-            return True
-        if "*" in self.allowed_origins:
-            return True
-        given = normalize_origin(origin)
-        if given is None:
-            return False
-        own = normalize_origin(f"{scope.get('scheme', 'http')}://{host}") if host else None
-        return given == own or given in self.allowed_origins
+        return origin_allowed(origin, scope.get("scheme", "http"), host, self.allowed_origins)
 
 
 # The SDK's answers to a body it cannot read quote its parser ("4 validation errors for union[...]").

@@ -365,7 +365,8 @@ class FanoutTransportWSHandler(ClosesOnRevocation, BaseGraphQLTransportWSHandler
                 await self.handle_task_exception(error)
         finally:
             # This path skips Strawberry's extensions, so it records the operation itself.
-            log_operation(self.context, prepared.name, "subscription", started, "error" if failed else "ok")
+            outcome = "error" if failed else "ok"
+            log_operation(self.context, prepared.name, "subscription", started, outcome, prepared.document)
 
 
 def _is_disconnect(error: Exception) -> bool:

@@ -14,6 +14,7 @@ class ErrorCode(StrEnum):
     VALIDATION_FAILED = "VALIDATION_FAILED"
     CONFLICT = "CONFLICT"
     FORBIDDEN = "FORBIDDEN"
+    HISTORY_TRUNCATED = "HISTORY_TRUNCATED"
 
 
 class ServiceError(Exception):

@@ -139,7 +139,9 @@ def event_line(row: Any) -> str:
     record = {_WIRE[c.key]: getattr(row, c.key) for c in _COLUMNS}
     at: datetime = record["createdAt"]
     record["createdAt"] = at.astimezone(UTC).isoformat(timespec="microseconds")
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+    # ASCII: a line separator inside a string (U+2028) stays escaped, so any line splitter reads one
+    # event a line.
+    return json.dumps(record, separators=(",", ":"))
 
 
 def _row_of(tenant: str, record: dict[str, Any]) -> dict[str, Any]:

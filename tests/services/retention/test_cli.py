@@ -50,7 +50,7 @@ async def test_archive_export_restore_and_size_from_the_command_line(
     assert streamed.returncode == 0, streamed.stderr
     assert streamed.stdout.splitlines() == before[25:30]
 
-    (manifest,) = out.glob("*.json")  # noqa: ASYNC240
+    (manifest,) = out.glob("*.json")
     for _ in range(2):  # idempotent
         restored = _flightdeck(db_url, "events", "restore", str(manifest))
         assert restored.returncode == 0, restored.stderr
@@ -79,9 +79,9 @@ async def test_bad_cut_offs_are_refused_and_leave_the_log_alone(
         assert done.returncode == 1, (before, done.stdout, done.stderr)
         assert "archive refused" in done.stderr
     assert await counter_of(db) == (5, 0)
-    assert not out.exists()  # noqa: ASYNC240
+    assert not out.exists()
     broken = tmp_path / "x.json"
-    broken.write_text('{"format": "something else"}')  # noqa: ASYNC240
+    broken.write_text('{"format": "something else"}')
     done = _flightdeck(db_url, "events", "restore", str(broken))
     assert done.returncode == 1
     assert "not a flightdeck-events manifest" in done.stderr

@@ -253,6 +253,13 @@ class Settings(BaseSettings):
         description="Delete webhook deliveries that ended (delivered or failed) more than this many days "
         "ago, with their attempts (off: keep all). Pending retries are never deleted.",
     )
+    ended_root_retention_days: float | None = Field(
+        default=None,
+        gt=0,
+        le=36500,
+        description="Delete plans, workflows and missions final for more than this many days, with their "
+        "children, once every event of theirs has been archived (off: keep all).",
+    )
     retention_interval_seconds: float = Field(
         default=300.0, gt=0, description="How often the retention loop applies the settings above."
     )

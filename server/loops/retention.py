@@ -1,7 +1,7 @@
 """The retention loop: archive-then-delete of old events, delivery-log retention, space given back.
 
 Off unless configured (``event_archive_dir`` with ``event_retention_days`` and/or
-``event_retention_max_events``; ``webhook_delivery_retention_days``). Each pass works per tenant: the
+``event_retention_max_events``; ``webhook_delivery_retention_days``; ``ended_root_retention_days``). Each pass works per tenant: the
 cut-off is the larger of the age's and the size's, but at most ``MAX_EVENTS_PER_PASS`` beyond what was
 already archived, so one pass stays bounded however far behind it starts; the next pass goes on.
 """
@@ -16,6 +16,7 @@ from sqlalchemy import select
 from ..db.models import TenantCounter
 from ..services.retention.archive import Archived, archive, cutoff_for_time
 from ..services.retention.deliveries import prune_deliveries
+from ..services.retention.roots import prune_ended_roots
 from ..services.retention.space import give_back_space
 from ..services.runtime import Runtime
 
@@ -26,10 +27,11 @@ MAX_EVENTS_PER_PASS = 200_000
 class RetentionPass:
     archives: list[Archived] = field(default_factory=list)
     deliveries_deleted: int = 0
+    roots_deleted: int = 0
     bytes_given_back: int = 0
 
     def deleted(self) -> int:
-        return sum(a.deleted for a in self.archives) + self.deliveries_deleted
+        return sum(a.deleted for a in self.archives) + self.deliveries_deleted + self.roots_deleted
 
 
 async def run_retention(runtime: Runtime) -> RetentionPass:
@@ -63,6 +65,10 @@ async def run_retention(runtime: Runtime) -> RetentionPass:
             db,
             now - timedelta(days=settings.webhook_delivery_retention_days),
             batch=settings.retention_batch_size,
+        )
+    if settings.ended_root_retention_days is not None:
+        done.roots_deleted = await prune_ended_roots(
+            db, now - timedelta(days=settings.ended_root_retention_days), batch=settings.retention_batch_size
         )
     if done.deleted():
         done.bytes_given_back = await give_back_space(db)

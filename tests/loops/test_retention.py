@@ -11,14 +11,23 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from server.auth import Principal
 from server.clock import FakeClock
 from server.config import Settings
-from server.db.models import Event
+from server.db.models import Event, PlanStep, ResearchPlan
 from server.db.webhook_models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from server.loops.retention import run_retention
+from server.services.plans import execution as plan_execution
+from server.services.plans.inputs import StepResult
 from server.services.retention.space import size_report
-from server.services.runtime import Runtime
+from server.services.runtime import Runtime, unit_of_work
+from tests.services.helpers import Flight
 from tests.services.retention.helpers import counter_of, exported, log_events, seqs_of
+
+
+@pytest.fixture
+def flight(runtime: Runtime, principal: Principal, clock: FakeClock) -> Flight:
+    return Flight(runtime, principal, clock)
 
 
 def _with(runtime: Runtime, **settings: object) -> Runtime:
@@ -155,3 +164,32 @@ async def test_sqlite_gives_the_archived_pages_back(
     # The database's own page count (what the file is once the WAL is checkpointed), with none free.
     assert shrunk.total_bytes < grown.total_bytes / 2
     assert shrunk.free_bytes == 0
+
+
+async def test_ended_plans_go_once_their_events_are_archived_and_running_ones_never(
+    runtime: Runtime, flight: Flight, principal: Principal, clock: FakeClock, tmp_path: Path
+) -> None:
+    db = runtime.db
+    ended = await flight.create(2)
+    await flight.fail_plan(ended.plan.id)
+    running = await flight.create(2)
+    await flight.start(running.plan.id)
+    clock.advance(timedelta(days=10))
+
+    roots_only = _with(runtime, ended_root_retention_days=5)
+    assert (await run_retention(roots_only)).roots_deleted == 0  # its events are still in the log
+
+    both = _with(runtime, ended_root_retention_days=5, event_archive_dir=tmp_path, event_retention_days=5)
+    done = await run_retention(both)
+    assert done.roots_deleted == 1
+    async with db.reader() as session:
+        plans = {p.id: p.status for p in (await session.execute(select(ResearchPlan))).scalars()}
+        steps = {s.plan_id for s in (await session.execute(select(PlanStep))).scalars()}
+    assert plans == {running.plan.id: "executing"}
+    assert steps == {running.plan.id}
+    # The running plan is unaffected: its work goes on, its events follow the archived ones.
+    async with unit_of_work(runtime, principal) as tx:
+        step = running.steps[0].id
+        await plan_execution.submit_step_result(tx, StepResult(step, "done"))
+    last, archived = await counter_of(db)
+    assert seqs_of(await exported(db, first=archived + 1))[-1] == last

@@ -1,9 +1,10 @@
 """The retention loop: archive-then-delete of old events, delivery-log retention, space given back.
 
 Off unless configured (``event_archive_dir`` with ``event_retention_days`` and/or
-``event_retention_max_events``; ``webhook_delivery_retention_days``; ``ended_root_retention_days``). Each pass works per tenant: the
-cut-off is the larger of the age's and the size's, but at most ``MAX_EVENTS_PER_PASS`` beyond what was
-already archived, so one pass stays bounded however far behind it starts; the next pass goes on.
+``event_retention_max_events``; ``webhook_delivery_retention_days``; ``ended_root_retention_days``).
+Events go per tenant: the cut-off is the larger of the age's and the size's, but at most
+``MAX_EVENTS_PER_PASS`` beyond what was already archived, so one pass stays bounded however far behind
+it starts; the next pass goes on. Ended roots go after the events (only those whose events are archived).
 """
 
 from __future__ import annotations

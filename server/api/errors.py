@@ -36,7 +36,7 @@ UserErrorCode = described_enum(
         "agents), so claiming or reporting under this name is refused.",
         ErrorCode.HISTORY_TRUNCATED: "The events asked for were archived and deleted from the log: "
         "`extensions.earliestSeq` (top-level errors) is the lowest seq it still has; resume with "
-        "`after` = earliestSeq - 1, accepting the hole (README: Resuming).",
+        "`after` = earliestSeq - 1, accepting the hole (README: Live updates).",
     },
 )
 

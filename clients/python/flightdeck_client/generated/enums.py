@@ -200,6 +200,7 @@ class UserErrorCode(str, Enum):
     VALIDATION_FAILED = "VALIDATION_FAILED"
     CONFLICT = "CONFLICT"
     FORBIDDEN = "FORBIDDEN"
+    HISTORY_TRUNCATED = "HISTORY_TRUNCATED"
 
 
 class WebhookDeliveryStatus(str, Enum):

@@ -81,3 +81,40 @@ async def test_latest_seq_stays_put_when_every_event_is_archived(
         await client.execute(ops.CREATE_PLAN, {"input": ops.plan_input(1)})
         got = await collect(session, EVENTS, {"after": 12}, 1)
         assert got[0]["events"]["seq"] == 13
+
+
+async def test_a_subscriber_catching_up_when_its_next_events_are_archived_is_told_and_ended(
+    clock: FakeClock, db_url: str, tmp_path: Path
+) -> None:
+    from server.config import Settings
+    from tests.conftest import start_server, stop_server
+    from tests.realtime.rawws import SubscriptionEnded
+    from tests.realtime.test_catch_up import _on_server, _open_slow, _until
+
+    db = Database(db_url)
+    await log_events(db, clock, 5_000, per_tx=500)
+    # A ring of 64: the replay is read from the table, a page at a time.
+    live = start_server(Settings(database_url=db_url, feed_ring_size=64), clock)
+    try:
+        slow, protocol = await _open_slow(live)
+
+        async def paused() -> bool:
+            return not protocol.writable.is_set()
+
+        await _until(lambda: _on_server(live, paused()))
+        await archive(db, "default", 4_500, tmp_path, clock.now())
+        seqs: list[int] = []
+        with pytest.raises(SubscriptionEnded) as ended:
+            while True:
+                seqs.append((await slow.next(within=60))["events"]["seq"])
+        message = str(ended.value)
+        assert "'type': 'error'" in message
+        assert "HISTORY_TRUNCATED" in message
+        assert "'earliestSeq': 4501" in message
+        # Everything it got is the log's own prefix: nothing after the hole was handed over.
+        assert seqs == list(range(1, len(seqs) + 1))
+        assert len(seqs) < 4_500
+        await slow.close()
+    finally:
+        stop_server(live)
+        await db.dispose()

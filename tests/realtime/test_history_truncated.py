@@ -104,9 +104,13 @@ async def test_a_subscriber_catching_up_when_its_next_events_are_archived_is_tol
         await _until(lambda: _on_server(live, paused()))
         await archive(db, "default", 4_500, tmp_path, clock.now())
         seqs: list[int] = []
-        with pytest.raises(SubscriptionEnded) as ended:
+
+        async def read_all() -> None:
             while True:
                 seqs.append((await slow.next(within=60))["events"]["seq"])
+
+        with pytest.raises(SubscriptionEnded) as ended:
+            await read_all()
         message = str(ended.value)
         assert "'type': 'error'" in message
         assert "HISTORY_TRUNCATED" in message

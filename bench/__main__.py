@@ -179,16 +179,25 @@ def run_soak(argv: list[str]) -> None:
     parser.add_argument("--warmup", type=float, default=60.0, help="seconds left out of the figures")
     parser.add_argument("--database-url", help="default: a new SQLite file")
     parser.add_argument("--broadcast-url", help="e.g. redis://127.0.0.1:6379/0 (default: memory://)")
+    parser.add_argument(
+        "--retention", action="store_true", help="archive and delete as the sizing guide says (soak.py)"
+    )
+    parser.add_argument("--retained", type=int, default=soak.RETAINED_EVENTS, help="with --retention")
     args = parser.parse_args(argv)
     env = {"BROADCAST_URL": args.broadcast_url} if args.broadcast_url else {}
     with tempfile.TemporaryDirectory() as tmp:
+        if args.retention:
+            env |= soak.retention_env(Path(tmp) / "archive", args.retained)
         url = args.database_url or fresh_sqlite(Path(tmp), "soak.db")
         result = asyncio.run(soak.soak(url, args.minutes, args.rate, args.warmup, **env))
     samples = result.pop("samples")
-    print("| t (s) | transitions | RSS (MB) | fds | threads |")
-    print("|---|---|---|---|---|")
+    print("| t (s) | transitions | RSS (MB) | fds | threads | database (MB) |")
+    print("|---|---|---|---|---|---|")
     for s in samples:
-        print(f"| {s['t']} | {s['transitions']} | {s['rss_kb'] / 1024:.1f} | {s['fds']} | {s['threads']} |")
+        print(
+            f"| {s['t']} | {s['transitions']} | {s['rss_kb'] / 1024:.1f} | {s['fds']} | {s['threads']} "
+            f"| {s['db_bytes'] / 1e6:.2f} |"
+        )
     print()
     print(json.dumps(result, indent=2))
 

@@ -86,7 +86,7 @@ class ServerProcess:
         finally:
             if self.log:
                 out.close()  # type: ignore[union-attr]
-        deadline = time.monotonic() + 120  # a loaded machine starts slowly
+        deadline = time.monotonic() + 300  # a loaded machine starts slowly (seen: over 120 s at load 18)
         while time.monotonic() < deadline and self.proc.poll() is None:
             try:
                 if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:

@@ -1,6 +1,6 @@
 """A soak: a real server under steady agent, reviewer and subscriber load for minutes, sampled for growth.
 
-python -m bench soak [--minutes 8] [--rate 48] [--database-url URL --broadcast-url URL]
+python -m bench soak [--minutes 8] [--rate 48] [--database-url URL --broadcast-url URL] [--retention]
 
 Eight agents drive plans over HTTP at a fixed total rate of mutations (create, start, submit; every fourth
 plan asks for a review that a reviewer approves); five long-lived ``events`` subscribers follow the log
@@ -9,7 +9,12 @@ few seconds the server's RSS, open descriptors and threads are sampled against t
 
 What it reports: the samples, growth per 1,000 transitions after warm-up (a least-squares slope), the
 first and the last minute after warm-up with the target "last minute within 10 % of the first", and
-whether every long-lived subscriber got every event exactly once, in order.
+whether every long-lived subscriber got every event exactly once, in order. The database is measured too
+(``flightdeck ops size``'s report: rows and bytes per table): its growth per 1,000 transitions over the
+second half of the run, and bytes per transition per table over the whole run. With ``--retention`` the
+server archives and deletes each tenant's events beyond the newest ``--retained`` (default
+``RETAINED_EVENTS``), deletes plans ended ``ENDED_ROOT_SECONDS`` ago once their events are archived, and
+keeps as many operation log records, every ``RETENTION_SECONDS``.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from typing import Any
 import aiohttp
 import websockets
 from websockets.typing import Subprotocol
+
+from server.db.engine import Database
+from server.services.retention.space import size_report
 
 from .server_process import ServerProcess
 
@@ -49,6 +57,40 @@ LONG_LIVED = 5
 CHURNING = 50
 STEPS = 4
 SAMPLE_SECONDS = 5.0
+RETAINED_EVENTS = 5_000
+RETENTION_SECONDS = 10
+ENDED_ROOT_SECONDS = 60
+
+
+def retention_env(archive_dir: Path, retained: int = RETAINED_EVENTS) -> dict[str, str]:
+    """The settings that keep the soak's database at a fixed size: ``retained`` events (and operations)."""
+    return {
+        "FLIGHTDECK_EVENT_ARCHIVE_DIR": str(archive_dir),
+        "FLIGHTDECK_EVENT_RETENTION_MAX_EVENTS": str(retained),
+        "FLIGHTDECK_ENDED_ROOT_RETENTION_DAYS": str(ENDED_ROOT_SECONDS / 86_400),
+        "FLIGHTDECK_RETENTION_INTERVAL_SECONDS": str(RETENTION_SECONDS),
+        "FLIGHTDECK_OPERATION_LOG_MAX_ROWS": str(retained),
+        "FLIGHTDECK_OPERATION_LOG_PRUNE_INTERVAL_SECONDS": str(RETENTION_SECONDS),
+    }
+
+
+async def database_figures(db: Database) -> dict[str, Any]:
+    report = await size_report(db)
+    return {
+        "db_bytes": report.total_bytes - report.free_bytes,
+        "tables": {t.name: (t.rows, t.bytes) for t in report.tables},
+    }
+
+
+def bytes_per_transition(first: dict[str, Any], last: dict[str, Any], transitions: int) -> dict[str, float]:
+    """Growth of each table (with its indexes) per transition between two samples, largest first."""
+    if transitions <= 0:
+        return {}
+    grown = {
+        name: (last["tables"][name][1] - first["tables"].get(name, (0, 0))[1]) / transitions
+        for name in last["tables"]
+    }
+    return {name: round(b, 1) for name, b in sorted(grown.items(), key=lambda kv: -kv[1]) if b > 0}
 
 
 def process_figures(pid: int) -> dict[str, int]:
@@ -191,6 +233,8 @@ async def soak(
     database_url: str, minutes: float, rate: float, warmup_s: float = 60.0, **env: str
 ) -> dict[str, Any]:
     rng = random.Random(7)
+    measured = Database(database_url)
+    sizes: list[dict[str, Any]] = []
     with ServerProcess(database_url, FLIGHTDECK_OPERATION_LOG="true", **env) as server:
         assert server.proc is not None
         connector = aiohttp.TCPConnector(limit=AGENTS + 1)
@@ -210,7 +254,16 @@ async def soak(
                     if task.done() and task.exception() is not None:
                         raise RuntimeError("a load task failed") from task.exception()
                 figures = process_figures(server.proc.pid)
-                samples.append({"t": round(elapsed, 1), "transitions": watchers[0].transitions, **figures})
+                size = await database_figures(measured)
+                sizes.append({"transitions": watchers[0].transitions, **size})
+                samples.append(
+                    {
+                        "t": round(elapsed, 1),
+                        "transitions": watchers[0].transitions,
+                        "db_bytes": size["db_bytes"],
+                        **figures,
+                    }
+                )
             stop.set()
             await asyncio.wait_for(asyncio.gather(*agents), 60)
             await asyncio.sleep(1.0)
@@ -224,7 +277,9 @@ async def soak(
             for task in background:
                 task.cancel()
             await asyncio.gather(*background, return_exceptions=True)
+    await measured.dispose()
     expected = list(range(1, latest + 1))
+    second_half = [s for s in samples if s["t"] >= minutes * 30]
     return {
         "minutes": minutes,
         "mutations": load.mutations,
@@ -236,5 +291,13 @@ async def soak(
             w.seqs == expected for w in watchers
         ),
         **summarize(samples, warmup_s),
+        "db_bytes_first": samples[0]["db_bytes"] if samples else 0,
+        "db_bytes_last": samples[-1]["db_bytes"] if samples else 0,
+        "db_bytes_per_1000_transitions_second_half": slope_per_1000(second_half, "db_bytes"),
+        "bytes_per_transition_by_table": bytes_per_transition(
+            sizes[0], sizes[-1], sizes[-1]["transitions"] - sizes[0]["transitions"]
+        )
+        if sizes
+        else {},
         "samples": samples,
     }

@@ -32,6 +32,7 @@ from .hosts import HostCheck, is_loopback
 from .key_watch import KeyWatch
 from .loops.asset_expiry import expire_assets
 from .loops.decision_deadlines import run_decision_deadlines
+from .loops.retention import run_retention
 from .loops.runner import Loop
 from .loops.stalls import scan_stalls
 from .loops.webhooks import WebhookDispatcher
@@ -157,6 +158,7 @@ def create_app(
                     settings.operation_log_max_rows,
                 ),
             ),
+            Loop("retention", settings.retention_interval_seconds, lambda: run_retention(runtime)),
             Loop(
                 "key-revocations",
                 max(settings.auth_cache_seconds, MIN_KEY_WATCH_INTERVAL),

@@ -6,9 +6,10 @@ import asyncio
 import contextlib
 import gc
 import json
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from sqlalchemy.engine import make_url
@@ -23,6 +24,8 @@ from .errors import ServiceError
 from .hosts import is_loopback
 from .logs import logging_config
 
+T = TypeVar("T")
+
 app = typer.Typer(help="Flightdeck: a live state engine for AI-agent work.", no_args_is_help=True)
 keys_app = typer.Typer(help="Manage API keys (each maps to a tenant and a role).", no_args_is_help=True)
 app.add_typer(keys_app, name="keys")
@@ -36,6 +39,11 @@ mcp_log_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(mcp_log_app, name="mcp-log")
+events_app = typer.Typer(
+    help="Archive the event log's oldest events to files and delete them, restore archives, export ranges.",
+    no_args_is_help=True,
+)
+app.add_typer(events_app, name="events")
 
 _config_file: Path | None = None
 
@@ -450,3 +458,149 @@ def _prune(model: type[OperationLog] | type[McpToolCallLog]) -> None:
 
     by_age, by_size = asyncio.run(run())
     typer.echo(f"deleted {by_age} records past the age limit and {by_size} past the size limit")
+
+
+def _with_db(settings: Settings, work: Callable[[Database], Awaitable[T]]) -> T:
+    """Run ``work`` on the configured database (migrated first); disposed of afterwards."""
+    upgrade(settings.database_url)
+
+    async def run() -> T:
+        db = Database(settings.database_url)
+        try:
+            return await work(db)
+        finally:
+            await db.dispose()
+
+    return asyncio.run(run())
+
+
+def _cut_off(db: Database, tenant: str, before: str) -> Awaitable[int]:
+    """The last seq to archive: ``before`` is a seq (archive every event below it) or an ISO time."""
+    from .services.retention.archive import ArchiveError, cutoff_for_time
+
+    if before.isdigit():
+        if len(before) > 18 or int(before) < 1:
+            raise ArchiveError("--before must be a seq from 1 or an ISO 8601 time")
+
+        async def below() -> int:
+            return int(before) - 1
+
+        return below()
+    try:
+        when = datetime.fromisoformat(before)
+    except ValueError:
+        raise ArchiveError(f"--before {before[:40]!r} is neither a seq nor an ISO 8601 time") from None
+    return cutoff_for_time(db, tenant, when.replace(tzinfo=when.tzinfo or UTC))
+
+
+@events_app.command("archive")
+def events_archive(
+    before: Annotated[
+        str, typer.Option(help="Archive the events below this seq, or created before this time (ISO 8601).")
+    ],
+    out: Annotated[Path, typer.Option(help="The directory the archive files go to (created if missing).")],
+    tenant: Annotated[str, typer.Option(help="Whose events.")] = "default",
+    batch: Annotated[int, typer.Option(min=1, max=100_000, help="Events deleted per transaction.")] = 1_000,
+) -> None:
+    """Write the tenant's events up to a cut-off to OUT (gzip JSON Lines and a manifest), read them back,
+    then delete them from the log in short transactions. Cursors below the cut-off get HISTORY_TRUNCATED."""
+    from .services.retention.archive import ArchiveError, archive
+    from .services.retention.space import give_back_space
+
+    async def work(db: Database) -> str:
+        through = await _cut_off(db, tenant, before)
+        done = await archive(db, tenant, through, out, SystemClock().now(), batch=batch)
+        if done is None:
+            return "nothing to archive: every event up to the cut-off already is"
+        freed = await give_back_space(db)
+        m = done.manifest
+        return (
+            f"archived seqs {m.first_seq}..{m.last_seq} ({m.count} events) to {done.events_path}; deleted "
+            f"{done.deleted} rows; {freed} bytes given back to the file system"
+        )
+
+    try:
+        typer.echo(_with_db(_settings(), work))
+    except ArchiveError as exc:
+        typer.echo(f"archive refused: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+@events_app.command("restore")
+def events_restore(
+    archives: Annotated[list[Path], typer.Argument(help="Manifests (.json) or event files (.jsonl.gz).")],
+) -> None:
+    """Load archives back under their own seqs (newest first when there are several); events already in
+    the log are left alone, so restoring twice changes nothing."""
+    from .services.retention.archive import ArchiveError, read_manifest, restore
+
+    async def work(db: Database) -> list[str]:
+        lines = []
+        # Newest first: each restore must reach the retained log.
+        for path in sorted(archives, key=lambda p: -read_manifest(p)[0].first_seq):
+            manifest, inserted = await restore(db, path)
+            lines.append(
+                f"restored {inserted} of {manifest.count} events ({manifest.first_seq}..{manifest.last_seq}) "
+                f"of tenant {manifest.tenant}"
+            )
+        return lines
+
+    try:
+        for line in _with_db(_settings(), work):
+            typer.echo(line)
+    except ArchiveError as exc:
+        typer.echo(f"restore refused: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+@events_app.command("export")
+def events_export(
+    tenant: Annotated[str, typer.Option(help="Whose events.")] = "default",
+    from_seq: Annotated[int, typer.Option("--from", min=1, help="The first seq.")] = 1,
+    to_seq: Annotated[
+        int | None, typer.Option("--to", min=1, help="The last seq; omitted: the newest.")
+    ] = None,
+) -> None:
+    """Stream a range of the log to stdout as JSON Lines (the archive's format), for analytics."""
+    from .services.retention.archive import ArchiveError, export_lines
+    from .services.retention.truncation import HistoryTruncated
+
+    async def work(db: Database) -> None:
+        async for line in export_lines(db, tenant, from_seq, to_seq):
+            typer.echo(line)
+
+    try:
+        _with_db(_settings(), work)
+    except HistoryTruncated as exc:
+        typer.echo(f"HISTORY_TRUNCATED: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except ArchiveError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+
+
+@ops_app.command("size")
+def ops_size(
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON document.")] = False,
+) -> None:
+    """Rows and bytes per table (with its indexes), and the database's total size."""
+    from .services.retention.space import size_report
+
+    report = _with_db(_settings(), size_report)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "totalBytes": report.total_bytes,
+                    "freeBytes": report.free_bytes,
+                    "method": report.method,
+                    "tables": [{"name": t.name, "rows": t.rows, "bytes": t.bytes} for t in report.tables],
+                }
+            )
+        )
+        return
+    for t in report.tables:
+        typer.echo(f"{t.name:<32} {t.rows:>12} rows {t.bytes:>14} bytes")
+    typer.echo(f"{'total':<32} {'':>17} {report.total_bytes:>14} bytes ({report.free_bytes} free)")
+    if report.method == "none":
+        typer.echo("(this SQLite has no dbstat table: bytes per table are not measured)", err=True)

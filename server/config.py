@@ -386,6 +386,60 @@ class Settings(BaseSettings):
     def _host_names_only(cls, hosts: list[str]) -> list[str]:
         return [check_allowed_host(h) for h in hosts]
 
+    event_archive_dir: Path | None = Field(
+        default=None,
+        description="Where the retention loop writes event archives (gzip JSON Lines and a manifest). "
+        "Event retention is off without it: events are archived, then deleted, never only deleted.",
+    )
+    event_retention_days: float | None = Field(
+        default=None,
+        gt=0,
+        le=36500,
+        description="Archive and delete each tenant's events older than this many days (off: keep all).",
+    )
+    event_retention_max_events: int | None = Field(
+        default=None,
+        ge=1,
+        le=10**12,
+        description="Archive and delete each tenant's oldest events beyond this many (off: keep all).",
+    )
+    webhook_delivery_retention_days: float | None = Field(
+        default=None,
+        gt=0,
+        le=36500,
+        description="Delete webhook deliveries that ended (delivered or failed) more than this many days "
+        "ago, with their attempts (off: keep all). Pending retries are never deleted.",
+    )
+    ended_root_retention_days: float | None = Field(
+        default=None,
+        gt=0,
+        le=36500,
+        description="Delete plans, workflows and missions final for more than this many days, with their "
+        "children, once every event of theirs has been archived (off: keep all).",
+    )
+    retention_interval_seconds: float = Field(
+        default=300.0,
+        ge=0.01,
+        le=86400,
+        description="How often the retention loop applies the settings above.",
+    )
+    retention_batch_size: int = Field(
+        default=1_000,
+        ge=1,
+        le=100_000,
+        description="Rows the retention loop deletes per transaction (writers wait for one batch at most).",
+    )
+
+    @model_validator(mode="after")
+    def _archive_before_delete(self) -> Settings:
+        wanted = self.event_retention_days is not None or self.event_retention_max_events is not None
+        if wanted and self.event_archive_dir is None:
+            raise ValueError(
+                "event_retention_days / event_retention_max_events need event_archive_dir: events are "
+                "archived before they are deleted"
+            )
+        return self
+
 
 def read_config_file(path: Path) -> dict[str, Any]:
     """The settings a TOML file sets, by setting name; unknown keys and tables are errors."""

@@ -16,6 +16,8 @@ class ErrorCode(StrEnum):
     FORBIDDEN = "FORBIDDEN"
     TOO_MANY_WAITS = "TOO_MANY_WAITS"
 
+    HISTORY_TRUNCATED = "HISTORY_TRUNCATED"
+
 
 class ServiceError(Exception):
     """One or more user errors; the transaction that raised it writes nothing."""

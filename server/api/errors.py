@@ -15,6 +15,7 @@ from ..echo import ECHO_LIMIT, clipped
 from ..errors import ErrorCode, Problem, ServiceError, from_invalid_transition
 from ..machines.errors import InvalidTransition
 from ..request_id import current_request_id
+from ..services.retention.truncation import HistoryTruncated
 from ..services.runtime import Tx, unit_of_work
 from .context import Context
 from .descriptions import described_enum
@@ -35,6 +36,9 @@ UserErrorCode = described_enum(
         "agents), so claiming or reporting under this name is refused.",
         ErrorCode.TOO_MANY_WAITS: "This key already holds as many waits for decisions as one key may "
         "(MCP wait_for_decision); call again when one has returned.",
+        ErrorCode.HISTORY_TRUNCATED: "The events asked for were archived and deleted from the log: "
+        "`extensions.earliestSeq` (top-level errors) is the lowest seq it still has; resume with "
+        "`after` = earliestSeq - 1, accepting the hole (README: Live updates).",
     },
 )
 
@@ -98,6 +102,16 @@ async def run_query(info: Info[Context, Any], action: Callable[[Any], Awaitable[
         if exc.problems[0].code is ErrorCode.NOT_FOUND:
             return None
         raise top_level_error(exc) from None
+    except HistoryTruncated as exc:
+        raise truncated_error(exc) from None
+
+
+def truncated_error(exc: HistoryTruncated) -> GraphQLError:
+    """HISTORY_TRUNCATED as a top-level error, with the seq the reader can resume from."""
+    return GraphQLError(
+        str(exc),
+        extensions={"code": ErrorCode.HISTORY_TRUNCATED.value, "earliestSeq": exc.earliest_seq},
+    )
 
 
 def top_level_error(exc: ServiceError) -> GraphQLError:

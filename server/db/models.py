@@ -5,7 +5,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from ..limits import SHORT_TEXT
@@ -42,6 +53,8 @@ class TenantCounter(Base):
 
     tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     last_seq: Mapped[int] = mapped_column(BigInteger, default=0)
+    # The highest seq archived and deleted (0: none): cursors at or after it stay valid.
+    archived_through: Mapped[int] = mapped_column(BigInteger, default=0, server_default=text("0"))
 
 
 class ResearchPlan(Base):

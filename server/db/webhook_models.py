@@ -29,6 +29,8 @@ class WebhookEndpoint(Base):
     description: Mapped[str] = mapped_column(String(SHORT_TEXT), default="")
     topics: Mapped[list[str]] = mapped_column(JSONType)
     enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    # Why the server disabled it (HISTORY_TRUNCATED); None when enabled or disabled by an admin.
+    paused_reason: Mapped[str | None] = mapped_column(String(64), nullable=True)
     secret: Mapped[str] = mapped_column(String(128))
     # During a rotation's overlap deliveries carry a signature with the previous secret too.
     previous_secret: Mapped[str | None] = mapped_column(String(128), nullable=True)

@@ -21,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from ..auth import Principal
 from ..errors import ServiceError
+from ..services.retention.truncation import HistoryTruncated
 from ..services.runtime import Runtime
 from .tools import Call, Tool
 
@@ -153,10 +154,25 @@ class ResourceWatch:
 
     async def _follow(self, after: int) -> None:
         kinds = {s.root_type: s.kind for s in SNAPSHOTS}
-        async for batch in self.runtime.feed.follow(self.principal.tenant_id, after):
-            changed = {f"{SCHEME}{kinds[e.root_type]}/{e.root_id}" for e in batch if e.root_type in kinds}
-            for uri in sorted(changed & self.uris):
-                try:
-                    await self.session.send_resource_updated(uri)
-                except Exception:  # the client went away: the process ends with it
-                    logger.info("could not notify %s", uri, exc_info=True)
+        while True:
+            try:
+                async for batch in self.runtime.feed.follow(self.principal.tenant_id, after):
+                    changed = {
+                        f"{SCHEME}{kinds[e.root_type]}/{e.root_id}" for e in batch if e.root_type in kinds
+                    }
+                    await self._notify(changed & self.uris)
+                    after = batch[-1].seq
+                return
+            except HistoryTruncated as exc:
+                # Events were archived before this watch read them: any subscribed object may have
+                # changed unseen, so each is announced (the client reads it again) and the watch goes on
+                # from where the log resumes.
+                await self._notify(set(self.uris))
+                after = exc.earliest_seq - 1
+
+    async def _notify(self, uris: set[str]) -> None:
+        for uri in sorted(uris):
+            try:
+                await self.session.send_resource_updated(uri)
+            except Exception:  # the client went away: the process ends with it
+                logger.info("could not notify %s", uri, exc_info=True)

@@ -13,6 +13,7 @@ Strawberry's own handler unchanged, so error reporting stays Strawberry's.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections import OrderedDict
@@ -44,13 +45,14 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Bas
 
 from ..api import wire_json
 from ..api.context import Context
-from ..api.errors import should_mask_error
+from ..api.errors import should_mask_error, truncated_error
 from ..api.events.streams import FeedStream
 from ..api.oplog import log_operation
 from ..api.revocation import ClosesOnRevocation
 from ..api.strawberry_internals import graphql_core_schema, websocket_scope, websocket_send_text
 from ..config import Settings
 from ..metrics import SUBSCRIPTIONS, WEBSOCKETS
+from ..services.retention.truncation import HistoryTruncated
 from .fanout_group import Group, Member, run_member
 from .feed import LoggedEvent
 from .frames import Disconnected, frame_writer
@@ -358,6 +360,15 @@ class FanoutTransportWSHandler(ClosesOnRevocation, BaseGraphQLTransportWSHandler
         failed = False
         try:
             await run_member(fanout, prepared, member)
+        except HistoryTruncated as exc:
+            # Events after its position were archived while it caught up: it is told, and its
+            # operation ends, rather than being handed the events after the hole.
+            self.operations.pop(operation.id, None)
+            failed = True
+            with contextlib.suppress(Exception):  # the socket may be gone too
+                await self.send_message(
+                    {"id": operation.id, "type": "error", "payload": [truncated_error(exc).formatted]}
+                )
         except Exception as error:  # the socket went away, or the stream failed
             self.operations.pop(operation.id, None)
             if not _is_disconnect(error):

@@ -24,6 +24,7 @@ from ..db.engine import Database
 from ..db.models import Event
 from ..events.log import EventBuffer
 from ..metrics import FEED_POLLS
+from ..services.retention.truncation import archived_through, check_resume
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +115,9 @@ def _retrieved(task: asyncio.Task[Any]) -> None:
 async def last_seq(db: Database, tenant_id: str) -> int:
     async with db.reader() as session:
         value = await session.scalar(select(func.max(Event.seq)).where(Event.tenant_id == tenant_id))
-        return int(value or 0)
+        if value is None:  # no event, or every one archived: the log's position is where archival ended
+            value = await archived_through(session, tenant_id)
+        return int(value)
 
 
 class TenantTail:
@@ -301,6 +304,11 @@ class EventFeed:
                     else:
                         batch = await read_events(self.db, tenant_id, pos, page or self.batch_size)
                     ahead = None
+                    if (batch and batch[0].seq != pos + 1) or (not batch and tail.loaded > pos):
+                        # Seqs are gap-free, so a hole is events archived under this reader: it is told
+                        # (HISTORY_TRUNCATED), never handed the events after the hole as if they followed.
+                        async with self.db.read_connection() as conn:
+                            await check_resume(conn, tenant_id, pos)
                     if page is not None and len(batch) == page:
                         task = asyncio.create_task(read_events(self.db, tenant_id, batch[-1].seq, page))
                         task.add_done_callback(_retrieved)  # one given up on may fail unheard

@@ -19,6 +19,7 @@ from ..db.models import Event
 from ..errors import invalid
 from ..limits import SHORT_TEXT
 from .pages import Page
+from .retention.truncation import check_resume
 
 MAX_KINDS = 50
 
@@ -85,6 +86,10 @@ async def events_page(
 ) -> Page[Event]:
     """Matching events after ``after_seq`` in seq order; newest first, those before it (0: the newest)."""
     check_event_query(query)
+    if after_seq > 0 and not newest_first:
+        # A cursor is honest or refused: a page after it must not start past a hole. 0 is not a cursor
+        # but "from the start", which is the earliest retained event.
+        await check_resume(session, tenant_id, after_seq)
     statement = _matching(tenant_id, query)
     if newest_first:
         if after_seq > 0:

@@ -16,8 +16,9 @@ from ...db.models import Event
 from ...events.kinds import EngineEvent
 from ...realtime import LoggedEvent
 from ...services.plans import queries as plan_queries
+from ...services.retention.truncation import HistoryTruncated, check_resume_in
 from ..context import Context
-from ..errors import run_query
+from ..errors import run_query, truncated_error
 from ..plans.types import ResearchPlanType
 from .snapshots import root_snapshots
 from .streams import FeedStream
@@ -62,11 +63,18 @@ class StallAlert:
 
 
 async def start_position(info: I, after: int | None) -> int:
-    """Where a resumable stream starts: ``after``, or the tenant's newest seq."""
+    """Where a resumable stream starts: ``after``, or the tenant's newest seq. HISTORY_TRUNCATED when the
+    events after ``after`` were archived (``after: 0`` included: it asks for the whole log)."""
     if after is not None and after < 0:
         raise GraphQLError("after must be a seq (>= 0)", extensions={"code": "VALIDATION_FAILED"})
     ctx = info.context
-    return after if after is not None else await ctx.runtime.feed.position(ctx.principal.tenant_id)
+    if after is None:
+        return await ctx.runtime.feed.position(ctx.principal.tenant_id)
+    try:
+        await check_resume_in(ctx.runtime.db, ctx.principal.tenant_id, after)
+    except HistoryTruncated as exc:
+        raise truncated_error(exc) from None
+    return after
 
 
 @strawberry.type

@@ -71,6 +71,11 @@ class WebhookEndpointType:
     description: str = strawberry.field(description="A note for people.")
     topics: list[Topic] = strawberry.field(description="What it receives.")
     enabled: bool = strawberry.field(description="False: nothing is sent; events wait at its cursor.")
+    paused_reason: str | None = strawberry.field(
+        description="Why the server disabled it: HISTORY_TRUNCATED when events after its cursor were "
+        "archived before it took them up (enabling it again moves the cursor past them; the update "
+        "event records which seqs were skipped). Null when enabled or disabled by an admin."
+    )
     cursor_seq: int = strawberry.field(description="The last event seq it has taken up (sent or queued).")
     previous_secret_until: datetime | None = strawberry.field(
         description="While set and in the future, deliveries are signed with the previous secret too."

@@ -15,8 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...db.models import Event, TenantCounter
 from ...db.webhook_models import WebhookDelivery, WebhookEndpoint
-from ...errors import invalid, not_found
+from ...errors import ErrorCode, fail, invalid, not_found
 from ...limits import SHORT_TEXT
+from ..retention.truncation import HistoryTruncated, archived_through
 from ..runtime import Tx
 from ..validation import Problems, check_text
 from .delivery import DeliveryStatus
@@ -126,11 +127,26 @@ async def update_endpoint(
         row.topics = sorted({t.value for t in topics})
     if description is not None:
         row.description = description
+    skipped: dict[str, int] = {}
     if enabled is not None:
+        if enabled and not row.enabled:
+            skipped = await _resume_past_archive(tx, row)
         row.enabled = enabled
     row.updated_at = tx.now
-    _record(tx, EndpointEvent.UPDATED, row, url=row.url, topics=row.topics, enabled=row.enabled)
+    _record(tx, EndpointEvent.UPDATED, row, url=row.url, topics=row.topics, enabled=row.enabled, **skipped)
     return row
+
+
+async def _resume_past_archive(tx: Tx, row: WebhookEndpoint) -> dict[str, int]:
+    """Enabling an endpoint whose cursor lies below the archived part of the log moves it to where the
+    log resumes: the events between were archived undelivered, and the update event says which."""
+    row.paused_reason = None
+    through = await archived_through(tx.session, tx.tenant_id)
+    if row.cursor_seq >= through:
+        return {}
+    skipped = {"skippedFromSeq": row.cursor_seq + 1, "skippedToSeq": through}
+    row.cursor_seq = through
+    return skipped
 
 
 async def delete_endpoint(tx: Tx, endpoint_id: str) -> str:
@@ -164,6 +180,9 @@ async def redeliver(tx: Tx, endpoint_id: str, from_seq: int, to_seq: int) -> int
         raise invalid("fromSeq must be at least 1 and toSeq at least fromSeq", ["fromSeq"])
     if to_seq - from_seq + 1 > MAX_REDELIVERY_RANGE:
         raise invalid(f"a redelivery covers at most {MAX_REDELIVERY_RANGE} events", ["toSeq"])
+    through = await archived_through(tx.session, tx.tenant_id)
+    if from_seq <= through:
+        raise fail(ErrorCode.HISTORY_TRUNCATED, str(HistoryTruncated(through + 1)), ["fromSeq"])
     row = await _locked(tx, endpoint_id)
     wanted = TopicFilter.of(row.topics)
     events = (

@@ -201,6 +201,7 @@ class UserErrorCode(str, Enum):
     CONFLICT = "CONFLICT"
     FORBIDDEN = "FORBIDDEN"
     TOO_MANY_WAITS = "TOO_MANY_WAITS"
+    HISTORY_TRUNCATED = "HISTORY_TRUNCATED"
 
 
 class WebhookDeliveryStatus(str, Enum):

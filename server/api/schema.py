@@ -10,6 +10,7 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
 from ..config import Settings
+from .counts import CountQueries
 from .decisions.resolvers import DecisionMutations, DecisionQueries
 from .errors import log_errors
 from .events.queries import EventQueries
@@ -49,6 +50,7 @@ class Query(
     McpToolCallLogQueries,
     NodeQueries,
     DecisionQueries,
+    CountQueries,
 ):
     pass
 

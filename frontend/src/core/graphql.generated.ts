@@ -484,6 +484,13 @@ export type ActivityQueryVariables = Exact<{
 
 export type ActivityQuery = { events: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { seq: number, kind: string, entityType: string, entityId: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } }> } };
 
+export type OverviewCountsQueryVariables = Exact<{
+  since?: string | null | undefined;
+}>;
+
+
+export type OverviewCountsQuery = { researchPlanCounts: { total: number, failedSince: number | null, byStatus: Array<{ status: PlanStatus, count: number }> }, workflowCounts: { total: number, failedSince: number | null, byStatus: Array<{ status: WorkflowStatus, count: number }> }, missionCounts: { total: number, failedSince: number | null, byStatus: Array<{ status: MissionStatus, count: number }> } };
+
 export type MissionSummaryFieldsFragment = { id: string, title: string, goal: string, status: MissionStatus, statusReason: string | null, createdAt: string, updatedAt: string, completedAt: string | null, currentHop: { id: string, sequence: number, name: string, status: HopStatus, isFinal: boolean, toolSteps: { totalCount: number, edges: Array<{ node: { status: ToolStepStatus } }> } } | null, hops: { totalCount: number, edges: Array<{ node: { status: HopStatus } }> }, assets: { totalCount: number, edges: Array<{ node: { status: AssetStatus } }> } };
 
 export type HopFieldsFragment = { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, availableActions: Array<{ mutation: string, action: string }> };
@@ -1393,6 +1400,34 @@ export const ActivityDocument = new TypedDocumentString(`
   data
   createdAt
 }`) as unknown as TypedDocumentString<ActivityQuery, ActivityQueryVariables>;
+export const OverviewCountsDocument = new TypedDocumentString(`
+    query OverviewCounts($since: DateTime) {
+  researchPlanCounts(failedSince: $since) {
+    total
+    failedSince
+    byStatus {
+      status
+      count
+    }
+  }
+  workflowCounts(failedSince: $since) {
+    total
+    failedSince
+    byStatus {
+      status
+      count
+    }
+  }
+  missionCounts(failedSince: $since) {
+    total
+    failedSince
+    byStatus {
+      status
+      count
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OverviewCountsQuery, OverviewCountsQueryVariables>;
 export const MissionsDocument = new TypedDocumentString(`
     query Missions($first: Int!) {
   missions(first: $first) {

@@ -5,6 +5,7 @@
 import { formatTime } from '../../core/format';
 import { rootsInOrder } from '../../core/liveList';
 import { href } from '../../core/router';
+import { OVERVIEW_FEW } from '../../core/sections';
 import { ListPage, OverviewSection } from '../../ui/ListFrames';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -73,7 +74,7 @@ function WorkflowsBody({ level }: { level: Level }) {
       ) : null}
       {workflows.length ? (
         <ul className="plan-list" aria-label="Workflows, newest first">
-          {workflows.map((workflow) => (
+          {(level === 3 ? workflows.slice(0, OVERVIEW_FEW) : workflows).map((workflow) => (
             <WorkflowCard key={workflow.id} workflow={workflow} level={level} />
           ))}
         </ul>

@@ -224,6 +224,33 @@ export type PlanStatus =
   /** A step has been in progress longer than the stall threshold; startNextStep or a step result resumes it (EXECUTING). */
   | 'STALLED';
 
+/** One decision of decideReviews. */
+export type ReviewDecisionInput = {
+  /** True approves (accepts an asset); false rejects. */
+  approve: boolean;
+  /** Its id (the step, mission, hop or asset). */
+  id: string | number;
+  /** What is decided on. */
+  kind: ReviewKind;
+  /** Required to reject anything but a plan step; kept as the comment of a workflow step's approval; at most FLIGHTDECK_MAX_TEXT_BYTES (64 KiB by default) of UTF-8. */
+  reason?: string | null | undefined;
+};
+
+/** What a review decides on, in every domain. */
+export type ReviewKind =
+  /** A PROPOSED asset (acceptAsset, rejectAsset). */
+  | 'ASSET'
+  /** A hop's proposed implementation (approveHopImplementation, rejectHopImplementation). */
+  | 'HOP_IMPLEMENTATION'
+  /** A hop's proposed plan (approveHopPlan, rejectHopPlan). */
+  | 'HOP_PLAN'
+  /** A PROPOSED mission (approveMission, rejectMission). */
+  | 'MISSION'
+  /** A plan step AWAITING_INPUT (as submitUserDecision APPROVE or REJECT). */
+  | 'PLAN_STEP'
+  /** A workflow step waiting for a reviewer (approveWorkflowStep, rejectWorkflowStep). */
+  | 'WORKFLOW_STEP';
+
 /** Which way a list runs. */
 export type SortDirection =
   /** Smallest (oldest, A first) first. */
@@ -490,6 +517,13 @@ export type OverviewCountsQueryVariables = Exact<{
 
 
 export type OverviewCountsQuery = { researchPlanCounts: { total: number, failedSince: number | null, byStatus: Array<{ status: PlanStatus, count: number }> }, workflowCounts: { total: number, failedSince: number | null, byStatus: Array<{ status: WorkflowStatus, count: number }> }, missionCounts: { total: number, failedSince: number | null, byStatus: Array<{ status: MissionStatus, count: number }> } };
+
+export type DecideReviewsMutationVariables = Exact<{
+  decisions: Array<ReviewDecisionInput> | ReviewDecisionInput;
+}>;
+
+
+export type DecideReviewsMutation = { decideReviews: { decided: number, refused: number, results: Array<{ index: number, id: string, decided: boolean, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> }>, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
 
 export type MissionSummaryFieldsFragment = { id: string, title: string, goal: string, status: MissionStatus, statusReason: string | null, createdAt: string, updatedAt: string, completedAt: string | null, currentHop: { id: string, sequence: number, name: string, status: HopStatus, isFinal: boolean, toolSteps: { totalCount: number, edges: Array<{ node: { status: ToolStepStatus } }> } } | null, hops: { totalCount: number, edges: Array<{ node: { status: HopStatus } }> }, assets: { totalCount: number, edges: Array<{ node: { status: AssetStatus } }> } };
 
@@ -1428,6 +1462,32 @@ export const OverviewCountsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OverviewCountsQuery, OverviewCountsQueryVariables>;
+export const DecideReviewsDocument = new TypedDocumentString(`
+    mutation DecideReviews($decisions: [ReviewDecisionInput!]!) {
+  decideReviews(decisions: $decisions) {
+    decided
+    refused
+    results {
+      index
+      id
+      decided
+      userErrors {
+        ...UserErrorFields
+      }
+    }
+    userErrors {
+      ...UserErrorFields
+    }
+  }
+}
+    fragment UserErrorFields on UserError {
+  code
+  message
+  field
+  entity
+  fromState
+  toState
+}`) as unknown as TypedDocumentString<DecideReviewsMutation, DecideReviewsMutationVariables>;
 export const MissionsDocument = new TypedDocumentString(`
     query Missions($first: Int!) {
   missions(first: $first) {

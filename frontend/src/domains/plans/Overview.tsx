@@ -3,6 +3,7 @@
  * and stall alerts standing out; then the other domains' sections (missions, workflows; see
  * core/sections.tsx), each live too.
  */
+import { progressTone } from '../../core/outcome';
 import { memo } from 'react';
 
 import { formatDuration, formatTime } from '../../core/format';
@@ -89,7 +90,11 @@ const PlanCard = memo(function PlanCard({ plan }: { plan: PlanSummary }) {
           <StatusBadge status={plan.status} />
           {stalled ? <strong className="stall-flag">A step has run longer than its stall threshold</strong> : null}
         </div>
-        <ProgressBar percent={plan.progressPercent} label={`Progress of ${plan.title || plan.researchQuestion}`} />
+        <ProgressBar
+          percent={plan.progressPercent}
+          label={`Progress of ${plan.title || plan.researchQuestion}`}
+          tone={progressTone(plan.status)}
+        />
         <p className="counts" data-testid="step-counts">
           {done} of {total} steps done
           {c.inProgress ? ` · ${c.inProgress} running` : ''}

@@ -1,4 +1,5 @@
 /** One workflow, live: header and progress, the DAG, the selected step, compensation, machines, history. */
+import { progressTone } from '../../core/outcome';
 import { useState } from 'react';
 
 import { formatDuration, formatTime } from '../../core/format';
@@ -102,7 +103,11 @@ function WorkflowPage({ live }: { live: RootLive<WorkflowDetail> }) {
             ) : null}
           </p>
         ) : null}
-        <ProgressBar percent={stepProgress(workflow.stepCounts).percent} label="Workflow progress" />
+        <ProgressBar
+          percent={stepProgress(workflow.stepCounts).percent}
+          label="Workflow progress"
+          tone={progressTone(workflow.status, outcome)}
+        />
         <p className="counts" data-testid="step-counts">
           {stepCountsText(workflow)}
         </p>

@@ -2,6 +2,7 @@
  * Every workflow with its status, outcome, progress and step counts, live; blocked and compensating ones
  * stand out. On its own page (`/workflows`) and as the workflows' section of the overview (`/`).
  */
+import { progressTone } from '../../core/outcome';
 import { formatTime } from '../../core/format';
 import { rootsInOrder } from '../../core/liveList';
 import { href } from '../../core/router';
@@ -115,7 +116,11 @@ function WorkflowCard({ workflow, level }: { workflow: WorkflowSummary; level: L
             </a>
           ) : null}
         </div>
-        <ProgressBar percent={stepProgress(workflow.stepCounts).percent} label={`Progress of ${workflow.name}`} />
+        <ProgressBar
+          percent={stepProgress(workflow.stepCounts).percent}
+          label={`Progress of ${workflow.name}`}
+          tone={progressTone(workflow.status, outcome)}
+        />
         <p className="counts" data-testid="step-counts">
           {stepCountsText(workflow)}
         </p>

@@ -354,7 +354,8 @@ async def test_a_person_cancels_a_running_workflow_and_runs_it_again_from_its_pa
     await expect(article).to_have_attribute("data-status", "failed")
     await expect(page.get_by_test_id("outcome-banner")).to_contain_text("wrong release branch")
     # A failed workflow's bar is never green, whatever share of its steps ended.
-    await expect(page.get_by_role("progressbar", name="Workflow progress")).to_have_attribute("data-tone", "bad")
+    bar = page.get_by_role("progressbar", name="Workflow progress")
+    await expect(bar).to_have_attribute("data-tone", "bad")
     await expect(page.get_by_role("button", name=re.compile("Cancel workflow"))).to_have_count(0)
 
     await page.get_by_role("button", name="Run again as a new workflow").click()

@@ -51,7 +51,7 @@ class ReviewDecisionInput:
 class ReviewDecisionResult:
     index: int = strawberry.field(description="Its position in `decisions`, from 0.")
     kind: ReviewKind = strawberry.field(description="What was decided on.")
-    id: strawberry.ID = strawberry.field(description="Its id, as given.")
+    subject_id: strawberry.ID = strawberry.field(description="The id it was given, of what was decided on.")
     decided: bool = strawberry.field(description="True when the decision was taken and committed.")
     user_errors: list[UserError] = user_errors()
 
@@ -98,7 +98,7 @@ class BulkDecisionMutations:
                 ReviewDecisionResult(
                     index=index,
                     kind=d.kind,
-                    id=d.id,
+                    subject_id=d.id,
                     decided=not errors,
                     user_errors=[replace(e, field=[*at, *e.field]) for e in errors],
                 )

@@ -22,7 +22,7 @@ DECIDE = """
 mutation Decide($decisions: [ReviewDecisionInput!]!) {
   decideReviews(decisions: $decisions) {
     decided refused
-    results { index kind id decided userErrors { code field } }
+    results { index kind subjectId decided userErrors { code field } }
     userErrors { code field }
   }
 }

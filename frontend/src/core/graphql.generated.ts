@@ -523,7 +523,7 @@ export type DecideReviewsMutationVariables = Exact<{
 }>;
 
 
-export type DecideReviewsMutation = { decideReviews: { decided: number, refused: number, results: Array<{ index: number, id: string, decided: boolean, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> }>, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
+export type DecideReviewsMutation = { decideReviews: { decided: number, refused: number, results: Array<{ index: number, subjectId: string, decided: boolean, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> }>, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
 
 export type MissionSummaryFieldsFragment = { id: string, title: string, goal: string, status: MissionStatus, statusReason: string | null, createdAt: string, updatedAt: string, completedAt: string | null, currentHop: { id: string, sequence: number, name: string, status: HopStatus, isFinal: boolean, toolSteps: { totalCount: number, edges: Array<{ node: { status: ToolStepStatus } }> } } | null, hops: { totalCount: number, edges: Array<{ node: { status: HopStatus } }> }, assets: { totalCount: number, edges: Array<{ node: { status: AssetStatus } }> } };
 
@@ -1469,7 +1469,7 @@ export const DecideReviewsDocument = new TypedDocumentString(`
     refused
     results {
       index
-      id
+      subjectId
       decided
       userErrors {
         ...UserErrorFields

@@ -10,6 +10,8 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
 from ..config import Settings
+from .bulk_decisions import BulkDecisionMutations
+from .counts import CountQueries
 from .decisions.resolvers import DecisionMutations, DecisionQueries
 from .errors import log_errors
 from .events.queries import EventQueries
@@ -49,6 +51,7 @@ class Query(
     McpToolCallLogQueries,
     NodeQueries,
     DecisionQueries,
+    CountQueries,
 ):
     pass
 
@@ -58,7 +61,14 @@ class Query(
     "then nothing was written. Agent keys drive work, reviewer keys decide, admin keys do both; viewer "
     "keys only read (a forbidden call is a FORBIDDEN error)."
 )
-class Mutation(PlanMutations, MissionMutations, WorkflowMutations, DecisionMutations, WebhookMutations):
+class Mutation(
+    PlanMutations,
+    MissionMutations,
+    WorkflowMutations,
+    DecisionMutations,
+    WebhookMutations,
+    BulkDecisionMutations,
+):
     pass
 
 

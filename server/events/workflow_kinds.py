@@ -19,6 +19,8 @@ class WorkflowEvent(StrEnum):
     RETRY_DUE = "workflow_step_retry_due"
     STEP_TIMED_OUT = "workflow_step_timed_out"
     WORKFLOW_TIMED_OUT = "workflow_timed_out"
+    WORKFLOW_CANCELLED = "workflow_cancelled"  # a person stopped it; the failure policy follows
+    WORKFLOW_RERUN = "workflow_rerun"  # a new workflow runs its definition again (on both workflows)
     ESCALATED = "workflow_escalated"  # a governance error: the workflow waits for a reviewer
     APPROVAL_REQUESTED = "workflow_approval_requested"
     STEP_APPROVED = "workflow_step_approved"

@@ -123,6 +123,21 @@ WORKFLOW_ACTIONS = (
         via=W.EXECUTING,
     ),
     Action("time_out", _RUNNING_WORKFLOW, "only a running workflow times out", internal=True),
+    # A person stops a running workflow: like a timeout, the failure policy decides between failed and
+    # compensating (seed §1 has no edge out of idle or queued, so those are not cancelled).
+    Action(
+        "cancel",
+        _RUNNING_WORKFLOW,
+        "only an executing or blocked workflow can be cancelled",
+        internal=True,
+    ),
+    # Seed §1: a finished workflow "must restart as new workflow"; it stays as it is and names its rerun.
+    Action(
+        "rerun",
+        frozenset({W.COMPLETED, W.FAILED}),
+        "only a finished (completed or failed) workflow runs again as a new workflow",
+        internal=True,
+    ),
     # Which work a claim finds: steps while executing, compensations while compensating.
     Action("hand_out_step", frozenset({W.EXECUTING}), "steps are claimed while executing", internal=True),
     Action(

@@ -94,3 +94,42 @@ async def test_the_overview_shows_plans_missions_and_workflows_each_in_its_secti
     await expect(mission).to_have_attribute("data-status", "approved")
     await expect(page.get_by_test_id("missions-summary")).to_have_text("1 mission")
     await look_and_finish(browser_page, "overview-after-review")
+
+
+async def test_the_overview_summarises_counts_and_what_needs_a_person_and_stays_short(
+    live_server: LiveServer, client: GraphQLClient, browser_page: BrowserPage
+) -> None:
+    """Counts by state for every domain (not the cards: those are the newest few), what needs a person
+    now, kept live; with more plans than cards the page stays short, and axe finds nothing serious."""
+    from tests.api import operations as ops
+    from tests.e2e.checks import assert_axe_clean
+
+    page = browser_page.page
+    plans = [await create_plan(client, 2) for _ in range(12)]
+    await client.execute(ops.FAIL_PLAN, {"planId": plans[0], "reason": "no data"})
+    for i in range(7):
+        await create_workflow(client, {**GATED, "name": f"flow-{i}"})
+    await open_dashboard(browser_page, live_server.url)
+
+    glance = page.get_by_test_id("glance-plans")
+    await expect(glance).to_contain_text("12")
+    await expect(glance.locator("[data-status=failed]")).to_contain_text("1")
+    await expect(glance.locator("[data-status=planning]")).to_contain_text("11")
+    await expect(page.get_by_test_id("glance-workflows").locator("[data-status=idle]")).to_contain_text("7")
+    await expect(page.get_by_test_id("failed-last-hour")).to_have_text("1 failed in the last hour")
+    await expect(page.locator("[data-plan-id]")).to_have_count(5)
+    await expect(page.locator("[data-workflow-id]")).to_have_count(5)
+
+    # Live: a plan fails and a review opens while the page is open.
+    await client.execute(ops.FAIL_PLAN, {"planId": plans[1], "reason": "gone"})
+    await request_review(client, await start_next(client, plans[2]), "Which one?", [])
+    await expect(glance.locator("[data-status=failed]")).to_contain_text("2")
+    await expect(page.get_by_test_id("failed-last-hour")).to_have_text("2 failed in the last hour")
+    await expect(page.get_by_test_id("needs-person")).to_contain_text("1 waiting for review")
+
+    height = await page.evaluate("document.documentElement.scrollHeight")
+    assert height <= 3000, f"the overview is {height}px tall at 1280px"
+    for theme in ("light", "dark"):
+        await page.emulate_media(color_scheme=theme)
+        await assert_axe_clean(page, f"overview ({theme})")
+    await look_and_finish(browser_page, "overview-glance")

@@ -363,3 +363,38 @@ async def test_outcome_colours_tell_success_partial_rollback_and_failure_apart(
     await expect(page.get_by_test_id("outcome-banner")).to_contain_text("Partially rolled back")
     await look(browser_page, "workflow-partially-rolled-back")
     assert_clean(browser_page)
+
+
+async def test_thirty_approvals_go_as_one_request_and_refusals_are_listed(
+    live_server: LiveServer, client: GraphQLClient, browser_page: BrowserPage
+) -> None:
+    """Bulk approval of 30 workflow gates is one decideReviews request; one gate decided elsewhere
+    meanwhile comes back refused, in words, and the other 29 are approved."""
+    page = browser_page.page
+    # One workflow with 30 gates side by side (a tenant runs only so many workflows at once).
+    gates = [{"name": f"gate-{i:02}", "approval": True} for i in range(30)]
+    workflow_id = await create_workflow(client, {"name": "many-gates", "steps": gates})
+    await start_workflow(client, workflow_id)
+    queue = await client.execute("{ workflowStepsAwaitingReview(first: 100) { edges { node { id } } } }")
+    gate_ids = [e["node"]["id"] for e in queue["workflowStepsAwaitingReview"]["edges"]]
+    assert len(gate_ids) == 30
+    await open_dashboard(browser_page, f"{live_server.url}/#/reviews")
+    section = page.get_by_test_id("workflow-reviews")
+    await expect(section.locator("[data-gate-step]")).to_have_count(30)
+    await section.get_by_role("checkbox", name="Select all 30 waiting workflow approvals").check()
+    await section.get_by_role("button", name="Approve 30 selected workflow approvals…").click()
+    dialog = page.get_by_role("dialog", name="Approve 30 workflow approvals?")
+    # Someone else approves one of them first.
+    taken = await client.execute(workflow_ops.APPROVE, {"stepId": gate_ids[0]})
+    assert taken["approveWorkflowStep"]["userErrors"] == []
+
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.post_data or "") if r.method == "POST" else None)
+    await dialog.get_by_role("button", name="Approve all 30").click()
+    result = section.get_by_test_id("bulk-result")
+    await expect(result).to_contain_text("Approved 29 of 30.")
+    await expect(result).to_contain_text("Not approved")
+    assert sum("decideReviews" in p for p in posts) == 1
+    assert not any("approveWorkflowStep" in p for p in posts)
+    await expect(section.locator("[data-gate-step]")).to_have_count(0)
+    assert_clean(browser_page)

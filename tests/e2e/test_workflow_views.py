@@ -327,3 +327,45 @@ async def open_gate_id(client: GraphQLClient, workflow_id: str) -> str:
     ]
     assert len(ids) == 1, queue
     return str(ids[0])
+
+
+async def test_a_person_cancels_a_running_workflow_and_runs_it_again_from_its_page(
+    live_server: LiveServer, client: GraphQLClient, browser_page: BrowserPage
+) -> None:
+    """The controls come from the workflow's availableActions: Cancel while it runs, Run again once it
+    has ended; the rerun is a new workflow, linked both ways."""
+    page = browser_page.page
+    workflow_id = await create_workflow(client, DIAMOND)
+    await open_dashboard(browser_page, f"{live_server.url}/#/workflows/{workflow_id}")
+    article = page.locator("article")
+    await expect(article).to_have_attribute("data-status", "idle")
+    await expect(page.get_by_role("button", name=re.compile("Cancel workflow"))).to_have_count(0)
+    await start_workflow(client, workflow_id)
+    await expect(article).to_have_attribute("data-status", "executing")
+    await expect(page.get_by_role("button", name="Run again as a new workflow")).to_have_count(0)
+
+    await page.get_by_role("button", name="Cancel workflow “release”…").click()
+    # No reason: refused in words, nothing changes.
+    await page.get_by_role("button", name=re.compile("Cancel the workflow with this reason")).click()
+    await expect(page.locator(".workflow-controls [role=alert]")).to_contain_text("reason")
+    await expect(article).to_have_attribute("data-status", "executing")
+    await page.get_by_label(re.compile("Why cancel this workflow")).fill("wrong release branch")
+    await page.get_by_role("button", name=re.compile("Cancel the workflow with this reason")).click()
+    await expect(article).to_have_attribute("data-status", "failed")
+    await expect(page.get_by_test_id("outcome-banner")).to_contain_text("wrong release branch")
+    # A failed workflow's bar is never green, whatever share of its steps ended.
+    bar = page.get_by_role("progressbar", name="Workflow progress")
+    await expect(bar).to_have_attribute("data-tone", "bad")
+    await expect(page.get_by_role("button", name=re.compile("Cancel workflow"))).to_have_count(0)
+
+    await page.get_by_role("button", name="Run again as a new workflow").click()
+    await expect(page).not_to_have_url(re.compile(f"{workflow_id}$"))
+    await expect(article).to_have_attribute("data-status", "executing")
+    new_id = await article.get_attribute("data-workflow-id")
+    assert new_id
+    assert new_id != workflow_id
+    await expect(page.get_by_test_id("rerun-links")).to_contain_text("Runs again an earlier workflow")
+    await page.get_by_test_id("rerun-links").get_by_role("link", name="an earlier workflow").click()
+    await expect(article).to_have_attribute("data-workflow-id", workflow_id)
+    await expect(page.get_by_test_id("rerun-links")).to_contain_text("a new workflow (executing)")
+    await look_and_finish(browser_page, "workflow-cancelled-and-rerun")

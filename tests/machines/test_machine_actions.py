@@ -207,6 +207,8 @@ WORKFLOW_ACTIONS = {
     "fail": (RUNNING_WORKFLOW, "failed", False),
     "compensate": (RUNNING_WORKFLOW, "compensating", False),
     "time_out": (RUNNING_WORKFLOW, None, True),
+    "cancel": (RUNNING_WORKFLOW, None, True),
+    "rerun": ({"completed", "failed"}, None, True),
     "hand_out_step": ({"executing"}, None, True),
     "hand_out_compensation": ({"compensating"}, None, True),
     "roll_back": ({"compensating"}, "completed", False),

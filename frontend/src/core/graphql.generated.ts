@@ -224,6 +224,33 @@ export type PlanStatus =
   /** A step has been in progress longer than the stall threshold; startNextStep or a step result resumes it (EXECUTING). */
   | 'STALLED';
 
+/** One decision of decideReviews. */
+export type ReviewDecisionInput = {
+  /** True approves (accepts an asset); false rejects. */
+  approve: boolean;
+  /** Its id (the step, mission, hop or asset). */
+  id: string | number;
+  /** What is decided on. */
+  kind: ReviewKind;
+  /** Required to reject anything but a plan step; kept as the comment of a workflow step's approval; at most FLIGHTDECK_MAX_TEXT_BYTES (64 KiB by default) of UTF-8. */
+  reason?: string | null | undefined;
+};
+
+/** What a review decides on, in every domain. */
+export type ReviewKind =
+  /** A PROPOSED asset (acceptAsset, rejectAsset). */
+  | 'ASSET'
+  /** A hop's proposed implementation (approveHopImplementation, rejectHopImplementation). */
+  | 'HOP_IMPLEMENTATION'
+  /** A hop's proposed plan (approveHopPlan, rejectHopPlan). */
+  | 'HOP_PLAN'
+  /** A PROPOSED mission (approveMission, rejectMission). */
+  | 'MISSION'
+  /** A plan step AWAITING_INPUT (as submitUserDecision APPROVE or REJECT). */
+  | 'PLAN_STEP'
+  /** A workflow step waiting for a reviewer (approveWorkflowStep, rejectWorkflowStep). */
+  | 'WORKFLOW_STEP';
+
 /** Which way a list runs. */
 export type SortDirection =
   /** Smallest (oldest, A first) first. */
@@ -488,9 +515,23 @@ export type ActivityQueryVariables = Exact<{
 
 export type ActivityQuery = { events: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { seq: number, kind: string, entityType: string, entityId: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } }> } };
 
+export type OverviewCountsQueryVariables = Exact<{
+  since?: string | null | undefined;
+}>;
+
+
+export type OverviewCountsQuery = { researchPlanCounts: { total: number, failedSince: number | null, byStatus: Array<{ status: PlanStatus, count: number }> }, workflowCounts: { total: number, failedSince: number | null, byStatus: Array<{ status: WorkflowStatus, count: number }> }, missionCounts: { total: number, failedSince: number | null, byStatus: Array<{ status: MissionStatus, count: number }> } };
+
+export type DecideReviewsMutationVariables = Exact<{
+  decisions: Array<ReviewDecisionInput> | ReviewDecisionInput;
+}>;
+
+
+export type DecideReviewsMutation = { decideReviews: { decided: number, refused: number, results: Array<{ index: number, subjectId: string, decided: boolean, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> }>, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
+
 export type MissionSummaryFieldsFragment = { id: string, title: string, goal: string, status: MissionStatus, statusReason: string | null, createdAt: string, updatedAt: string, completedAt: string | null, currentHop: { id: string, sequence: number, name: string, status: HopStatus, isFinal: boolean, toolSteps: { totalCount: number, edges: Array<{ node: { status: ToolStepStatus } }> } } | null, hops: { totalCount: number, edges: Array<{ node: { status: HopStatus } }> }, assets: { totalCount: number, edges: Array<{ node: { status: AssetStatus } }> } };
 
-export type HopFieldsFragment = { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null };
+export type HopFieldsFragment = { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, availableActions: Array<{ mutation: string, action: string }> };
 
 export type ToolStepFieldsFragment = { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string };
 
@@ -515,7 +556,7 @@ export type MissionUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type MissionUpdatedSubscription = { missionUpdated: { id: string, title: string, goal: string, status: MissionStatus, statusReason: string | null, createdAt: string, updatedAt: string, completedAt: string | null, hops: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> } } }> }, assets: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string } }> } } };
+export type MissionUpdatedSubscription = { missionUpdated: { id: string, title: string, goal: string, status: MissionStatus, statusReason: string | null, createdAt: string, updatedAt: string, completedAt: string | null, hops: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> }, availableActions: Array<{ mutation: string, action: string }> } }> }, assets: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string } }> } } };
 
 export type MissionReviewCountQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -530,7 +571,7 @@ export type MissionReviewsQueryVariables = Exact<{
 }>;
 
 
-export type MissionReviewsQuery = { missionReviews: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { kind: MissionReviewKind, waitingSince: string, mission: { id: string, title: string, goal: string, status: MissionStatus, createdAt: string, updatedAt: string }, hop: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> } } | null, asset: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string } | null } }> } };
+export type MissionReviewsQuery = { missionReviews: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { kind: MissionReviewKind, waitingSince: string, mission: { id: string, title: string, goal: string, status: MissionStatus, createdAt: string, updatedAt: string }, hop: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> }, availableActions: Array<{ mutation: string, action: string }> } | null, asset: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string } | null } }> } };
 
 export type MissionDecisionFieldsFragment = { mission: { id: string, status: MissionStatus } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> };
 
@@ -802,7 +843,7 @@ export type RedeliverWebhookEventsMutation = { redeliverWebhookEvents: { queued:
 
 export type WorkflowSummaryFieldsFragment = { id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } };
 
-export type WorkflowStepFieldsFragment = { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null };
+export type WorkflowStepFieldsFragment = { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null, availableActions: Array<{ mutation: string, action: string }> };
 
 export type WorkflowsQueryVariables = Exact<{
   first: number;
@@ -823,7 +864,7 @@ export type WorkflowUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type WorkflowUpdatedSubscription = { workflowUpdated: { queuedAt: string | null, id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, steps: { totalCount: number, edges: Array<{ node: { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null } }> }, compensations: Array<{ id: string, stepId: string, stepName: string, position: number, action: string, agent: string, status: WorkflowCompensationStatus, error: string | null, startedAt: string | null, completedAt: string | null }>, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } } };
+export type WorkflowUpdatedSubscription = { workflowUpdated: { queuedAt: string | null, rerunOfId: string | null, id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, reruns: Array<{ id: string, name: string, status: WorkflowStatus, createdAt: string }>, availableActions: Array<{ mutation: string, action: string }>, steps: { totalCount: number, edges: Array<{ node: { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null, availableActions: Array<{ mutation: string, action: string }> } }> }, compensations: Array<{ id: string, stepId: string, stepName: string, position: number, action: string, agent: string, status: WorkflowCompensationStatus, error: string | null, startedAt: string | null, completedAt: string | null }>, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } } };
 
 export type WorkflowGatesQueryVariables = Exact<{
   first: number;
@@ -869,6 +910,21 @@ export type WorkflowRowQueryVariables = Exact<{
 
 
 export type WorkflowRowQuery = { workflow: { updatedAt: string, id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } } | null };
+
+export type CancelWorkflowMutationVariables = Exact<{
+  workflowId: string | number;
+  reason: string;
+}>;
+
+
+export type CancelWorkflowMutation = { cancelWorkflow: { workflow: { id: string, status: WorkflowStatus, outcome: WorkflowOutcome | null } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
+
+export type RerunWorkflowMutationVariables = Exact<{
+  workflowId: string | number;
+}>;
+
+
+export type RerunWorkflowMutation = { rerunWorkflow: { workflow: { id: string, status: WorkflowStatus, rerunOfId: string | null } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -959,6 +1015,10 @@ export const HopFieldsFragmentDoc = new TypedDocumentString(`
   updatedAt
   startedAt
   completedAt
+  availableActions {
+    mutation
+    action
+  }
 }
     `, {"fragmentName":"HopFields"}) as unknown as TypedDocumentString<HopFieldsFragment, unknown>;
 export const ToolStepFieldsFragmentDoc = new TypedDocumentString(`
@@ -1208,6 +1268,10 @@ export const WorkflowStepFieldsFragmentDoc = new TypedDocumentString(`
     action
     agent
   }
+  availableActions {
+    mutation
+    action
+  }
 }
     `, {"fragmentName":"WorkflowStepFields"}) as unknown as TypedDocumentString<WorkflowStepFieldsFragment, unknown>;
 export const GateDecisionFieldsFragmentDoc = new TypedDocumentString(`
@@ -1374,6 +1438,60 @@ export const ActivityDocument = new TypedDocumentString(`
   data
   createdAt
 }`) as unknown as TypedDocumentString<ActivityQuery, ActivityQueryVariables>;
+export const OverviewCountsDocument = new TypedDocumentString(`
+    query OverviewCounts($since: DateTime) {
+  researchPlanCounts(failedSince: $since) {
+    total
+    failedSince
+    byStatus {
+      status
+      count
+    }
+  }
+  workflowCounts(failedSince: $since) {
+    total
+    failedSince
+    byStatus {
+      status
+      count
+    }
+  }
+  missionCounts(failedSince: $since) {
+    total
+    failedSince
+    byStatus {
+      status
+      count
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OverviewCountsQuery, OverviewCountsQueryVariables>;
+export const DecideReviewsDocument = new TypedDocumentString(`
+    mutation DecideReviews($decisions: [ReviewDecisionInput!]!) {
+  decideReviews(decisions: $decisions) {
+    decided
+    refused
+    results {
+      index
+      subjectId
+      decided
+      userErrors {
+        ...UserErrorFields
+      }
+    }
+    userErrors {
+      ...UserErrorFields
+    }
+  }
+}
+    fragment UserErrorFields on UserError {
+  code
+  message
+  field
+  entity
+  fromState
+  toState
+}`) as unknown as TypedDocumentString<DecideReviewsMutation, DecideReviewsMutationVariables>;
 export const MissionsDocument = new TypedDocumentString(`
     query Missions($first: Int!) {
   missions(first: $first) {
@@ -1523,6 +1641,10 @@ export const MissionUpdatedDocument = new TypedDocumentString(`
   updatedAt
   startedAt
   completedAt
+  availableActions {
+    mutation
+    action
+  }
 }
 fragment ToolStepFields on ToolStep {
   id
@@ -1615,6 +1737,10 @@ export const MissionReviewsDocument = new TypedDocumentString(`
   updatedAt
   startedAt
   completedAt
+  availableActions {
+    mutation
+    action
+  }
 }
 fragment ToolStepFields on ToolStep {
   id
@@ -2536,6 +2662,17 @@ export const WorkflowUpdatedDocument = new TypedDocumentString(`
   workflowUpdated(id: $id) {
     ...WorkflowSummaryFields
     queuedAt
+    rerunOfId
+    reruns {
+      id
+      name
+      status
+      createdAt
+    }
+    availableActions {
+      mutation
+      action
+    }
     steps(first: 100) {
       totalCount
       edges {
@@ -2613,6 +2750,10 @@ fragment WorkflowStepFields on WorkflowStep {
   compensation {
     action
     agent
+  }
+  availableActions {
+    mutation
+    action
   }
 }`) as unknown as TypedDocumentString<WorkflowUpdatedSubscription, WorkflowUpdatedSubscriptionVariables>;
 export const WorkflowGatesDocument = new TypedDocumentString(`
@@ -2770,3 +2911,45 @@ fragment WorkflowRowFields on Workflow {
   ...WorkflowSummaryFields
   updatedAt
 }`) as unknown as TypedDocumentString<WorkflowRowQuery, WorkflowRowQueryVariables>;
+export const CancelWorkflowDocument = new TypedDocumentString(`
+    mutation CancelWorkflow($workflowId: ID!, $reason: String!) {
+  cancelWorkflow(workflowId: $workflowId, reason: $reason) {
+    workflow {
+      id
+      status
+      outcome
+    }
+    userErrors {
+      ...UserErrorFields
+    }
+  }
+}
+    fragment UserErrorFields on UserError {
+  code
+  message
+  field
+  entity
+  fromState
+  toState
+}`) as unknown as TypedDocumentString<CancelWorkflowMutation, CancelWorkflowMutationVariables>;
+export const RerunWorkflowDocument = new TypedDocumentString(`
+    mutation RerunWorkflow($workflowId: ID!) {
+  rerunWorkflow(workflowId: $workflowId) {
+    workflow {
+      id
+      status
+      rerunOfId
+    }
+    userErrors {
+      ...UserErrorFields
+    }
+  }
+}
+    fragment UserErrorFields on UserError {
+  code
+  message
+  field
+  entity
+  fromState
+  toState
+}`) as unknown as TypedDocumentString<RerunWorkflowMutation, RerunWorkflowMutationVariables>;

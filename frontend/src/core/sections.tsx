@@ -7,6 +7,9 @@ import { createContext, useContext } from 'react';
 
 import type { DomainModule } from './domain';
 
+/** How many of each domain's newest the overview shows as cards; the counts above them cover the rest. */
+export const OVERVIEW_FEW = 5;
+
 export const DomainsContext = createContext<readonly DomainModule[]>([]);
 
 /** Every domain's overview section, in registry order. */

@@ -57,6 +57,7 @@ export function hop(id: string, steps: ToolStep[] = [], over: Partial<HopDetail>
     updatedAt: '2026-01-01T00:00:00Z',
     startedAt: null,
     completedAt: null,
+    availableActions: [],
     toolSteps: nodes(steps),
     ...over,
   };

@@ -48,6 +48,7 @@ export function step(name: string, over: Partial<WorkflowStep> = {}): WorkflowSt
     output: null,
     retryPolicy: { maxRetries: 3, backoff: 'EXPONENTIAL', initialDelay: '1s', maxDelay: '1m', retryOn: ['TRANSIENT'], isDefault: true },
     compensation: null,
+    availableActions: [],
     ...over,
   };
 }

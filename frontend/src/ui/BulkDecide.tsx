@@ -1,18 +1,26 @@
 /**
  * Bulk approve / reject for one section of the Reviews page: a checkbox on each item, one for all of
  * them, and two buttons that open a confirmation dialog listing what will be decided (a reason is
- * required to reject). The decisions go one at a time through the same mutations as the single
- * buttons; what the server refuses is listed in words, the rest goes through.
+ * required to reject). The decisions go to the server as one decideReviews request per page of them
+ * (each item in its own transaction there), with the progress shown; what the server refuses is listed
+ * in words, the rest goes through.
  */
 import { useEffect, useId, useRef, useState } from 'react';
 
 import { useConnection } from '../core/connection';
-import { describeFailure } from '../core/userErrors';
+import { DecideReviewsDocument, type ReviewKind } from '../core/graphql.generated';
+import { describeFailure, describeUserError } from '../core/userErrors';
+
+/** Decisions per request: the server's page cap bounds one decideReviews call. */
+const PER_REQUEST = 50;
 
 export interface BulkTarget {
   key: string;
   /** What is decided on, in words, unique on the page: "step 2 of “Cold batteries”". */
   label: string;
+  /** What decideReviews decides on: its kind and id. */
+  kind: ReviewKind;
+  id: string;
 }
 
 /** Which items are ticked; keys no longer listed drop out. */
@@ -41,7 +49,7 @@ export function useSelection(listed: readonly string[]) {
 
 export type Selection = ReturnType<typeof useSelection>;
 
-export function SelectBox({ selection, target }: { selection: Selection; target: BulkTarget }) {
+export function SelectBox({ selection, target }: { selection: Selection; target: Pick<BulkTarget, 'key' | 'label'> }) {
   return (
     <label className="select-box">
       <input
@@ -60,10 +68,8 @@ interface Props {
   what: string;
   targets: readonly BulkTarget[];
   selection: Selection;
-  /** Approve, or reject with the reason; resolve to the refusal in words, or null when it went through. */
-  decide(target: BulkTarget, approve: boolean, reason: string): Promise<string | null>;
-  /** Called once after a bulk decision (re-read the list). */
-  onDone(): void;
+  /** Called once after a bulk decision with the targets decided (re-read the list). */
+  onDone(decided: readonly BulkTarget[]): void;
 }
 
 interface Report {
@@ -72,8 +78,9 @@ interface Report {
   refused: { label: string; why: string }[];
 }
 
-export function BulkDecide({ what, targets, selection, decide, onDone }: Props) {
-  const { report: reportFailure } = useConnection();
+export function BulkDecide({ what, targets, selection, onDone }: Props) {
+  const { http, report: reportFailure } = useConnection();
+  const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
   const chosen = targets.filter((t) => selection.selected.has(t.key));
   const [asking, setAsking] = useState<boolean | null>(null);
   const [reason, setReason] = useState('');
@@ -96,23 +103,39 @@ export function BulkDecide({ what, targets, selection, decide, onDone }: Props) 
     const approve = asking;
     setBusy(true);
     const refused: Report['refused'] = [];
-    let done = 0;
-    for (const target of chosen) {
+    const decided: BulkTarget[] = [];
+    const text = reason.trim();
+    setProgress({ done: 0, total: chosen.length });
+    for (let start = 0; start < chosen.length; start += PER_REQUEST) {
+      const part = chosen.slice(start, start + PER_REQUEST);
       try {
-        const why = await decide(target, approve, reason.trim());
-        if (why) refused.push({ label: target.label, why });
-        else done += 1;
+        const { decideReviews: answer } = await http.request(DecideReviewsDocument, {
+          decisions: part.map((t) => ({ kind: t.kind, id: t.id, approve, reason: text || null })),
+        });
+        if (answer.userErrors.length) {
+          const why = answer.userErrors.map(describeUserError).join(' ');
+          part.forEach((t) => refused.push({ label: t.label, why }));
+        }
+        answer.results.forEach((r) => {
+          const target = part[r.index];
+          if (!target) return;
+          if (r.decided) decided.push(target);
+          else refused.push({ label: target.label, why: r.userErrors.map(describeUserError).join(' ') });
+        });
       } catch (error) {
         reportFailure(error);
-        refused.push({ label: target.label, why: describeFailure(error) });
+        part.forEach((t) => refused.push({ label: t.label, why: describeFailure(error) }));
       }
+      setProgress({ done: Math.min(start + part.length, chosen.length), total: chosen.length });
     }
+    const done = decided.length;
+    setProgress(null);
     setBusy(false);
     setResult({ approve, done, refused });
     setAsking(null);
     setReason('');
     selection.clear();
-    onDone();
+    onDone(decided);
   }
 
   if (targets.length < 2 && !chosen.length && !result && asking === null) return null;
@@ -188,6 +211,12 @@ export function BulkDecide({ what, targets, selection, decide, onDone }: Props) 
                 onChange={(e) => setReason(e.target.value)}
               />
             </>
+          ) : null}
+          {progress ? (
+            <p role="status" data-testid="bulk-progress">
+              <progress value={progress.done} max={progress.total} aria-label="Decided so far" /> {progress.done} of{' '}
+              {progress.total} decided…
+            </p>
           ) : null}
           <div className="decision-buttons">
             <button type="submit" className={asking ? 'decision-approve' : 'decision-reject'} disabled={busy}>

@@ -1,10 +1,13 @@
 import { formatPercent } from '../core/format';
+import type { ProgressTone } from '../core/outcome';
 
-export function ProgressBar({ percent, label }: { percent: number; label: string }) {
+/** `tone`: how it ended (core/outcome.ts); the fill is green only for success. */
+export function ProgressBar({ percent, label, tone = 'running' }: { percent: number; label: string; tone?: ProgressTone }) {
   const value = Math.max(0, Math.min(100, percent));
   return (
     <div
-      className="progress"
+      className={`progress progress-${tone}`}
+      data-tone={tone}
       role="progressbar"
       aria-label={label}
       aria-valuemin={0}

@@ -16,6 +16,8 @@ from ...errors import ServiceError
 from ...machines.mission import AssetStatus, HopStatus, MissionStatus, ToolStepStatus
 from ...machines.mission_coordination import INACTIVE_HOP
 from ...services.missions import queries as mission_queries
+from .. import actions
+from ..actions import AVAILABLE_ACTIONS, AvailableAction, available_actions
 from ..context import Context
 from ..descriptions import (
     CREATED_AT,
@@ -154,6 +156,10 @@ class ToolStepType(Node):
     started_at: datetime | None = strawberry.field(description="When it started EXECUTING (UTC).")
     completed_at: datetime | None = strawberry.field(description="When it COMPLETED (UTC).")
 
+    @strawberry.field(description=AVAILABLE_ACTIONS)
+    def available_actions(self, info: I) -> list[AvailableAction]:
+        return available_actions(info, actions.TOOL_STEP, self)
+
     @staticmethod
     def from_row(row: ToolStep) -> ToolStepType:
         return from_row(ToolStepType, row)
@@ -189,6 +195,10 @@ class HopType(Node):
             rows = [r for r in rows if r.status != ToolStepStatus.CANCELLED]
         return connect(info, rows, first, after, ToolStepType.from_row)
 
+    @strawberry.field(description=AVAILABLE_ACTIONS)
+    def available_actions(self, info: I) -> list[AvailableAction]:
+        return available_actions(info, actions.HOP, self)
+
     @staticmethod
     def from_row(row: Hop) -> HopType:
         return from_row(HopType, row)
@@ -220,6 +230,10 @@ class AssetType(Node):
         if self.expires_at is None:
             return None
         return max(0.0, (self.expires_at - info.context.runtime.clock.now()).total_seconds())
+
+    @strawberry.field(description=AVAILABLE_ACTIONS)
+    def available_actions(self, info: I) -> list[AvailableAction]:
+        return available_actions(info, actions.ASSET, self)
 
     @staticmethod
     def from_row(row: Asset) -> AssetType:
@@ -267,6 +281,10 @@ class MissionType(Node):
         if status:
             rows = [r for r in rows if AssetStatus(r.status) in status]
         return connect(info, rows, first, after, AssetType.from_row)
+
+    @strawberry.field(description=AVAILABLE_ACTIONS)
+    def available_actions(self, info: I) -> list[AvailableAction]:
+        return available_actions(info, actions.MISSION, self)
 
     @staticmethod
     def from_row(row: Mission) -> MissionType:

@@ -15,7 +15,11 @@ from ...machines.plan import TERMINAL_STEP_STATUSES, PlanStatus, StepStatus
 from ...machines.skill import SkillStatus
 from ...services.plans import queries as plan_queries
 from ...services.plans.inputs import StepType
-from .. import scalars  # noqa: F401  (registers the enums)
+from .. import (
+    actions,
+    scalars,  # noqa: F401  (registers the enums)
+)
+from ..actions import AVAILABLE_ACTIONS, AvailableAction, available_actions
 from ..context import Context
 from ..descriptions import (
     CREATED_AT,
@@ -74,6 +78,10 @@ class PlanStepType(Node):
     )
     created_at: datetime = strawberry.field(description=CREATED_AT)
     updated_at: datetime = strawberry.field(description=UPDATED_AT)
+
+    @strawberry.field(description=AVAILABLE_ACTIONS)
+    def available_actions(self, info: Info[Context, Any]) -> list[AvailableAction]:
+        return available_actions(info, actions.PLAN_STEP, self)
 
     @staticmethod
     def from_row(row: PlanStep) -> PlanStepType:
@@ -171,6 +179,10 @@ class ResearchPlanType(Node):
         async with info.context.runtime.db.reader() as session:
             row = await plan_queries.skill_of_plan(session, str(self.id))
         return SkillExecutionType.from_row(row) if row else None
+
+    @strawberry.field(description=AVAILABLE_ACTIONS)
+    def available_actions(self, info: Info[Context, Any]) -> list[AvailableAction]:
+        return available_actions(info, actions.PLAN, self)
 
     @staticmethod
     def from_row(row: ResearchPlan) -> ResearchPlanType:

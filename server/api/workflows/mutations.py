@@ -19,6 +19,7 @@ from ...machines.retry import ErrorCategory
 from ...services.runtime import Tx
 from ...services.workflows import claims as workflow_claims
 from ...services.workflows import compensation as workflow_compensation
+from ...services.workflows import control as workflow_control
 from ...services.workflows import create as workflow_create
 from ...services.workflows import reports as workflow_reports
 from ...services.workflows import review as workflow_review
@@ -74,7 +75,9 @@ class CreateWorkflowPayload:
 
 @strawberry.type(description="A workflow after a workflow mutation.")
 class WorkflowPayload:
-    workflow: WorkflowType | None = strawberry.field(default=None, description=WORKFLOW_NOW)
+    workflow: WorkflowType | None = strawberry.field(
+        default=None, description=WORKFLOW_NOW + " For rerunWorkflow: the new workflow."
+    )
     user_errors: list[UserError] = user_errors()
 
 
@@ -308,6 +311,39 @@ class WorkflowMutations:
             info, lambda tx: workflow_create.start_workflow(tx, str(workflow_id))
         )
         return WorkflowPayload(workflow=WorkflowType.from_row(row) if row else None, user_errors=errors)
+
+    @strawberry.mutation(
+        permission_classes=DECIDE,
+        description="Cancel an EXECUTING or BLOCKED workflow: it ends FAILED (running steps fail, "
+        "cancelled), or COMPENSATING when its failurePolicy is compensate, as its own timeout would; "
+        "the reason is in the workflow_cancelled event and failureReason. IDLE and QUEUED workflows "
+        "cannot be cancelled (INVALID_TRANSITION). Reviewer or admin keys.",
+    )
+    async def cancel_workflow(
+        self,
+        info: I,
+        workflow_id: Annotated[strawberry.ID, A(description="The workflow.")],
+        reason: Annotated[str, A(description=f"Why; required, {TEXT_LIMIT}.")],
+    ) -> WorkflowPayload:
+        row, errors = await run_mutation(
+            info, lambda tx: workflow_control.cancel_workflow(tx, str(workflow_id), reason)
+        )
+        return WorkflowPayload(workflow=WorkflowType.from_row(row) if row else None, user_errors=errors)
+
+    @strawberry.mutation(
+        permission_classes=DECIDE,
+        description="Run a finished (COMPLETED or FAILED) workflow again as a new workflow: the same "
+        "definition, started at once (QUEUED, EXECUTING if a slot is free). The new one's rerunOf names "
+        "the old one, whose reruns list it. Reviewer or admin keys.",
+    )
+    async def rerun_workflow(
+        self, info: I, workflow_id: Annotated[strawberry.ID, A(description="The finished workflow.")]
+    ) -> WorkflowPayload:
+        created, errors = await run_mutation(
+            info, lambda tx: workflow_control.rerun_workflow(tx, str(workflow_id))
+        )
+        workflow = WorkflowType.from_row(created.workflow) if created else None
+        return WorkflowPayload(workflow=workflow, user_errors=errors)
 
     @strawberry.mutation(
         permission_classes=DRIVE,

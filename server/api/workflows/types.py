@@ -24,6 +24,8 @@ from ...machines.workflow import (
 )
 from ...services.workflows import queries as workflow_queries
 from ...services.workflows.definition import retry_policy_from_document
+from .. import actions
+from ..actions import AVAILABLE_ACTIONS, AvailableAction, available_actions
 from ..context import Context
 from ..descriptions import (
     CREATED_AT,
@@ -124,6 +126,10 @@ class WorkflowStepType(Node):
         row = await info.context.loaders.workflows.load(key)
         return WorkflowType.from_row(row) if row else None
 
+    @strawberry.field(description=AVAILABLE_ACTIONS)
+    def available_actions(self, info: I) -> list[AvailableAction]:
+        return available_actions(info, actions.WORKFLOW_STEP, self)
+
     @staticmethod
     def from_row(row: WorkflowStep) -> WorkflowStepType:
         policy = retry_policy_from_document(row.retry_policy)
@@ -214,6 +220,26 @@ class WorkflowType(Node):
     queued_at: datetime | None = strawberry.field(description="When startWorkflow queued it (UTC).")
     started_at: datetime | None = strawberry.field(description="When it first went EXECUTING (UTC).")
     completed_at: datetime | None = strawberry.field(description="When it COMPLETED or FAILED (UTC).")
+    rerun_of_id: strawberry.ID | None = strawberry.field(
+        description="The finished workflow this one runs again (rerunWorkflow); null for a new definition."
+    )
+
+    @strawberry.field(description="The finished workflow this one runs again (rerunWorkflow), if any.")
+    async def rerun_of(self, info: I) -> WorkflowType | None:
+        if self.rerun_of_id is None:
+            return None
+        row = await info.context.loaders.workflows.load(
+            (info.context.principal.tenant_id, str(self.rerun_of_id))
+        )
+        return WorkflowType.from_row(row) if row else None
+
+    @strawberry.field(
+        description="The workflows rerunWorkflow made from this one, oldest first (at most 100)."
+    )
+    async def reruns(self, info: I) -> list[WorkflowType]:
+        async with info.context.runtime.db.reader() as session:
+            rows = await workflow_queries.reruns_of(session, info.context.principal.tenant_id, str(self.id))
+        return [WorkflowType.from_row(r) for r in rows]
 
     @strawberry.field(description="The definition as stored, in the YAML's own words.")
     async def definition(self, info: I) -> JSON:
@@ -245,6 +271,10 @@ class WorkflowType(Node):
     async def compensations(self, info: I) -> list[WorkflowCompensationType]:
         rows = await info.context.loaders.workflow_compensations.load(str(self.id))
         return [WorkflowCompensationType.from_row(r) for r in rows]
+
+    @strawberry.field(description=AVAILABLE_ACTIONS)
+    def available_actions(self, info: I) -> list[AvailableAction]:
+        return available_actions(info, actions.WORKFLOW, self)
 
     @staticmethod
     def from_row(row: Workflow) -> WorkflowType:

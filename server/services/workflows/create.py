@@ -23,10 +23,13 @@ class CreatedWorkflow:
     warnings: list[DefinitionWarning]
 
 
-async def create_workflow(tx: Tx, document: Any, name: str | None = None) -> CreatedWorkflow:
-    """From a definition document in the YAML's words (the typed input is turned into one)."""
+async def create_workflow(
+    tx: Tx, document: Any, name: str | None = None, rerun_of: str | None = None
+) -> CreatedWorkflow:
+    """From a definition document in the YAML's words (the typed input is turned into one);
+    ``rerun_of``: the finished workflow this one runs again."""
     definition, warnings = read_definition(document, tx.settings, name=name)
-    return await _insert(tx, definition, warnings)
+    return await _insert(tx, definition, warnings, rerun_of)
 
 
 async def create_workflow_from_yaml(tx: Tx, text: str, name: str | None = None) -> CreatedWorkflow:
@@ -36,7 +39,7 @@ async def create_workflow_from_yaml(tx: Tx, text: str, name: str | None = None) 
 
 
 async def _insert(
-    tx: Tx, definition: WorkflowDefinition, warnings: list[DefinitionWarning]
+    tx: Tx, definition: WorkflowDefinition, warnings: list[DefinitionWarning], rerun_of: str | None = None
 ) -> CreatedWorkflow:
     workflow = Workflow(
         id=str(uuid.uuid4()),
@@ -46,6 +49,7 @@ async def _insert(
         failure_policy=definition.failure_policy.value,
         timeout_seconds=definition.timeout.total_seconds() if definition.timeout else None,
         definition=definition.document,
+        rerun_of_id=rerun_of,
         created_at=tx.now,
         updated_at=tx.now,
     )
@@ -85,6 +89,7 @@ async def _insert(
             "name": workflow.name,
             "steps": [s.name for s in steps],
             "warnings": [w.code for w in warnings],
+            **({"rerunOf": rerun_of} if rerun_of else {}),
         },
     )
     return CreatedWorkflow(workflow, steps, warnings)

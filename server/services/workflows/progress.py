@@ -17,6 +17,7 @@ from ...machines.workflow import (
     WORKFLOW_MACHINE,
     BlockedOn,
     CompensationStatus,
+    FailurePolicy,
     OnFailure,
     WorkflowOutcome,
     WorkflowStatus,
@@ -28,6 +29,7 @@ from ...machines.workflow_policy import (
     Verdict,
     compensation_order,
     dependencies_met,
+    failure_policy_verdict,
     verdict_of,
 )
 from ..runtime import Tx
@@ -145,6 +147,14 @@ def apply_verdict(
         finish_workflow(tx, workflow, "complete", WorkflowOutcome.SUCCEEDED, **data)
     else:
         workflow_act(tx, workflow, "resume", reason="reviewer answered", **data)
+
+
+def fail_by_policy(tx: Tx, workflow: Workflow, steps: list[WorkflowStep], reason: str) -> None:
+    """A failure of the workflow itself follows its failure policy: seed 002 §1 enters ``failed`` only
+    when the policy is not ``compensate``; otherwise it compensates (from ``blocked`` by walking
+    ``blocked -> executing -> compensating``)."""
+    verdict = failure_policy_verdict(FailurePolicy(workflow.failure_policy))
+    apply_verdict(tx, workflow, steps, verdict, reason=reason)
 
 
 def _failure_reason(step: WorkflowStep | None) -> str:

@@ -39,6 +39,17 @@ async def get_step(session: AsyncSession, tenant_id: str, step_id: str, field: s
     return row
 
 
+async def reruns_of(session: AsyncSession, tenant_id: str, workflow_id: str) -> list[Workflow]:
+    """The workflows made by rerunWorkflow from this one, oldest first (the (tenant, rerun_of_id) index)."""
+    rows = await session.scalars(
+        select(Workflow)
+        .where(Workflow.tenant_id == tenant_id, Workflow.rerun_of_id == workflow_id)
+        .order_by(Workflow.created_at, Workflow.id)
+        .limit(100)
+    )
+    return list(rows.all())
+
+
 WORKFLOWS = Listed(Workflow, "workflows_fts", ("name",))
 
 

@@ -62,14 +62,20 @@ def document_from_yaml(text: str, settings: Settings) -> tuple[Any, list[str]]:
         raise invalid(f"yaml does not parse{at}: {getattr(exc, 'problem', None) or exc}", ["yaml"]) from None
     if not isinstance(doc, dict):
         raise invalid("yaml must be a mapping with spec.steps (or steps at the top)", ["yaml"])
+    return unwrap_spec(doc, ["yaml"])
+
+
+def unwrap_spec(doc: dict[str, Any], prefix: list[str]) -> tuple[Any, list[str]]:
+    """A document's ``spec`` with ``metadata.name`` folded in (a stored definition has this form too),
+    or the document itself when it has no ``spec``; and the field path prefix of what is returned."""
     if "spec" not in doc:
-        return doc, ["yaml"]
+        return doc, prefix
     spec = doc["spec"]
     if not isinstance(spec, dict):
-        raise invalid("spec must be a mapping", ["yaml", "spec"])
+        raise invalid("spec must be a mapping", [*prefix, "spec"])
     metadata = doc.get("metadata")
     name = metadata.get("name") if isinstance(metadata, dict) else doc.get("name")
-    return {"name": name, **spec} if name is not None and "name" not in spec else spec, ["yaml", "spec"]
+    return {"name": name, **spec} if name is not None and "name" not in spec else spec, [*prefix, "spec"]
 
 
 def read_definition(

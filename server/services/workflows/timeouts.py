@@ -20,16 +20,14 @@ from ...machines.retry import ErrorCategory, decide_heartbeat_timeout, settle_fa
 from ...machines.workflow import (
     WORKFLOW_MACHINE,
     WORKFLOW_STEP_MACHINE,
-    FailurePolicy,
     OnFailure,
     WorkflowStatus,
     WorkflowStepStatus,
 )
-from ...machines.workflow_policy import failure_policy_verdict
 from ..runtime import Tx
 from ..transitions import allowed
 from .definition import retry_policy_from_document
-from .progress import apply_verdict, conclude_step_failure
+from .progress import conclude_step_failure, fail_by_policy
 from .rows import (
     hard_deadline,
     load_steps,
@@ -118,16 +116,8 @@ async def time_out_workflow(tx: Tx, workflow_id: str) -> bool:
             "wasBlocked": workflow.status == W.BLOCKED,
         },
     )
-    _fail_by_policy(tx, workflow, steps, reason)
+    fail_by_policy(tx, workflow, steps, reason)
     return True
-
-
-def _fail_by_policy(tx: Tx, workflow: Workflow, steps: list[WorkflowStep], reason: str) -> None:
-    """A failure of the workflow itself follows its failure policy: seed 002 §1 enters ``failed`` only
-    when the policy is not ``compensate``; otherwise it compensates (from ``blocked`` by walking
-    ``blocked -> executing -> compensating``)."""
-    verdict = failure_policy_verdict(FailurePolicy(workflow.failure_policy))
-    apply_verdict(tx, workflow, steps, verdict, reason=reason)
 
 
 async def _steps_past_deadline(tx: Tx, workflow_id: str) -> list[WorkflowStep]:
@@ -189,7 +179,7 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
             step.last_error_category = ErrorCategory.TIMEOUT.value
             step_act(tx, workflow, step, "fail", reason="timed out", category=ErrorCategory.TIMEOUT.value)
             why = f'step "{step.name}" timed out while the workflow was blocked'
-            _fail_by_policy(tx, workflow, await load_steps(tx, workflow.id), why)
+            fail_by_policy(tx, workflow, await load_steps(tx, workflow.id), why)
             continue
         on_failure = OnFailure(step.on_failure)
         if heartbeat:

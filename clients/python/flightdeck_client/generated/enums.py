@@ -142,6 +142,15 @@ class PlanStatus(str, Enum):
     FAILED = "FAILED"
 
 
+class ReviewKind(str, Enum):
+    PLAN_STEP = "PLAN_STEP"
+    WORKFLOW_STEP = "WORKFLOW_STEP"
+    MISSION = "MISSION"
+    HOP_PLAN = "HOP_PLAN"
+    HOP_IMPLEMENTATION = "HOP_IMPLEMENTATION"
+    ASSET = "ASSET"
+
+
 class SkillExecutionStatus(str, Enum):
     STARTED = "STARTED"
     COMPLETED = "COMPLETED"

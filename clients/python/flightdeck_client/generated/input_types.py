@@ -13,6 +13,7 @@ from .enums import (
     MissionReviewKind,
     OperationType,
     PlanModificationAction,
+    ReviewKind,
     SortDirection,
     StepFailureAction,
     StepType,
@@ -305,6 +306,19 @@ class RetryPolicyInput(BaseModel):
         alias="retryOn", default=None
     )
     "Categories to retry: transient always; agent_error and external may be added."
+
+
+class ReviewDecisionInput(BaseModel):
+    """One decision of decideReviews."""
+
+    kind: ReviewKind
+    "What is decided on."
+    id: str
+    "Its id (the step, mission, hop or asset)."
+    approve: bool
+    "True approves (accepts an asset); false rejects."
+    reason: Optional[str] = None
+    "Required to reject anything but a plan step; kept as the comment of a workflow step's approval; at most FLIGHTDECK_MAX_TEXT_BYTES (64 KiB by default) of UTF-8."
 
 
 class ReviewInboxFilter(BaseModel):

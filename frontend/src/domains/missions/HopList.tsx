@@ -1,4 +1,5 @@
 /** A mission's hops in order, each with its plan and tool steps (tool, parameters, result or error). */
+import { offers } from '../../core/actions';
 import { elapsed, formatDuration, formatTime } from '../../core/format';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { HopDetail, ToolStep } from './api';
@@ -27,9 +28,6 @@ function hopTiming(hop: HopDetail, now: number): string {
   return hop.completedAt ? `took ${formatDuration(ran)}` : `running for ${formatDuration(ran)}`;
 }
 
-/** The hop machine's final states: nothing more can happen to such a hop, cancelling included. */
-const FINISHED_HOP = new Set(['COMPLETED', 'CANCELLED']);
-
 function HopItem({ hop, now }: { hop: HopDetail; now: number }) {
   const status = hop.status.toLowerCase();
   const label = `hop ${hop.sequence} “${hop.name}”`;
@@ -55,48 +53,49 @@ function HopItem({ hop, now }: { hop: HopDetail; now: number }) {
       ) : null}
       {steps.length ? <ToolSteps steps={steps} /> : null}
       <HopAction hop={hop} label={label} />
-      {FINISHED_HOP.has(hop.status) ? null : <CancelHop hopId={hop.id} missionId={hop.missionId} label={label} />}
+      {offers(hop.availableActions, 'cancelHop') ? <CancelHop hopId={hop.id} missionId={hop.missionId} label={label} /> : null}
     </li>
   );
 }
 
-/** What a person can do with the hop now, if anything. */
+/** What a person can do with the hop now, if anything: the server's offer (availableActions), in words. */
 function HopAction({ hop, label }: { hop: HopDetail; label: string }) {
   const waiting = (text: string) => (
     <p>
       <strong>{text}</strong>
     </p>
   );
-  switch (hop.status) {
-    case 'PLAN_PROPOSED':
-      return (
-        <div className="review-box">
-          {waiting('The plan waits for your decision.')}
-          <ProposalDecision kind="hopPlan" id={hop.id} missionId={hop.missionId} label={`the plan of ${label}`} />
-        </div>
-      );
-    case 'IMPLEMENTATION_PROPOSED':
-      return (
-        <div className="review-box">
-          {waiting('The implementation (the tool steps above) waits for your decision.')}
-          <ProposalDecision
-            kind="hopImplementation"
-            id={hop.id}
-            missionId={hop.missionId}
-            label={`the implementation of ${label}`}
-          />
-        </div>
-      );
-    case 'READY_FOR_EXECUTION':
-      return (
-        <div className="review-box">
-          {waiting('The implementation is approved; a person starts the hop.')}
-          <StartHop hopId={hop.id} missionId={hop.missionId} label={label} />
-        </div>
-      );
-    default:
-      return null;
+  const offered = hop.availableActions;
+  if (offers(offered, 'approveHopPlan') || offers(offered, 'rejectHopPlan')) {
+    return (
+      <div className="review-box">
+        {waiting('The plan waits for your decision.')}
+        <ProposalDecision kind="hopPlan" id={hop.id} missionId={hop.missionId} label={`the plan of ${label}`} />
+      </div>
+    );
   }
+  if (offers(offered, 'approveHopImplementation') || offers(offered, 'rejectHopImplementation')) {
+    return (
+      <div className="review-box">
+        {waiting('The implementation (the tool steps above) waits for your decision.')}
+        <ProposalDecision
+          kind="hopImplementation"
+          id={hop.id}
+          missionId={hop.missionId}
+          label={`the implementation of ${label}`}
+        />
+      </div>
+    );
+  }
+  if (offers(offered, 'startHop')) {
+    return (
+      <div className="review-box">
+        {waiting('The implementation is approved; a person starts the hop.')}
+        <StartHop hopId={hop.id} missionId={hop.missionId} label={label} />
+      </div>
+    );
+  }
+  return null;
 }
 
 function json(value: unknown): string {

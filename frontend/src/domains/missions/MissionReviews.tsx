@@ -9,13 +9,17 @@ import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 
 import { useConnection } from '../../core/connection';
 import { formatDuration, formatTime } from '../../core/format';
-import { MissionReviewsDocument, type MissionReviewKind, type MissionReviewsQuery } from '../../core/graphql.generated';
+import {
+  MissionReviewsDocument,
+  type MissionReviewKind,
+  type MissionReviewsQuery,
+  type ReviewKind,
+} from '../../core/graphql.generated';
 import { useHashQuery, useNow } from '../../core/hooks';
 import { href } from '../../core/router';
-import { describeUserError } from '../../core/userErrors';
 import { BulkDecide, SelectBox, useSelection } from '../../ui/BulkDecide';
 import { StatusBadge } from '../../ui/StatusBadge';
-import { ACTS, type MissionReview, type MissionSummary, type ProposalKind } from './api';
+import { type MissionReview, type MissionSummary, type ProposalKind } from './api';
 import { useMissionChanged, useMissions } from './context';
 import { ProposalDecision, type Decided } from './Decision';
 import {
@@ -51,6 +55,14 @@ interface DecidedItem extends Decided {
   /** The mission as the list held it when the decision came back; until it is re-read, the answer is newer. */
   before: MissionSummary | undefined;
 }
+
+/** decideReviews' word for each kind of proposal. */
+const REVIEW_KIND: Record<ProposalKind, ReviewKind> = {
+  mission: 'MISSION',
+  hopPlan: 'HOP_PLAN',
+  hopImplementation: 'HOP_IMPLEMENTATION',
+  asset: 'ASSET',
+};
 
 const KIND_TITLE: Record<ProposalKind, string> = {
   mission: 'Mission proposal',
@@ -263,10 +275,9 @@ export function MissionReviews() {
   const open = page
     ? page.edges.map((e) => item(e.node, now, read.receivedAt)).filter((i) => !hidden.has(`${i.kind}:${i.id}`))
     : null;
-  const { http } = useConnection();
   const changed = useMissionChanged();
   const byKey = new Map((open ?? []).map((i) => [`${i.kind}:${i.id}`, i]));
-  const targets = (open ?? []).map((i) => ({ key: `${i.kind}:${i.id}`, label: i.label }));
+  const targets = (open ?? []).map((i) => ({ key: `${i.kind}:${i.id}`, label: i.label, kind: REVIEW_KIND[i.kind], id: i.id }));
   const selection = useSelection(targets.map((t) => t.key));
   const change = (next: ReviewView) => showView(next, raw);
   const stale = read.key !== formatReviewView(view);
@@ -300,15 +311,12 @@ export function MissionReviews() {
         what="mission proposals"
         targets={targets}
         selection={selection}
-        decide={async (target, approve, reason) => {
-          const item = byKey.get(target.key);
-          if (!item) return 'no longer waiting';
-          const act = ACTS[item.kind];
-          const payload = await (approve ? act.approve(http, item.id) : act.reject(http, item.id, reason));
-          changed(item.missionId);
-          return payload.userErrors.length ? payload.userErrors.map(describeUserError).join(' ') : null;
+        onDone={(decided) => {
+          for (const target of decided) {
+            const item = byKey.get(target.key);
+            if (item) changed(item.missionId);
+          }
         }}
-        onDone={() => undefined}
       />
       <ul className="inbox" aria-label={`Mission proposals waiting, ${view.newestFirst ? 'the most recent' : 'the longest waiting'} first`}>
         {(open ?? []).map((item) => (

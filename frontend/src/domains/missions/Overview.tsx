@@ -2,6 +2,7 @@
 import { formatTime } from '../../core/format';
 import { rootsInOrder } from '../../core/liveList';
 import { href } from '../../core/router';
+import { OVERVIEW_FEW } from '../../core/sections';
 import { words } from '../../core/userErrors';
 import { ListPage, OverviewSection } from '../../ui/ListFrames';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -63,7 +64,7 @@ function MissionsBody({ level }: { level: Level }) {
       ) : null}
       {missions.length ? (
         <ul className="plan-list mission-list" aria-label="Missions, newest first">
-          {missions.map((mission) => (
+          {(level === 3 ? missions.slice(0, OVERVIEW_FEW) : missions).map((mission) => (
             <MissionCard key={mission.id} mission={mission} level={level} />
           ))}
         </ul>

@@ -3,23 +3,26 @@
  * and stall alerts standing out; then the other domains' sections (missions, workflows; see
  * core/sections.tsx), each live too.
  */
+import { progressTone } from '../../core/outcome';
 import { memo } from 'react';
 
 import { formatDuration, formatTime } from '../../core/format';
 import { rootsInOrder } from '../../core/liveList';
 import { href } from '../../core/router';
-import { OverviewSections } from '../../core/sections';
+import { OVERVIEW_FEW, OverviewSections } from '../../core/sections';
 import { OverviewSection } from '../../ui/ListFrames';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { PlanSummary, StallAlert } from './api';
 import { usePlans } from './context';
 import { EmptyState } from './EmptyState';
+import { Glance } from './Glance';
 
 export function Overview() {
   return (
     <section aria-labelledby="overview-title" className="page">
       <h1 id="overview-title">Overview</h1>
+      <Glance />
       <PlansSection />
       <OverviewSections />
     </section>
@@ -37,8 +40,8 @@ function PlansSection() {
         </p>
       ) : null}
       {state.loaded && plans.length === 0 ? <EmptyState /> : null}
-      {plans.length || state.alerts.length ? <StallAlerts alerts={state.alerts} /> : null}
-      {!state.loaded ? <p>Loading plans…</p> : plans.length ? <PlanList plans={plans} /> : null}
+      {plans.length || state.alerts.length ? <StallAlerts alerts={state.alerts.slice(0, OVERVIEW_FEW)} /> : null}
+      {!state.loaded ? <p>Loading plans…</p> : plans.length ? <PlanList plans={plans.slice(0, OVERVIEW_FEW)} /> : null}
     </OverviewSection>
   );
 }
@@ -59,7 +62,7 @@ function Summary({ plans, total, loaded }: { plans: readonly PlanSummary[]; tota
 
 function PlanList({ plans }: { plans: PlanSummary[] }) {
   return (
-    <ul className="plan-list" aria-label="Plans, newest first">
+    <ul className="plan-list" aria-label={`The newest ${plans.length} plans`}>
       {plans.map((plan) => (
         <PlanCard key={plan.id} plan={plan} />
       ))}
@@ -87,7 +90,11 @@ const PlanCard = memo(function PlanCard({ plan }: { plan: PlanSummary }) {
           <StatusBadge status={plan.status} />
           {stalled ? <strong className="stall-flag">A step has run longer than its stall threshold</strong> : null}
         </div>
-        <ProgressBar percent={plan.progressPercent} label={`Progress of ${plan.title || plan.researchQuestion}`} />
+        <ProgressBar
+          percent={plan.progressPercent}
+          label={`Progress of ${plan.title || plan.researchQuestion}`}
+          tone={progressTone(plan.status)}
+        />
         <p className="counts" data-testid="step-counts">
           {done} of {total} steps done
           {c.inProgress ? ` · ${c.inProgress} running` : ''}

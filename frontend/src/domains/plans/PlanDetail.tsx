@@ -1,4 +1,5 @@
 /** One plan, live: header and progress, the step timeline, the state machines, and the event history. */
+import { progressTone } from '../../core/outcome';
 import { formatDuration, formatTime } from '../../core/format';
 import { useStore } from '../../core/hooks';
 import { useRootLive } from '../../core/liveHooks';
@@ -44,7 +45,7 @@ function PlanPage({ live }: { live: RootLive<PlanDetail> }) {
             {plan.stallThresholdSeconds ? ` · stalls after ${formatDuration(plan.stallThresholdSeconds * 1000)}` : ''}
           </span>
         </div>
-        <ProgressBar percent={plan.progressPercent} label="Plan progress" />
+        <ProgressBar percent={plan.progressPercent} label="Plan progress" tone={progressTone(plan.status)} />
         {plan.status === 'STALLED' ? (
           <p className="banner banner-stalled" role="alert">
             This plan is stalled: a step has been in progress longer than its threshold. An agent resumes it with{' '}

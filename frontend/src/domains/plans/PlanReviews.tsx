@@ -2,12 +2,10 @@
 import { useState } from 'react';
 
 import { markAnswered, noneAnswered, stillWaiting } from '../../core/answered';
-import { useConnection } from '../../core/connection';
 import { formatDuration, formatTime } from '../../core/format';
-import { DecideDocument } from '../../core/graphql.generated';
 import { useNow } from '../../core/hooks';
 import { href } from '../../core/router';
-import { describeUserError, words } from '../../core/userErrors';
+import { words } from '../../core/userErrors';
 import { BulkDecide, SelectBox, useSelection, type Selection } from '../../ui/BulkDecide';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { ReviewRequest } from './api';
@@ -27,7 +25,6 @@ export function PlanReviews() {
   const plans = usePlans();
   const refreshInbox = useRefreshPlanInbox();
   const [decided, setDecided] = useState<DecidedItem[]>([]);
-  const { http } = useConnection();
   // The inbox is the live list's (domains/plans/live.ts); a step answered here leaves it at once.
   const [answered, setAnswered] = useState(noneAnswered<ReviewRequest>);
   const { inbox } = plans;
@@ -36,7 +33,12 @@ export function PlanReviews() {
   const now = useNow();
   // The longest waiting first.
   const waiting = [...(requests ?? [])].sort((a, b) => Date.parse(a.waitingSince) - Date.parse(b.waitingSince));
-  const targets = waiting.map((r) => ({ key: r.step.id, label: describeRequest(r) }));
+  const targets = waiting.map((r) => ({
+    key: r.step.id,
+    label: describeRequest(r),
+    kind: 'PLAN_STEP' as const,
+    id: r.step.id,
+  }));
   const selection = useSelection(targets.map((t) => t.key));
 
   return (
@@ -54,15 +56,6 @@ export function PlanReviews() {
         what="plan steps"
         targets={targets}
         selection={selection}
-        decide={async (target, approve, reason) => {
-          const result = await http.request(DecideDocument, {
-            stepId: target.key,
-            decision: approve ? 'APPROVE' : 'REJECT',
-            feedback: reason || null,
-          });
-          const errors = result.submitUserDecision.userErrors;
-          return errors.length ? errors.map(describeUserError).join(' ') : null;
-        }}
         onDone={refreshInbox}
       />
       <ul className="inbox" aria-label="Plan steps waiting, the longest waiting first">

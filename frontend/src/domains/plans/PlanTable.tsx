@@ -1,4 +1,5 @@
 /** Every research plan as a dense table (`#/plans`): filter, search, sort and page, live. */
+import { progressTone } from '../../core/outcome';
 import { PlanSummaryDocument, PlanTableDocument, type PlanStatus } from '../../core/graphql.generated';
 import { listVariables } from '../../core/tableQuery';
 import { TablePage, type Column } from '../../ui/DataTable';
@@ -16,7 +17,7 @@ const COLUMNS: readonly Column<PlanSummary>[] = [
   statusColumn(),
   {
     label: 'Progress',
-    cell: (p) => <ProgressBar percent={p.progressPercent} label={`Progress of ${title(p)}`} />,
+    cell: (p) => <ProgressBar percent={p.progressPercent} label={`Progress of ${title(p)}`} tone={progressTone(p.status)} />,
   },
   ...timeColumns<PlanSummary>(
     (p) => p.createdAt,

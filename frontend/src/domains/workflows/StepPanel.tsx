@@ -1,6 +1,7 @@
 /** Everything about the step selected in the graph; a step waiting for a reviewer can be decided here. */
 import type { ReactNode } from 'react';
 
+import { offers } from '../../core/actions';
 import { formatTime } from '../../core/format';
 import { words } from '../../core/userErrors';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -83,7 +84,9 @@ export function StepPanel({ step, undo }: { step: WorkflowStep; undo: Compensati
           </Fact>
         ) : null}
       </dl>
-      {step.blockedOn ? <GateForm stepId={step.id} subject={`step “${step.name}”`} /> : null}
+      {offers(step.availableActions, 'approveWorkflowStep') || offers(step.availableActions, 'rejectWorkflowStep') ? (
+        <GateForm stepId={step.id} subject={`step “${step.name}”`} />
+      ) : null}
     </section>
   );
 }

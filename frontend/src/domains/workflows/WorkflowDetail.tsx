@@ -1,4 +1,5 @@
 /** One workflow, live: header and progress, the DAG, the selected step, compensation, machines, history. */
+import { progressTone } from '../../core/outcome';
 import { useState } from 'react';
 
 import { formatDuration, formatTime } from '../../core/format';
@@ -20,6 +21,7 @@ import { DagView } from './DagView';
 import { describeWorkflowEvent } from './history';
 import { workflowSource } from './live';
 import { StepPanel } from './StepPanel';
+import { WorkflowControls } from './WorkflowControls';
 import { stepCountsText, stepProgress, workflowOutcome } from './store';
 
 export function WorkflowDetailView({ params }: { params: Params }) {
@@ -79,7 +81,33 @@ function WorkflowPage({ live }: { live: RootLive<WorkflowDetail> }) {
             {left !== null ? (left > 0 ? ` (times out in ${formatDuration(left)})` : ' (past its timeout)') : ''}
           </span>
         </div>
-        <ProgressBar percent={stepProgress(workflow.stepCounts).percent} label="Workflow progress" />
+        <WorkflowControls workflowId={workflow.id} name={workflow.name} available={workflow.availableActions} />
+        {workflow.rerunOfId || workflow.reruns.length ? (
+          <p className="meta" data-testid="rerun-links">
+            {workflow.rerunOfId ? (
+              <>
+                Runs again <a href={href(`/workflows/${workflow.rerunOfId}`)}>an earlier workflow</a>.{' '}
+              </>
+            ) : null}
+            {workflow.reruns.length ? (
+              <>
+                Run again as{' '}
+                {workflow.reruns.map((r, i) => (
+                  <span key={r.id}>
+                    {i ? ', ' : ''}
+                    <a href={href(`/workflows/${r.id}`)}>a new workflow ({r.status.toLowerCase()})</a>
+                  </span>
+                ))}
+                .
+              </>
+            ) : null}
+          </p>
+        ) : null}
+        <ProgressBar
+          percent={stepProgress(workflow.stepCounts).percent}
+          label="Workflow progress"
+          tone={progressTone(workflow.status, outcome)}
+        />
         <p className="counts" data-testid="step-counts">
           {stepCountsText(workflow)}
         </p>

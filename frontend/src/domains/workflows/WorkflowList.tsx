@@ -2,9 +2,11 @@
  * Every workflow with its status, outcome, progress and step counts, live; blocked and compensating ones
  * stand out. On its own page (`/workflows`) and as the workflows' section of the overview (`/`).
  */
+import { progressTone } from '../../core/outcome';
 import { formatTime } from '../../core/format';
 import { rootsInOrder } from '../../core/liveList';
 import { href } from '../../core/router';
+import { OVERVIEW_FEW } from '../../core/sections';
 import { ListPage, OverviewSection } from '../../ui/ListFrames';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -73,7 +75,7 @@ function WorkflowsBody({ level }: { level: Level }) {
       ) : null}
       {workflows.length ? (
         <ul className="plan-list" aria-label="Workflows, newest first">
-          {workflows.map((workflow) => (
+          {(level === 3 ? workflows.slice(0, OVERVIEW_FEW) : workflows).map((workflow) => (
             <WorkflowCard key={workflow.id} workflow={workflow} level={level} />
           ))}
         </ul>
@@ -114,7 +116,11 @@ function WorkflowCard({ workflow, level }: { workflow: WorkflowSummary; level: L
             </a>
           ) : null}
         </div>
-        <ProgressBar percent={stepProgress(workflow.stepCounts).percent} label={`Progress of ${workflow.name}`} />
+        <ProgressBar
+          percent={stepProgress(workflow.stepCounts).percent}
+          label={`Progress of ${workflow.name}`}
+          tone={progressTone(workflow.status, outcome)}
+        />
         <p className="counts" data-testid="step-counts">
           {stepCountsText(workflow)}
         </p>

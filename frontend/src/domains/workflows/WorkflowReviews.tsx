@@ -2,11 +2,9 @@
 import { useState } from 'react';
 
 import { formatDuration, formatTime } from '../../core/format';
-import { useConnection } from '../../core/connection';
-import { ApproveGateDocument, RejectGateDocument } from '../../core/graphql.generated';
 import { useNow } from '../../core/hooks';
 import { href } from '../../core/router';
-import { describeUserError, words } from '../../core/userErrors';
+import { words } from '../../core/userErrors';
 import { BulkDecide, SelectBox, useSelection, type Selection } from '../../ui/BulkDecide';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { GateRequest } from './api';
@@ -34,13 +32,12 @@ export function WorkflowReviews() {
     ids: new Set(),
   });
   const now = useNow();
-  const { http } = useConnection();
   const refreshGates = useRefreshGates();
   // The longest waiting first (a gate waits from when its step started).
   const waiting = (gates ?? [])
     .filter((g) => !(answered.in === gates && answered.ids.has(g.id)))
     .sort((a, b) => waitedSince(a) - waitedSince(b));
-  const targets = waiting.map((g) => ({ key: g.id, label: `step ${label(g)}` }));
+  const targets = waiting.map((g) => ({ key: g.id, label: `step ${label(g)}`, kind: 'WORKFLOW_STEP' as const, id: g.id }));
   const selection = useSelection(targets.map((t) => t.key));
   return (
     <section aria-labelledby="workflow-reviews-title" className="review-section" data-testid="workflow-reviews">
@@ -56,13 +53,6 @@ export function WorkflowReviews() {
         what="workflow approvals"
         targets={targets}
         selection={selection}
-        decide={async (target, approve, reason) => {
-          const errors = approve
-            ? (await http.request(ApproveGateDocument, { stepId: target.key, comment: reason || null })).approveWorkflowStep
-                .userErrors
-            : (await http.request(RejectGateDocument, { stepId: target.key, reason })).rejectWorkflowStep.userErrors;
-          return errors.length ? errors.map(describeUserError).join(' ') : null;
-        }}
         onDone={refreshGates}
       />
       <ul className="inbox" aria-label="Workflow steps waiting, the longest waiting first">

@@ -1,7 +1,7 @@
 """`make bench`: start real servers, measure, print JSON and a Markdown table.
 
-python -m bench [--only transitions,mcp,mcp_tools,latency,stall,memory,catchup,webhooks,scale,workers,
-                        workflow_scale]
+python -m bench [--only transitions,mcp,mcp_typescript,mcp_tools,latency,stall,memory,catchup,webhooks,
+                        scale,workers,workflow_scale]
                 [--sizes 100,10000,100000,1000000]
                 [--postgres-url URL --redis-url URL]   (the scale series on PostgreSQL, 1 and 2 processes)
 python -m bench soak [--minutes 8] [--rate 48] [--database-url URL] [--broadcast-url URL]   (`make soak`)
@@ -27,6 +27,7 @@ from . import (
     lists,
     mcp_tool_list,
     mcp_transitions,
+    mcp_typescript,
     scale,
     soak,
     stall_scan,
@@ -47,6 +48,7 @@ TARGETS = {
     "webhook_slowdown_separate_process": ("<=", 0.05),
     "webhook_slowdown_in_process": ("<=", 0.05),
     "mcp_to_graphql_ratio": (">=", 0.7),
+    "mcp_typescript_to_graphql_ratio": (">=", 0.7),
     "mcp_tools_list_kb_plans": ("<=", 25.0),
     "mcp_tools_list_kb_all": ("<=", 50.0),
     "scale_ratio_100k_to_100": (">=", 0.9),
@@ -133,6 +135,8 @@ def run(
             results["http_to_service_ratio"] = round(http / service, 3)
         if "mcp" in only:
             results.update(asyncio.run(mcp_transitions.compare(fresh_sqlite(folder, "mcp.db"))))
+        if "mcp_typescript" in only:
+            results.update(asyncio.run(mcp_typescript.compare(fresh_sqlite(folder, "mcp_ts.db"))))
         if "mcp_tools" in only:
             results.update(mcp_tool_list.measure(fresh_sqlite(folder, "mcp_tools.db")))
         if "latency" in only:
@@ -209,7 +213,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument(
         "--only",
-        default="transitions,mcp,mcp_tools,latency,stall,memory,catchup,webhooks,scale,workers,workflow_scale,lists",
+        default="transitions,mcp,mcp_typescript,mcp_tools,latency,stall,memory,catchup,webhooks,scale,workers,workflow_scale,lists",
     )
     parser.add_argument(
         "--sizes", default=DEFAULT_SIZES, help="plans loaded for each run of the scale series"

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 from sqlalchemy import text
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, make_url
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # The PostgreSQL advisory lock every migrating process takes (advisory locks are per database).
 MIGRATION_LOCK_KEY = 0x666C_6967_6874_6463  # "flightdc"
 # How long a SQLite migration waits for another process's to finish (PostgreSQL's lock waits forever).
 SQLITE_MIGRATION_WAIT_SECONDS = 600.0
+SQLITE_INCREMENTAL_VACUUM = 2  # PRAGMA auto_vacuum's value for INCREMENTAL
 
 
 def alembic_config(database_url: str) -> Config:
@@ -40,6 +42,24 @@ def hold_migration_lock(connection: Connection) -> None:
 def upgrade(database_url: str, revision: str = "head") -> None:
     """Bring the database to ``revision`` (blocking; env.py runs its own event loop)."""
     command.upgrade(alembic_config(database_url), revision)
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite" and url.database:
+        use_incremental_vacuum(url.database)
+
+
+def use_incremental_vacuum(path: str) -> None:
+    """Make a SQLite file give freed pages back on ``PRAGMA incremental_vacuum`` (after an archive or a
+    retention pass). A file made before that setting existed changes only through a ``VACUUM``, which
+    cannot run inside the migrations' transaction (it holds the migration lock), so it runs here, once:
+    a process that finds the file switched already does nothing; one that arrives during another's
+    VACUUM waits for it through the busy timeout."""
+    connection = sqlite3.connect(path, timeout=SQLITE_MIGRATION_WAIT_SECONDS, isolation_level=None)
+    try:
+        if connection.execute("PRAGMA auto_vacuum").fetchone()[0] != SQLITE_INCREMENTAL_VACUUM:
+            connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
+            connection.execute("VACUUM")
+    finally:
+        connection.close()
 
 
 async def upgrade_async(database_url: str) -> None:

@@ -31,10 +31,8 @@ def upgrade() -> None:
         sa.Column("archived_through", sa.BigInteger(), nullable=False, server_default=sa.text("0")),
     )
     op.add_column("webhook_endpoints", sa.Column("paused_reason", sa.String(length=64), nullable=True))
-    if op.get_bind().dialect.name == "sqlite":
-        with op.get_context().autocommit_block():
-            op.execute("PRAGMA auto_vacuum=INCREMENTAL")
-            op.execute("VACUUM")
+    # SQLite files switch to incremental auto-vacuum in server.db.migrate.upgrade, after the
+    # migrations: VACUUM cannot run inside their transaction.
 
 
 def downgrade() -> None:

@@ -17,5 +17,8 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts'],
     environment: 'node',
+    // A bound for a hang, not a measurement: the first DAG layout loads elkjs's bundle, which on a
+    // loaded machine takes longer than vitest's default 5 s.
+    testTimeout: 60_000,
   },
 });

@@ -3,8 +3,8 @@
 SQLite files use incremental auto-vacuum (migration 0016): a delete leaves free pages inside the file,
 and ``PRAGMA incremental_vacuum(N)`` moves N of them to the end and truncates, in a short write
 transaction of its own, so writers wait for one step at most. PostgreSQL reuses the space of deleted
-rows through autovacuum (docs/deployment.md says what to keep on); the files do not shrink, they stop
-growing.
+rows once a VACUUM has seen them: autovacuum, and a VACUUM of the pruned tables after each pass that
+deleted rows (``give_back_space``); the files do not shrink, they stop growing.
 """
 
 from __future__ import annotations
@@ -74,10 +74,33 @@ async def size_report(db: Database) -> SizeReport:
     return SizeReport(tables, total, free_bytes, method)
 
 
+# The tables archival and retention delete from. On PostgreSQL a deleted row's space is reused only
+# after a VACUUM has seen it; autovacuum does that, but a server where it is off (or slow to reach a
+# table) would grow whatever retention deletes, so each pass that deleted rows vacuums these itself.
+# A plain VACUUM takes no lock that blocks reads or writes, and the visibility map lets it skip the
+# pages no delete touched.
+PRUNED_TABLES = (
+    "events",
+    "webhook_deliveries",
+    "webhook_attempts",
+    "research_plans",
+    "plan_steps",
+    "workflows",
+    "workflow_steps",
+    "missions",
+    "hops",
+    "tool_steps",
+    "assets",
+    "decisions",
+)
+
+
 async def give_back_space(db: Database, *, step: int = VACUUM_STEP_PAGES) -> int:
     """SQLite: return the free pages to the file system, ``step`` pages per write transaction; how many
-    bytes the file shrank by. PostgreSQL: nothing to do here (autovacuum); 0."""
+    bytes the file shrank by. PostgreSQL: VACUUM the tables retention deletes from, so their freed
+    space is reused (the files stop growing; they do not shrink); 0."""
     if not db.is_sqlite:
+        await _vacuum_pruned_tables(db)
         return 0
     freed = 0
     while True:
@@ -100,3 +123,13 @@ def _incremental_vacuum(connection: Any, pages: int) -> None:
     # writer's lock; the session's commit then finds nothing open, which sqlite3 takes as done.
     raw = connection.connection.dbapi_connection
     raw.executescript(f"BEGIN IMMEDIATE; PRAGMA incremental_vacuum({int(pages)}); COMMIT;")
+
+
+async def _vacuum_pruned_tables(db: Database) -> None:
+    known = set(Base.metadata.tables)
+    tables = [name for name in PRUNED_TABLES if name in known]
+    async with db.write_engine.connect() as conn:
+        # VACUUM cannot run inside a transaction block.
+        autocommit = await conn.execution_options(isolation_level="AUTOCOMMIT")
+        for name in tables:
+            await autocommit.execute(text(f'VACUUM "{name}"'))

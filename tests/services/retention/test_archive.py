@@ -3,13 +3,14 @@ it replaced, seqs never change, cursors below the cut-off are refused, and a res
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from server.clock import FakeClock
 from server.db.models import Event
@@ -22,6 +23,7 @@ from server.services.retention.archive import (
     restore,
     verify,
 )
+from server.services.retention.space import give_back_space, size_report
 from server.services.retention.truncation import HistoryTruncated
 from server.services.runtime import Runtime
 from tests.services.retention.helpers import counter_of, exported, log_events, seqs_of
@@ -181,3 +183,29 @@ async def test_an_archive_restores_into_another_database(
         assert await counter_of(other) == (12, 0)
     finally:
         await other.dispose()
+
+
+async def test_space_is_given_back_after_an_archive(
+    runtime: Runtime, clock: FakeClock, tmp_path: Path
+) -> None:
+    """SQLite returns the freed pages to the file system; PostgreSQL vacuums the pruned tables, so the
+    deleted rows' space is reused whether or not autovacuum is on (it is off on some servers)."""
+    db = runtime.db
+    await log_events(db, clock, 400)
+    assert await archive(db, "default", 390, tmp_path, clock.now(), batch=100) is not None
+    if db.is_sqlite:
+        before = (await size_report(db)).total_bytes
+        assert await give_back_space(db) > 0
+        report = await size_report(db)
+        assert (report.free_bytes, report.total_bytes < before) == (0, True)
+        return
+    vacuums = text("SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'events'")
+    async with db.read_connection() as conn:
+        before_count = int(await conn.scalar(vacuums) or 0)
+    assert await give_back_space(db) == 0
+    for _ in range(200):  # the statistics collector reports a moment later
+        async with db.read_connection() as conn:
+            if int(await conn.scalar(vacuums) or 0) > before_count:
+                return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the events table was not vacuumed")

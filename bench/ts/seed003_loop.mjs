@@ -20,7 +20,10 @@ async function call(client, name, args) {
 
 async function agent() {
   const client = new Client({ name: "flightdeck-bench", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  // One connection per request: a kept-alive connection the server closes while idle fails the next
+  // fetch with "other side closed", which the SDK does not retry.
+  const requestInit = { headers: { Connection: "close" } };
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
   await client.listTools(); // every host does, and the SDK then checks each answer against its schema
   const planSteps = Array.from({ length: steps }, (_, i) => ({ stepType: "search", instructions: `step ${i}` }));
   const plan = await call(client, "create_research_plan", { researchQuestion: "bench", steps: planSteps });

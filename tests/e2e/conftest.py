@@ -26,12 +26,18 @@ from playwright.async_api import (
     Route,
     WebSocket,
     async_playwright,
+    expect,
 )
 
 from server.clock import FakeClock
 from server.config import Settings
 from server.graphiql import FRONTEND_DIST
 from tests.conftest import LiveServer, _service_missing, start_server, stop_server
+from tests.waiting import patient
+
+# Playwright's expect() polls until its condition holds; its default 5 s is a hang bound that a loaded
+# machine overruns while the page is still on its way, so it gets the suite's patience too.
+expect.set_options(timeout=patient(5) * 1000)
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"

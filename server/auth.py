@@ -158,7 +158,7 @@ class DevModeRefused(Exception):
 
 
 def decide_dev_mode(setting: str, active_keys: int, bind_loopback: bool, allow_non_loopback: bool) -> bool:
-    """Whether this server runs in dev mode, decided once at start-up (issue 10, item 1).
+    """Whether this server runs in dev mode, decided once at start-up.
 
     ``auto``: when no key is active and the bind address is loopback. ``on``: always. ``off``: never.
     Dev mode beyond loopback is refused unless ``allow_non_loopback`` says so.

@@ -1,4 +1,4 @@
-"""Browser security headers on every HTTP response (issue 10, item 7).
+"""Browser security headers on every HTTP response.
 
 A strict Content-Security-Policy (scripts, styles, fonts and workers from this server only; no
 framing; connections only back to this server), ``X-Frame-Options`` for browsers older than

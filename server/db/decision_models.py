@@ -1,4 +1,4 @@
-"""Decision points with deadlines, assignees and escalation (issue 17), and the defaults they start with.
+"""Decision points with deadlines, assignees and escalation, and the defaults they start with.
 
 ``decisions`` holds one row per decision point opened (a review requested, a gate opened, a proposal
 waiting for approval): what it is about, who it is assigned to, when it escalates and when its default

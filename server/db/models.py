@@ -42,7 +42,7 @@ class ApiKey(Base):
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-    # The agent names this key claims and reports as (issue 13); null: any name.
+    # The agent names this key claims and reports as; null: any name.
     agents: Mapped[list[str] | None] = mapped_column(JSONType, nullable=True)
 
 
@@ -79,7 +79,7 @@ class ResearchPlan(Base):
         # The plan list, newest first: all of a tenant's plans, or those of one status.
         Index("ix_research_plans_tenant_created", "tenant_id", "created_at", "id"),
         Index("ix_research_plans_tenant_status_created", "tenant_id", "status", "created_at", "id"),
-        # Sorted by last change (issue 16): all, or those of some states.
+        # Sorted by last change: all, or those of some states.
         Index("ix_research_plans_tenant_updated", "tenant_id", "updated_at", "id"),
         Index("ix_research_plans_tenant_status_updated", "tenant_id", "status", "updated_at", "id"),
         Index("ix_research_plans_tenant_duration", "tenant_id", "duration_key", "id"),

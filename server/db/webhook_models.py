@@ -1,4 +1,4 @@
-"""Webhook tables (issue 17): a tenant's endpoints, one delivery row per (endpoint, event), every attempt.
+"""Webhook tables: a tenant's endpoints, one delivery row per (endpoint, event), every attempt.
 
 An endpoint's ``cursor_seq`` is the last event of its tenant it has taken up (delivered, or queued for a
 retry in ``webhook_deliveries``); it advances in the transaction that records what was sent, so a

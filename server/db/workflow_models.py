@@ -31,8 +31,8 @@ class Workflow(Base):
     failure_policy: Mapped[str] = mapped_column(String(16))
     timeout_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
     # Normalized, in the YAML's own words. Deferred: it grows with the workflow (a 1,000-step document
-    # is tens of kB of JSON) and no claim, report or timer needs it, only the API's `definition`
-    # (issue 13 item 7); reading it by accident raises instead of loading it.
+    # is tens of kB of JSON) and no claim, report or timer needs it, only the API's `definition`.
+    # Reading it by accident raises instead of loading it.
     definition: Mapped[dict[str, Any]] = mapped_column(JSONType, deferred=True, deferred_raiseload=True)
     failure_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
@@ -71,7 +71,7 @@ class WorkflowStep(Base):
     agent: Mapped[str | None] = mapped_column(NAME, nullable=True)  # only this agent may claim it
     depends_on: Mapped[list[str]] = mapped_column(JSONType)
     timeout_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
-    # The longest a claimed step may go without a heartbeat before it times out (issue 13).
+    # The longest a claimed step may go without a heartbeat before it times out.
     heartbeat_timeout_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
     on_failure: Mapped[str] = mapped_column(String(16))
     retry_policy: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
@@ -101,7 +101,7 @@ class WorkflowStep(Base):
     __table_args__ = (
         Index("ix_workflow_steps_workflow_position", "workflow_id", "position"),
         # Claims (a workflow's pending steps in definition order) and settling (is any step failed,
-        # awaiting a reviewer, not yet done?) seek instead of walking every step (issue 13 item 7).
+        # awaiting a reviewer, not yet done?) seek instead of walking every step.
         Index("ix_workflow_steps_workflow_status_position", "workflow_id", "status", "position"),
         # The next completion number: the top of the workflow's completion order.
         Index("ix_workflow_steps_workflow_completion", "workflow_id", "completion_order"),

@@ -1,8 +1,8 @@
-"""Event kinds of decision points (issue 17), past tense. Entity ``decision``; the root is the root of
+"""Event kinds of decision points, past tense. Entity ``decision``; the root is the root of
 what the decision is about (its plan, workflow or mission), so the root's subscribers see them.
 
 ``decision_transitioned`` records each move of the decision's own machine; these carry the rest.
-Webhooks (issue 17 item 3) deliver them as "review requested", "decision made", "deadline applied"
+Webhooks deliver them as "review requested", "decision made", "deadline applied"
 and "escalated".
 """
 

@@ -1,4 +1,4 @@
-"""The decision timer (issue 17): ``run_decision_deadlines`` is its ``run_once``; the use case is
+"""The decision timer: ``run_decision_deadlines`` is its ``run_once``; the use case is
 ``services/decisions/deadlines.py`` (one transaction per decision, exactly once across instances)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Decision points with deadlines (issue 17): what a decision is, its life, and what it may default to.
+"""Decision points with deadlines: what a decision is, its life, and what it may default to.
 
 A decision is one person's answer the engine waits for: a plan step's review (seed 003's
 ``requestUserReview``), a workflow approval gate (seed 002), a mission's approval, a hop's plan or
@@ -69,7 +69,7 @@ DECISION_MACHINE = Machine(
         D.WITHDRAWN: frozenset(),
     },
     final=frozenset({D.DECIDED, D.DEFAULTED, D.WITHDRAWN}),
-    description="A decision point's deadline and escalation (issue 17); escalation happens at most once.",
+    description="A decision point's deadline and escalation; escalation happens at most once.",
     stamps={
         D.ESCALATED: ("escalated_at",),
         D.DECIDED: ("closed_at",),

@@ -51,7 +51,7 @@ def gates_to_open(steps: Sequence[StepState]) -> list[StepState]:
 @dataclass(frozen=True)
 class StepTally:
     """What the verdict needs of a workflow's steps: counts only, so the services can read it with one
-    aggregate query instead of loading every step (issue 13 item 7)."""
+    aggregate query instead of loading every step."""
 
     failed_compensate: int = 0  # failed steps whose on_failure is compensate
     failed: int = 0  # every failed step

@@ -79,7 +79,7 @@ class Prepared:
 
         Not ``build_per_event_executor``: its copies share the parent's memo of collected sub-fields,
         keyed by the identity of lists made anew for every event, so a group's long-lived executor
-        grew by one entry per rendered event and held them all (issue 10, item 9).
+        grew by one entry per rendered event and held them all.
         """
         return Executor.build(
             self.schema,

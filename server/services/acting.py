@@ -1,4 +1,4 @@
-"""Who a caller may act as: an API key may name the agents it claims and reports work as (issue 13)."""
+"""Who a caller may act as: an API key may name the agents it claims and reports work as."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Filtered, sorted, searched keyset pages of a tenant's plans, missions and workflows (issue 16).
+"""Filtered, sorted, searched keyset pages of a tenant's plans, missions and workflows.
 
 Every list takes the same ``ListQuery``: states, a creation-time range, a text search and an order.
 Each order reads an index in order, so a page never sorts the tenant's rows: (tenant, created_at, id),
@@ -188,7 +188,7 @@ async def list_page(
 
     The rows are the table's columns as read-only rows (``Row``, each column an attribute of its
     name), not ORM objects: a listed row is never changed, and the ORM's identity map and instance
-    state cost more than the query itself at a page of 100 (issue 14, item 2, session 6)."""
+    state cost more than the query itself at a page of 100."""
     statement = filtered(session, table, tenant_id, query)
     if after:
         statement = statement.where(_after(table, query, after))

@@ -67,7 +67,7 @@ class Tx:
     principal: Principal
     runtime: Runtime
     events: EventBuffer
-    # A request's own deadline, assignee and escalation, by the id of what it asks about (issue 17):
+    # A request's own deadline, assignee and escalation, by the id of what it asks about:
     # the decision opened when the transaction ends starts with them (services/decisions/book.py).
     decision_terms: dict[str, Terms] = field(default_factory=dict)
 

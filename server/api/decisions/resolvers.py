@@ -1,4 +1,4 @@
-"""Decision queries and mutations (issue 17): the inbox across every domain, one decision, the
+"""Decision queries and mutations: the inbox across every domain, one decision, the
 policies, and setting them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""GraphQL types of decision points (issue 17): deadlines, default outcomes, assignees, escalation."""
+"""GraphQL types of decision points: deadlines, default outcomes, assignees, escalation."""
 
 from __future__ import annotations
 

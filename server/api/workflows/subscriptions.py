@@ -1,4 +1,4 @@
-"""workAvailable: wakes an idle worker when workflow work may have become claimable (issue 13 item 2)."""
+"""workAvailable: wakes an idle worker when workflow work may have become claimable."""
 
 from __future__ import annotations
 
@@ -85,8 +85,8 @@ class WorkSubscriptions:
         identity = ("workAvailable", agent, wid)
         select = partial(WorkAvailable.of, agent, wid)
         # Live wake-ups that reach the server's feed together are one message, the latest: a hint,
-        # resumed after its seq, loses nothing by it, and a busy worker is not sent one per event
-        # (issue 13 item 7). A replay (`after`) comes whole.
+        # resumed after its seq, loses nothing by it, and a busy worker is not sent one per event.
+        # A replay (`after`) comes whole.
         return FeedStream(
             ctx.runtime.feed, ctx.principal.tenant_id, start, select, identity, latest_only=True
         )

@@ -1,5 +1,5 @@
 """The mission review inbox: proposed missions, hop plans, hop implementations and assets waiting for a
-person, one list across the four kinds, in waiting order, filtered and paged by cursor (issue 16).
+person, one list across the four kinds, in waiting order, filtered and paged by cursor.
 
 A proposal waits from when it entered its state: its ``updated_at`` (nothing else changes a row while
 it waits). Each kind is read from its own index (tenant, status, updated_at, id), at most a page of

@@ -48,7 +48,7 @@ class ClaimOutcome(StrEnum):
 
 
 class ClaimWait(StrEnum):
-    """Why a claim handed out nothing (issue 13 item 1)."""
+    """Why a claim handed out nothing."""
 
     NOTHING_READY = "nothing_ready"
     BACKING_OFF = "backing_off"
@@ -79,7 +79,7 @@ async def claim_many(
     compensation (they run one at a time); or one NONE saying why nothing was handed out.
 
     A batch only saves round trips: every step in it is locked, checked and recorded exactly as a
-    single claim would be (issue 13 item 7). ``held``: a workflow this transaction locked already
+    single claim would be. ``held``: a workflow this transaction locked already
     (its row is current under the lock), not read again.
     """
 
@@ -110,7 +110,7 @@ async def claim_many(
 async def complete_then_claim(
     tx: Tx, agent: str, completions: list[Completion], workflow_id: str | None, max_steps: int
 ) -> tuple[list[StepReport | ServiceError], list[Claim] | None]:
-    """A worker's completions, then its next claim, in one transaction (issue 13 item 7, session 7).
+    """A worker's completions, then its next claim, in one transaction.
 
     The completions are ``complete_workflow_steps``': one workflow's run of them, each checked and
     answered on its own. When that run was the last of them, the claim follows in the same
@@ -196,7 +196,7 @@ def _candidate_workflows() -> CompoundSelect[str, datetime | None]:
     """``_candidates``' query, built once (its parameters: tenant, agent, now)."""
     # EXISTS, not a join: a join read every pending step of every executing workflow per claim (a
     # 1,000-step workflow: 1,000 rows); the probe stops at the first, found by the
-    # (workflow_id, status, position) index (issue 13 item 7).
+    # (workflow_id, status, position) index.
     agent: BindParameter[str] = bindparam("agent")
     now: BindParameter[datetime] = bindparam("now")
     claimable = (
@@ -239,7 +239,7 @@ async def _claim_in(tx: Tx, workflow: Workflow, agent: str, limit: int) -> list[
         # O(steps). The workflow is locked: its steps cannot go away.
         for step in await _load_steps(tx, await claimable_steps(tx, workflow.id, agent, limit)):
             # Written through (Tx.write), as step_act writes the state: the unit of work's flush of
-            # a changed step cost more than the UPDATE itself (issue 13 item 7, session 7).
+            # a changed step cost more than the UPDATE itself.
             tx.write(step, attempt=step.attempt + 1, claimed_by=agent)
             step_act(tx, workflow, step, "claim", agent=agent, attempt=step.attempt)
             record_step_event(
@@ -268,7 +268,7 @@ _BATCH = 64  # the most claimable candidates read at a time, in definition order
 _FIRST_BATCH = 8  # the first read: for independent steps it decides (each row's depends_on is JSON)
 
 # Built once, with every value a parameter: building it on every claim cost more than running it
-# (issue 13 item 7, round 2).
+# .
 _CANDIDATES = (
     select(WorkflowStep.id, WorkflowStep.position, WorkflowStep.depends_on)
     .where(
@@ -297,7 +297,7 @@ async def claimable_steps(tx: Tx, workflow_id: str, agent: str, limit: int) -> l
 
     Reads the pending candidates a batch at a time and only the dependencies they name, not every
     step: for independent steps the first, small batch decides, however large the workflow; later
-    batches are larger, so a long run of waiting steps costs few reads (issue 13 item 7).
+    batches are larger, so a long run of waiting steps costs few reads.
     """
     found: list[str] = []
     after = -1

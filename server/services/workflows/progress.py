@@ -53,7 +53,7 @@ C = CompensationStatus
 async def settle_workflow(tx: Tx, workflow: Workflow) -> None:
     """Open the approval gates that became ready, then block, resume, complete, fail or compensate.
 
-    At a cost that does not grow with the workflow (issue 13 item 7): one statement of ``EXISTS``
+    At a cost that does not grow with the workflow: one statement of ``EXISTS``
     probes decides in the common case; the pending approval steps (few) are read only when the probe
     says there are some, and every step is loaded only when the workflow fails or compensates, which
     touches them all anyway.
@@ -88,7 +88,7 @@ def _any_step(*where: ColumnElement[bool]) -> Exists:
 _FAILED = WorkflowStep.status == S.FAILED.value
 _PENDING_GATE = (WorkflowStep.status == S.PENDING.value, WorkflowStep.approval.is_(True))
 # Built once, with the workflow as a parameter: building the expression on every completion cost more
-# than SQLite took to run it (issue 13 item 7, round 2).
+# than SQLite took to run it.
 _PROBE = select(
     _any_step(*_PENDING_GATE),
     _any_step(_FAILED, WorkflowStep.on_failure == OnFailure.COMPENSATE.value),
@@ -119,7 +119,7 @@ async def satisfied_names(tx: Tx, workflow_id: str, names: set[str]) -> set[str]
 async def _probe(tx: Tx, workflow_id: str) -> tuple[bool, StepTally]:
     """Whether any approval step is pending, and what ``verdict_of`` needs as 0 or 1 each (whether any
     such step exists): ``EXISTS`` probes the ``(workflow_id, status, position)`` index answers with a
-    seek, where counting visited every step of the workflow on every completion (issue 13 item 7)."""
+    seek, where counting visited every step of the workflow on every completion."""
     gates, *flags = (await tx.session.execute(_PROBE, {"workflow_id": workflow_id})).one()
     return bool(gates), StepTally(*(int(bool(flag)) for flag in flags))
 

@@ -75,7 +75,7 @@ async def complete_workflow_steps(
     any write, so a refused item (its ServiceError in its place) writes nothing and the others go on.
     It stops before the first item whose step is in another workflow (that workflow is not locked):
     the caller completes the rest in a transaction of their own. The result holds one entry per item
-    it took, in order; at least one when ``completions`` is not empty (issue 13 item 7, round 2).
+    it took, in order; at least one when ``completions`` is not empty.
     """
     results: list[StepReport | ServiceError] = []
     workflow: Workflow | None = None

@@ -123,7 +123,7 @@ def step_act(tx: Tx, workflow: Workflow, step: WorkflowStep, action: str, **data
 
     Entering COMPLETED or SKIPPED records ``dependents`` (whether any step depends on this one): a step
     without dependents makes nothing claimable by finishing, so ``workAvailable`` need not wake anyone
-    (``wakeups.wake_reason``; issue 13 item 7, session 6)."""
+    (``wakeups.wake_reason``)."""
     for state in require(WORKFLOW_STEP_MACHINE, step, action, "stepId"):
         noted = {**data, "dependents": step.has_dependents is not False} if state in SATISFIED else data
         enter(
@@ -172,7 +172,7 @@ async def complete_step(
 ) -> int:
     """``action`` (a worker's ``complete``, a reviewer's ``approve``) on the step, numbered in
     completion order (compensation undoes the last one first); returns its number. The number is the
-    top of the ``(workflow_id, completion_order)`` index, not a read of every step (issue 13 item 7),
+    top of the ``(workflow_id, completion_order)`` index, not a read of every step,
     or ``last`` + 1 when the caller knows the last one (it completed it in this transaction)."""
     if last is None:
         last = await tx.session.scalar(_LAST_COMPLETION, {"workflow_id": workflow.id, "step_id": step.id})

@@ -4,7 +4,7 @@ Revision ID: 0006
 Revises: 0005
 Create Date: 2026-11-24 20:50:00
 
-Seed 003's mcp_tool_call_log (issue 12): one row per MCP tool call, with the operation log's indexes.
+Seed 003's mcp_tool_call_log: one row per MCP tool call, with the operation log's indexes.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import ThreadedResolver
 
 from .signing import signature_header
-from .targets import TargetRefused, allowed
+from .targets import TargetRefused, allowed, spelled
 
 USER_AGENT = "Flightdeck-Webhooks/1"
 ERROR_LIMIT = 200
@@ -69,7 +69,7 @@ class CheckedResolver(AbstractResolver):
         for entry in found:
             address = ipaddress.ip_address(str(entry["host"]).partition("%")[0])
             if not allowed(address, self.allow_private):
-                raise TargetRefused(f"{host} resolves to a non-public address ({address})")
+                raise TargetRefused(f"{host} resolves to a non-public address ({spelled(address)})")
         return found
 
     async def close(self) -> None:
@@ -84,7 +84,7 @@ def checked_socket(allow_private: bool) -> Callable[[AddrInfoType], socket.socke
         family, kind, proto, _, sockaddr = addr_info
         address = ipaddress.ip_address(str(sockaddr[0]).partition("%")[0])
         if not allowed(address, allow_private):
-            raise TargetRefused(f"{address} is a non-public address")
+            raise TargetRefused(f"{spelled(address)} is a non-public address")
         return socket.socket(family=family, type=kind, proto=proto)
 
     return make

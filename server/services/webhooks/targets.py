@@ -50,6 +50,14 @@ def is_public(ip: IP) -> bool:
     return ip.is_global and not ip.is_multicast and not ip.is_reserved
 
 
+def spelled(ip: IP) -> str:
+    """An address as messages show it, alike on every Python: an IPv4-mapped IPv6 address keeps its
+    dotted IPv4 tail (3.13 prints it so, earlier versions in hex)."""
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return f"::ffff:{ip.ipv4_mapped}"
+    return str(ip)
+
+
 def target_host(url: str) -> str:
     """The host the sender's client connects to for this URL: yarl's encoded host (lower case, IDNA,
     an address in its compressed form, IPv6 without brackets), trailing dots folded to one as aiohttp
@@ -78,7 +86,10 @@ def host_problem(host: str, allow_private: bool) -> str | None:
     address = address_of(host)
     if address is not None:
         if not allowed(address, allow_private):
-            return f"points at a non-public address ({address}); the server's operator does not allow those"
+            return (
+                f"points at a non-public address ({spelled(address)}); "
+                "the server's operator does not allow those"
+            )
         return None
     if not _NAME.fullmatch(host):
         return f"has a host that is neither an address nor a name ({host!r})"

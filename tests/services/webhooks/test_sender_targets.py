@@ -80,7 +80,7 @@ async def test_a_spelling_of_v4_mapped_loopback_is_refused_before_anything_is_se
     address is what is judged."""
     async with receiver() as hook:
         refused = await refused_then_allowed(hook, f"http://{host}:{port_of(hook)}/x")
-    assert refused.error == "refused: ::ffff:7f00:1 is a non-public address"
+    assert refused.error == "refused: ::ffff:127.0.0.1 is a non-public address"
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -20,14 +20,17 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from ..echo import clipped
 from ..errors import ErrorCode, Problem
-from ..limits import json_problem, text_problem
+from ..limits import SHORT_TEXT, json_problem, text_problem
+
+if TYPE_CHECKING:
+    from ..config import Settings
 
 Schema = dict[str, Any]
 
@@ -223,13 +226,20 @@ def _walk(value: Any, schema: Schema, path: list[str], found: list[Problem]) -> 
 class Vocabulary:
     """The arguments every domain's tools share, their descriptions stating this server's limits."""
 
-    def __init__(self, max_text_bytes: int, max_result_bytes: int, short_text: int) -> None:
+    def __init__(
+        self, max_text_bytes: int, max_result_bytes: int, short_text: int, max_steps: int = 0
+    ) -> None:
         self.text_max = max_text_bytes
         self.result_max = max_result_bytes
         self.short_max = short_text
+        self.max_steps = max_steps  # the most steps a plan or hop may be given at once
         self.text_limit = f"at most {max_text_bytes} bytes of UTF-8"
         self.result_limit = f"at most {max_result_bytes} bytes"
         self.name_limit = f"at most {short_text} bytes of UTF-8"
+
+    @classmethod
+    def of(cls, settings: Settings) -> Vocabulary:
+        return cls(settings.max_text_bytes, settings.max_result_bytes, SHORT_TEXT, settings.max_steps)
 
     def id_arg(self, what: str) -> Schema:
         return text(f"The {what}'s id.", 36)

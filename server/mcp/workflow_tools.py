@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..config import Settings
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
-from ..limits import MAX_BATCH_STEPS, SHORT_TEXT
+from ..limits import MAX_BATCH_STEPS
 from ..machines.retry import ErrorCategory
 from ..machines.workflow import CompensationStatus, WorkflowOutcome, WorkflowStatus, WorkflowStepStatus
 from ..services.workflows import claims, compensation, create, reports
@@ -37,7 +37,7 @@ from .arguments import (
     output,
     states,
 )
-from .tools import Access, Answer, Args, Tool, in_toolset, reads, writes
+from .tools import Access, Answer, Args, Tool, ToolSpec, reads, table, writes
 from .toolsets import Toolset
 
 WORKFLOW = Shape(
@@ -179,219 +179,265 @@ def _shown(found: tuple[Workflow, list[WorkflowStep], list[WorkflowCompensation]
     )
 
 
-def workflow_tools(settings: Settings) -> list[Tool]:
-    v = Vocabulary(settings.max_text_bytes, settings.max_result_bytes, SHORT_TEXT)
-    agent = v.short_text("Your agent name, the one you claimed the work with")
-    attempt = nullable(
+# -- the arguments and answers several tools share --
+
+
+def _agent(v: Vocabulary) -> Schema:
+    return v.short_text("Your agent name, the one you claimed the work with")
+
+
+def _attempt() -> Schema:
+    return nullable(
         integer("The attempt you claimed (step.attempt); a report for an older one is CONFLICT.", minimum=0)
     )
-    step_id = v.id_arg("workflow step")
-    comp_id = v.id_arg("compensation")
-    step_report = output({"workflow": WORKFLOW_OUT, "step": STEP_OUT}, ["workflow", "step"])
-    comp_report = output(
-        {"workflow": WORKFLOW_OUT, "compensation": COMPENSATION_OUT, "alreadyReported": {"type": "boolean"}},
-        ["workflow", "compensation", "alreadyReported"],
-    )
-    the_workflow: Schema = output({"workflow": WORKFLOW_OUT}, ["workflow"])
 
-    tools = [
-        Tool(
-            "create_workflow_from_yaml",
-            "Define a workflow from YAML",
-            "Define a workflow (status idle) from seed 002's YAML: spec.steps (or steps at the top) with "
-            "name, dependsOn, agent, timeout, retryPolicy, onFailure (abort, skip, compensate), approval; "
-            "spec.compensation lists how to undo steps and which agent does it. `name` overrides "
-            "metadata.name. Warnings are advice; the definition was accepted. Next: start_workflow.",
-            obj(
-                {
-                    "yaml": v.large_text("The definition as seed 002 writes it"),
-                    "name": nullable(v.short_text("The workflow's name")),
-                },
-                ["yaml"],
-            ),
-            output(
-                {
-                    "workflow": WORKFLOW_OUT,
-                    "steps": items(STEP_OUT),
-                    "warnings": items(output({"code": STR, "message": STR, "field": items(STR)})),
-                },
-                ["workflow", "steps", "warnings"],
-            ),
-            Access.DRIVE,
-            writes(lambda tx, a: create.create_workflow_from_yaml(tx, a["yaml"], a.get("name")), _created),
+
+STEP_REPORT = output({"workflow": WORKFLOW_OUT, "step": STEP_OUT}, ["workflow", "step"])
+COMPENSATION_REPORT = output(
+    {"workflow": WORKFLOW_OUT, "compensation": COMPENSATION_OUT, "alreadyReported": {"type": "boolean"}},
+    ["workflow", "compensation", "alreadyReported"],
+)
+THE_WORKFLOW: Schema = output({"workflow": WORKFLOW_OUT}, ["workflow"])
+
+
+# -- the tools, one function each --
+
+
+def create_workflow_from_yaml(v: Vocabulary) -> Tool:
+    return Tool(
+        "create_workflow_from_yaml",
+        "Define a workflow from YAML",
+        "Define a workflow (status idle) from seed 002's YAML: spec.steps (or steps at the top) with "
+        "name, dependsOn, agent, timeout, retryPolicy, onFailure (abort, skip, compensate), approval; "
+        "spec.compensation lists how to undo steps and which agent does it. `name` overrides "
+        "metadata.name. Warnings are advice; the definition was accepted. Next: start_workflow.",
+        obj(
+            {
+                "yaml": v.large_text("The definition as seed 002 writes it"),
+                "name": nullable(v.short_text("The workflow's name")),
+            },
+            ["yaml"],
         ),
-        Tool(
-            "start_workflow",
-            "Start a workflow",
-            "idle -> queued, and executing at once if one of the tenant's slots is free. Then workers claim "
-            "its steps with claim_workflow_step.",
-            obj({"workflowId": v.id_arg("workflow")}, ["workflowId"]),
-            the_workflow,
-            Access.DRIVE,
-            writes(lambda tx, a: create.start_workflow(tx, a["workflowId"]), _started),
+        output(
+            {
+                "workflow": WORKFLOW_OUT,
+                "steps": items(STEP_OUT),
+                "warnings": items(output({"code": STR, "message": STR, "field": items(STR)})),
+            },
+            ["workflow", "steps", "warnings"],
         ),
-        Tool(
-            "get_workflow",
-            "Read a workflow",
-            "A workflow with every step (status, attempt, who holds it, output, last error) and its "
-            "compensations. Changes nothing.",
-            obj({"workflowId": v.id_arg("workflow")}, ["workflowId"]),
-            output(
-                {
-                    "workflow": WORKFLOW_OUT,
-                    "steps": items(STEP_OUT),
-                    "compensations": items(COMPENSATION_OUT),
-                },
-                ["workflow", "steps", "compensations"],
-            ),
-            Access.READ,
-            reads(_get, _shown),
+        Access.DRIVE,
+        writes(lambda tx, a: create.create_workflow_from_yaml(tx, a["yaml"], a.get("name")), _created),
+    )
+
+
+def start_workflow(v: Vocabulary) -> Tool:
+    return Tool(
+        "start_workflow",
+        "Start a workflow",
+        "idle -> queued, and executing at once if one of the tenant's slots is free. Then workers claim "
+        "its steps with claim_workflow_step.",
+        obj({"workflowId": v.id_arg("workflow")}, ["workflowId"]),
+        THE_WORKFLOW,
+        Access.DRIVE,
+        writes(lambda tx, a: create.start_workflow(tx, a["workflowId"]), _started),
+    )
+
+
+def get_workflow(v: Vocabulary) -> Tool:
+    return Tool(
+        "get_workflow",
+        "Read a workflow",
+        "A workflow with every step (status, attempt, who holds it, output, last error) and its "
+        "compensations. Changes nothing.",
+        obj({"workflowId": v.id_arg("workflow")}, ["workflowId"]),
+        output(
+            {"workflow": WORKFLOW_OUT, "steps": items(STEP_OUT), "compensations": items(COMPENSATION_OUT)},
+            ["workflow", "steps", "compensations"],
         ),
-        Tool(
-            "claim_workflow_step",
-            "Claim work",
-            "Take one runnable step of an executing workflow (or, while it is compensating, your next "
-            "compensation). `outcome` is one of: step (the step, now running and yours, is in `step`: do "
-            "it, then complete_workflow_step or fail_workflow_step with its stepId and attempt); "
-            "compensation (undo what `compensation.action` says, then complete_workflow_compensation or "
-            "fail_workflow_compensation); none (nothing for you now: `reason` says why; call again after "
-            "`retryAt` when it is set, else later). Steps naming "
-            "another agent are never handed to you. Concurrent claims never hand out the same work twice. "
-            f"With maxSteps (1 to {MAX_BATCH_STEPS}), up to that many steps at once, each claimed as one "
-            "claim would be (its own attempt), all in `steps` (the first also in `step`); a compensation "
-            "still comes alone.",
-            obj(
-                {
-                    "agent": agent,
-                    "workflowId": nullable(
-                        v.id_arg("workflow") | {"description": "Only from this workflow; omitted: from any."}
-                    ),
-                    "maxSteps": nullable(
-                        integer(f"The most steps to hand out, 1 to {MAX_BATCH_STEPS}; default 1.")
-                    ),
-                },
-                ["agent"],
-            ),
-            output(
-                {
-                    "outcome": states(ClaimOutcome),
-                    "workflow": or_null(WORKFLOW_OUT),
-                    "step": STEP_OUT,
-                    "steps": items(STEP_OUT),
-                    "compensation": COMPENSATION_OUT,
-                    "reason": or_null(states(ClaimWait)),
-                    "retryAt": STR_OR_NULL,
-                },
-                ["outcome"],
-            ),
-            Access.DRIVE,
-            writes(
-                lambda tx, a: claims.claim_many(
-                    tx, a["agent"], a.get("workflowId"), 1 if a.get("maxSteps") is None else a["maxSteps"]
+        Access.READ,
+        reads(_get, _shown),
+    )
+
+
+def claim_workflow_step(v: Vocabulary) -> Tool:
+    return Tool(
+        "claim_workflow_step",
+        "Claim work",
+        "Take one runnable step of an executing workflow (or, while it is compensating, your next "
+        "compensation). `outcome` is one of: step (the step, now running and yours, is in `step`: do "
+        "it, then complete_workflow_step or fail_workflow_step with its stepId and attempt); "
+        "compensation (undo what `compensation.action` says, then complete_workflow_compensation or "
+        "fail_workflow_compensation); none (nothing for you now: `reason` says why; call again after "
+        "`retryAt` when it is set, else later). Steps naming "
+        "another agent are never handed to you. Concurrent claims never hand out the same work twice. "
+        f"With maxSteps (1 to {MAX_BATCH_STEPS}), up to that many steps at once, each claimed as one "
+        "claim would be (its own attempt), all in `steps` (the first also in `step`); a compensation "
+        "still comes alone.",
+        obj(
+            {
+                "agent": _agent(v),
+                "workflowId": nullable(
+                    v.id_arg("workflow") | {"description": "Only from this workflow; omitted: from any."}
                 ),
-                _claimed,
-            ),
-        ),
-        Tool(
-            "heartbeat_workflow_step",
-            "Prove a claimed step is alive",
-            "Proof of life for your running step (it does not extend its timeout). A CONFLICT refusal says "
-            "the step is no longer yours: stop working on it.",
-            obj({"stepId": step_id, "agent": agent, "attempt": attempt}, ["stepId", "agent"]),
-            step_report,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: reports.heartbeat_workflow_step(tx, a["stepId"], a["agent"], a.get("attempt")),
-                _step_report,
-            ),
-            idempotent=True,
-        ),
-        Tool(
-            "complete_workflow_step",
-            "Report a step done",
-            "Report your running step completed, with what it produced; the steps depending on it may "
-            "run. Next: claim_workflow_step.",
-            obj(
-                {
-                    "stepId": step_id,
-                    "agent": agent,
-                    "output": nullable(v.json_value("What the step produced")),
-                    "attempt": attempt,
-                },
-                ["stepId", "agent"],
-            ),
-            step_report,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: reports.complete_workflow_step(
-                    tx, a["stepId"], a["agent"], a.get("output"), a.get("attempt")
+                "maxSteps": nullable(
+                    integer(f"The most steps to hand out, 1 to {MAX_BATCH_STEPS}; default 1.")
                 ),
-                _step_report,
-            ),
+            },
+            ["agent"],
         ),
-        Tool(
-            "fail_workflow_step",
-            "Report a step failed",
-            "Report your running step failed. The category decides what happens: a retry (the step is "
-            "pending again after its backoff) when its retryPolicy covers it, an escalation to a reviewer "
-            "(governance: the workflow is blocked), or the step's onFailure (abort fails the workflow, skip "
-            "goes on without it, compensate undoes the completed steps).",
-            obj(
-                {
-                    "stepId": step_id,
-                    "agent": agent,
-                    "category": enum(ErrorCategory, "What kind of failure it is."),
-                    "message": v.long_text("What went wrong"),
-                    "attempt": attempt,
-                },
-                ["stepId", "agent", "category", "message"],
-            ),
-            step_report,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: reports.fail_workflow_step(
-                    tx, a["stepId"], a["agent"], ErrorCategory(a["category"]), a["message"], a.get("attempt")
-                ),
-                _step_report,
-            ),
+        output(
+            {
+                "outcome": states(ClaimOutcome),
+                "workflow": or_null(WORKFLOW_OUT),
+                "step": STEP_OUT,
+                "steps": items(STEP_OUT),
+                "compensation": COMPENSATION_OUT,
+                "reason": or_null(states(ClaimWait)),
+                "retryAt": STR_OR_NULL,
+            },
+            ["outcome"],
         ),
-        Tool(
-            "complete_workflow_compensation",
-            "Report a compensation done",
-            "Report your running compensation completed (reporting it again changes nothing); after the "
-            "last one the workflow is completed, rolled back.",
-            obj({"compensationId": comp_id, "agent": agent}, ["compensationId", "agent"]),
-            comp_report,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: compensation.complete_compensation(tx, a["compensationId"], a["agent"]),
-                _compensation_report,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: claims.claim_many(
+                tx, a["agent"], a.get("workflowId"), 1 if a.get("maxSteps") is None else a["maxSteps"]
             ),
-            idempotent=True,
+            _claimed,
         ),
-        Tool(
-            "fail_workflow_compensation",
-            "Report a compensation failed",
-            "Report your compensation failed: the workflow ends failed, partially rolled back, and no "
-            "further compensation runs (reporting it again changes nothing).",
-            obj(
-                {
-                    "compensationId": comp_id,
-                    "agent": agent,
-                    "message": v.long_text("What went wrong"),
-                },
-                ["compensationId", "agent", "message"],
-            ),
-            comp_report,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: compensation.fail_compensation(
-                    tx, a["compensationId"], a["agent"], a["message"]
-                ),
-                _compensation_report,
-            ),
-            idempotent=True,
-            destructive=True,
+    )
+
+
+def heartbeat_workflow_step(v: Vocabulary) -> Tool:
+    return Tool(
+        "heartbeat_workflow_step",
+        "Prove a claimed step is alive",
+        "Proof of life for your running step (it does not extend its timeout). A CONFLICT refusal says "
+        "the step is no longer yours: stop working on it.",
+        obj(
+            {"stepId": v.id_arg("workflow step"), "agent": _agent(v), "attempt": _attempt()},
+            ["stepId", "agent"],
         ),
-    ]
-    return in_toolset(Toolset.WORKFLOWS, tools)
+        STEP_REPORT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: reports.heartbeat_workflow_step(tx, a["stepId"], a["agent"], a.get("attempt")),
+            _step_report,
+        ),
+        idempotent=True,
+    )
+
+
+def complete_workflow_step(v: Vocabulary) -> Tool:
+    return Tool(
+        "complete_workflow_step",
+        "Report a step done",
+        "Report your running step completed, with what it produced; the steps depending on it may "
+        "run. Next: claim_workflow_step.",
+        obj(
+            {
+                "stepId": v.id_arg("workflow step"),
+                "agent": _agent(v),
+                "output": nullable(v.json_value("What the step produced")),
+                "attempt": _attempt(),
+            },
+            ["stepId", "agent"],
+        ),
+        STEP_REPORT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: reports.complete_workflow_step(
+                tx, a["stepId"], a["agent"], a.get("output"), a.get("attempt")
+            ),
+            _step_report,
+        ),
+    )
+
+
+def fail_workflow_step(v: Vocabulary) -> Tool:
+    return Tool(
+        "fail_workflow_step",
+        "Report a step failed",
+        "Report your running step failed. The category decides what happens: a retry (the step is "
+        "pending again after its backoff) when its retryPolicy covers it, an escalation to a reviewer "
+        "(governance: the workflow is blocked), or the step's onFailure (abort fails the workflow, skip "
+        "goes on without it, compensate undoes the completed steps).",
+        obj(
+            {
+                "stepId": v.id_arg("workflow step"),
+                "agent": _agent(v),
+                "category": enum(ErrorCategory, "What kind of failure it is."),
+                "message": v.long_text("What went wrong"),
+                "attempt": _attempt(),
+            },
+            ["stepId", "agent", "category", "message"],
+        ),
+        STEP_REPORT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: reports.fail_workflow_step(
+                tx, a["stepId"], a["agent"], ErrorCategory(a["category"]), a["message"], a.get("attempt")
+            ),
+            _step_report,
+        ),
+    )
+
+
+def complete_workflow_compensation(v: Vocabulary) -> Tool:
+    return Tool(
+        "complete_workflow_compensation",
+        "Report a compensation done",
+        "Report your running compensation completed (reporting it again changes nothing); after the "
+        "last one the workflow is completed, rolled back.",
+        obj({"compensationId": v.id_arg("compensation"), "agent": _agent(v)}, ["compensationId", "agent"]),
+        COMPENSATION_REPORT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: compensation.complete_compensation(tx, a["compensationId"], a["agent"]),
+            _compensation_report,
+        ),
+        idempotent=True,
+    )
+
+
+def fail_workflow_compensation(v: Vocabulary) -> Tool:
+    return Tool(
+        "fail_workflow_compensation",
+        "Report a compensation failed",
+        "Report your compensation failed: the workflow ends failed, partially rolled back, and no "
+        "further compensation runs (reporting it again changes nothing).",
+        obj(
+            {
+                "compensationId": v.id_arg("compensation"),
+                "agent": _agent(v),
+                "message": v.long_text("What went wrong"),
+            },
+            ["compensationId", "agent", "message"],
+        ),
+        COMPENSATION_REPORT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: compensation.fail_compensation(tx, a["compensationId"], a["agent"], a["message"]),
+            _compensation_report,
+        ),
+        idempotent=True,
+        destructive=True,
+    )
+
+
+# The toolset, in the order tools/list shows it.
+WORKFLOW_TOOLS: tuple[ToolSpec, ...] = (
+    create_workflow_from_yaml,
+    start_workflow,
+    get_workflow,
+    claim_workflow_step,
+    heartbeat_workflow_step,
+    complete_workflow_step,
+    fail_workflow_step,
+    complete_workflow_compensation,
+    fail_workflow_compensation,
+)
+
+
+def workflow_tools(settings: Settings) -> list[Tool]:
+    return table(Toolset.WORKFLOWS, WORKFLOW_TOOLS, Vocabulary.of(settings))

@@ -312,9 +312,7 @@ def propose_hop_implementation(v: Vocabulary) -> Tool:
     return _changes(
         "propose_hop_implementation",
         "Propose a hop's tool steps",
-        "Propose the tool steps of a hop READY_FOR_IMPLEMENTATION: the hop goes "
-        "IMPLEMENTATION_PROPOSED. A step naming a registered tool starts READY_TO_CONFIGURE; with "
-        "parameters too, READY_TO_EXECUTE.",
+        "Propose the tool steps of a hop READY_FOR_IMPLEMENTATION: the hop goes IMPLEMENTATION_PROPOSED.",
         {
             "hopId": v.id_arg("hop"),
             "toolSteps": array(
@@ -363,8 +361,7 @@ def start_hop(v: Vocabulary) -> Tool:
     return _changes(
         "start_hop",
         "Start a hop",
-        "Start a hop READY_FOR_EXECUTION: the hop and its tool steps EXECUTING, the mission "
-        "EXECUTING_HOP. Reviewer and admin keys, as in GraphQL.",
+        "Start a hop READY_FOR_EXECUTION: the hop and its tool steps EXECUTING, the mission EXECUTING_HOP.",
         {"hopId": v.id_arg("hop")},
         ["hopId"],
         lambda tx, a: execution.start_hop(tx, a["hopId"]),
@@ -502,8 +499,7 @@ def cancel_hop(v: Vocabulary) -> Tool:
     return _changes(
         "cancel_hop",
         "Cancel a hop",
-        "Cancel a hop that is not finished: CANCELLED with its unfinished tool steps, the mission "
-        "APPROVED again. Reviewer and admin keys, as in GraphQL.",
+        "Cancel an unfinished hop: CANCELLED with its unfinished tool steps, the mission APPROVED again.",
         {"hopId": v.id_arg("hop"), "reason": _reason(v)},
         ["hopId", "reason"],
         lambda tx, a: proposals.cancel_hop(tx, a["hopId"], a["reason"]),
@@ -517,9 +513,8 @@ def cancel_mission(v: Vocabulary) -> Tool:
     return _changes(
         "cancel_mission",
         "Cancel a mission",
-        "Cancel a mission that is not finished: CANCELLED with the reason, with its hop in progress "
-        "and that hop's unfinished tool steps; cannot be undone. Reviewer and admin keys, as in "
-        "GraphQL.",
+        "Cancel an unfinished mission: CANCELLED with the reason, with its hop in progress and that "
+        "hop's unfinished tool steps; cannot be undone.",
         {"missionId": v.id_arg("mission"), "reason": _reason(v)},
         ["missionId", "reason"],
         lambda tx, a: proposals.cancel_mission(tx, a["missionId"], a["reason"]),

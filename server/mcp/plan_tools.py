@@ -215,10 +215,7 @@ def _skill_completed(row: SkillExecution) -> Answer:
 
 
 def _session_id(v: Vocabulary) -> Schema:
-    return v.short_text(
-        "The agent session (conversation) making the call; a session other than the plan's last one is "
-        "recorded as resuming it"
-    )
+    return v.short_text("Your agent session; one other than the plan's last is recorded as resuming it")
 
 
 def _step_input(v: Vocabulary) -> Schema:
@@ -226,10 +223,10 @@ def _step_input(v: Vocabulary) -> Schema:
         {
             "stepType": enum(
                 StepType,
-                "What kind of work the step is (informational: it guides you, the server treats all alike).",
+                "The kind of work (a guide for you; the server treats all alike).",
             ),
             "instructions": v.long_text("What to do in this step"),
-            "title": v.long_text("Short name; optional"),
+            "title": v.long_text("Short name"),
             "outputFormattingNotes": nullable(
                 v.long_text("How this step's results should appear in the final deliverable")
             ),
@@ -242,9 +239,7 @@ def _step_input(v: Vocabulary) -> Schema:
 def _condition_input(v: Vocabulary) -> Schema:
     return obj(
         {
-            "afterStepOrder": integer(
-                "The 1-based order of the step whose result it reads (among this plan's steps).", minimum=1
-            ),
+            "afterStepOrder": integer("The 1-based order of the step whose result it reads.", minimum=1),
             "field": v.short_text(
                 "What it reads: confidence, resultSummary, or a key of the step's resultData"
             ),
@@ -258,8 +253,8 @@ def _condition_input(v: Vocabulary) -> Schema:
             ),
         },
         ["afterStepOrder", "field", "op", "value", "action"],
-        "After step afterStepOrder completes: if `field op value` holds, then `action`. A step's "
-        "conditions are checked in the order given; the first that matches fires.",
+        "After step afterStepOrder completes: if `field op value`, then `action`; a step's first "
+        "matching condition fires.",
     )
 
 
@@ -308,11 +303,10 @@ def create_research_plan(v: Vocabulary) -> Tool:
     return Tool(
         "create_research_plan",
         "Create a research plan",
-        "Create a research plan (status planning) with its steps (each pending) and optional branching "
-        "conditions. Returns the planId, the step ids and step 1 (still pending). It does not start "
-        "anything: call get_next_step next. If sessionId is given, the session's latest started skill "
-        "execution (start_skill_execution) is linked to the plan, and its output settings come back "
-        "when the plan completes.",
+        "Create a research plan (planning) with its steps (pending) and optional branching conditions; "
+        "returns the planId, step ids and step 1. Starts nothing: call get_next_step next. With "
+        "sessionId, the session's latest start_skill_execution is linked, and its output settings come "
+        "back when the plan completes.",
         obj(
             {
                 "researchQuestion": v.long_text("The question the plan answers"),
@@ -322,7 +316,7 @@ def create_research_plan(v: Vocabulary) -> Tool:
                     minItems=1,
                     maxItems=v.max_steps,
                 ),
-                "title": v.long_text("Short name; optional"),
+                "title": v.long_text("Short name"),
                 "branchingConditions": nullable(
                     array(_condition_input(v), "Rules checked when a step completes; none by default.")
                 ),
@@ -393,16 +387,13 @@ def get_next_step(v: Vocabulary) -> Tool:
     return Tool(
         "get_next_step",
         "Start the next step",
-        "Start the plan's first pending step and return it, or say why there is none. `status` is one "
-        "of: started (the step, now in_progress, is in `step`: do its instructions, then call "
-        "submit_step_result, or request_user_review to pause for a person); plan_complete (every step is "
-        "finished: write the deliverable using outputMediaType, outputFormattingInstructions, "
-        "planFormattingNotes and stepFormattingNotes, then call store_research_output); plan_failed "
-        "(stop; failureReason says why); awaiting_review (a step awaits a person: a reviewer must call "
-        "submit_user_decision; call again later); no_pending_steps (inProgressCount steps still need "
-        "submit_step_result, failedCount can be retried with retry_step). A planning or stalled plan "
-        "starts (or resumes) executing. Each call starts at most one step, and concurrent calls never "
-        "start the same step twice.",
+        "Start the plan's first pending step, or say why there is none. `status`: started (`step` is now "
+        "in_progress: do it, then submit_step_result, or request_user_review to ask a person); "
+        "plan_complete (write the deliverable as the formatting fields say, then store_research_output); "
+        "plan_failed (stop; see failureReason); awaiting_review (a reviewer must call "
+        "submit_user_decision: wait_for_decision waits); no_pending_steps (inProgressCount need "
+        "submit_step_result, failedCount retry_step). A planning or stalled plan starts (or resumes) "
+        "executing. Starts at most one step; concurrent calls never start the same step twice.",
         obj({"planId": v.id_arg("plan"), "sessionId": nullable(_session_id(v))}, ["planId"]),
         output(
             {
@@ -458,10 +449,10 @@ def submit_step_result(v: Vocabulary) -> Tool:
     return Tool(
         "submit_step_result",
         "Submit a step's result",
-        "Complete a step (in_progress, or pending: it is started and completed at once) with its result, "
-        "then evaluate its branching conditions: a skip_to condition skips steps, a fail condition fails "
-        "the plan. The plan completes when every step is finished. Call get_next_step next. Does not "
-        "work on a step awaiting_input (a reviewer decides it) or on a finished plan.",
+        "Complete an in_progress (or pending) step with its result, then apply its branching conditions "
+        "(skip_to skips steps, fail fails the plan); the plan completes when every step is finished. "
+        "Next: get_next_step. Refused for a step awaiting_input (a reviewer decides it) or a finished "
+        "plan.",
         obj(
             {
                 "stepId": v.id_arg("step"),
@@ -499,10 +490,9 @@ def request_user_review(v: Vocabulary) -> Tool:
     return Tool(
         "request_user_review",
         "Ask a person to review a step",
-        "Pause an in_progress step of an executing plan for a person: the step goes awaiting_input, the "
-        "plan awaiting_review, and get_next_step answers awaiting_review until a reviewer calls "
-        "submit_user_decision (approve, reject, modify with feedback, or skip). This tool does not "
-        "decide anything itself.",
+        "Pause an in_progress step of an executing plan for a person: step awaiting_input, plan "
+        "awaiting_review, until a reviewer calls submit_user_decision (approve, reject, modify with "
+        "feedback, skip). Decides nothing itself.",
         obj(
             {
                 "stepId": v.id_arg("step"),
@@ -530,10 +520,9 @@ def submit_user_decision(v: Vocabulary) -> Tool:
     return Tool(
         "submit_user_decision",
         "Decide on a step awaiting review",
-        "A person's decision on a step awaiting_input: approve (step completed, plan resumes), reject "
-        "(step failed, plan fails), modify (feedback appended to the instructions, step back to "
-        "in_progress for the agent to redo), skip (step skipped, plan resumes). Reviewer and admin keys "
-        "only.",
+        "A person decides a step awaiting_input: approve (completed, plan resumes), reject (failed, plan "
+        "fails), modify (feedback appended to its instructions, back to in_progress for the agent), skip "
+        "(skipped, plan resumes).",
         obj(
             {
                 "stepId": v.id_arg("step"),
@@ -577,11 +566,11 @@ def modify_plan(v: Vocabulary) -> Tool:
     return Tool(
         "modify_plan",
         "Change a plan",
-        "Change a planning or executing plan (not one awaiting_review, stalled or finished). `action` is "
-        "one of: add_steps (steps, optional insertAfterOrder, 0 = first; default appends); remove_step "
-        "(stepId, a pending step); reorder_steps (stepIds: every step id of the plan in the new order); "
-        "update_step_instructions (stepId, instructions; any step status); fail_step (stepId, reason; "
-        "a pending or in_progress step). Every change is recorded with the optional rationale.",
+        "Change a planning or executing plan (not awaiting_review, stalled or finished). `action`: "
+        "add_steps (steps, insertAfterOrder); remove_step (stepId, pending); reorder_steps (stepIds: all "
+        "of the plan's, in the new order); update_step_instructions (stepId, instructions; any status); "
+        "fail_step (stepId, reason; pending or in_progress). Each change is recorded with the optional "
+        "rationale.",
         obj(
             {
                 "planId": v.id_arg("plan"),
@@ -645,9 +634,9 @@ def get_plan_status(v: Vocabulary) -> Tool:
     return Tool(
         "get_plan_status",
         "Read a plan's progress",
-        "Progress of a plan: status as stored and as its steps imply (derivedStatus), percentage of "
-        "finished steps, step counts per state, and whether a step has been in_progress longer than the "
-        "stall threshold (the argument, else the plan's, else the server's). Changes nothing.",
+        "A plan's progress: status stored and as its steps imply (derivedStatus), percent of steps "
+        "finished, counts per state, and steps in_progress past the stall threshold (the argument's, "
+        "else the plan's, else the server's). Changes nothing.",
         obj(
             {
                 "planId": v.id_arg("plan"),
@@ -699,9 +688,9 @@ def get_research_context(v: Vocabulary) -> Tool:
     return Tool(
         "get_research_context",
         "Read a plan to resume it",
-        "The whole plan with every step and its results, to resume work from a new session. "
-        "`resuming` says whether sessionId differs from the plan's last session. Changes nothing: "
-        "get_next_step with your sessionId continues and records the resume.",
+        "The whole plan, every step with its results, to resume from a new session; `resuming`: "
+        "sessionId differs from the plan's last. Changes nothing: get_next_step with your sessionId "
+        "continues and records the resume.",
         obj(
             {"planId": v.id_arg("plan"), "sessionId": nullable(v.short_text("Your agent session"))},
             ["planId"],
@@ -765,10 +754,9 @@ def start_skill_execution(v: Vocabulary) -> Tool:
     return Tool(
         "start_skill_execution",
         "Record that a skill started",
-        "Record that this session started a skill (status started), with how the final output should "
-        "look. Call it before create_research_plan with the same sessionId: the plan links to it and "
-        "get_next_step's plan_complete answer carries its outputMediaType and "
-        "outputFormattingInstructions.",
+        "Record that this session started a skill, with how the final output should look. Call it "
+        "before create_research_plan with the same sessionId: the plan links to it, and get_next_step's "
+        "plan_complete answer carries its output settings.",
         obj(
             {
                 "sessionId": v.short_text("The agent session"),

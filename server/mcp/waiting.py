@@ -161,25 +161,22 @@ def wait_for_decision(v: Vocabulary) -> Tool:
     return WaitingTool(
         "wait_for_decision",
         "Wait for a person's decision",
-        "Wait, up to timeoutSeconds, for a person to answer a decision point, instead of reading in "
-        "a loop. id: a plan step after request_user_review (or its plan), a workflow step at an "
-        "approval gate (or its workflow), a mission or hop awaiting approval, or a decision id. "
-        "Returns status decided, defaulted (the deadline applied the default) or withdrawn, with the "
-        "decision; or waiting when the time is up: call again. Sends progress if the request has a "
-        "progressToken. A reviewer or admin key on a client with elicitation (stdio) may be asked the "
-        "plan review as a form (askInClient: false not to). Too many waits per key: TOO_MANY_WAITS.",
+        "Wait up to timeoutSeconds for a person to answer a decision point, instead of polling. id: a "
+        "plan step in review (or its plan), a workflow step at an approval gate (or its workflow), a "
+        "mission or hop awaiting approval, or a decision. status: decided, defaulted (its deadline "
+        "applied the default), withdrawn, or waiting (time is up: call again). Sends progress given a "
+        "progressToken. A reviewer or admin key's client with elicitation (stdio) may be asked the plan "
+        "review as a form (askInClient: false not to). Too many waits per key: TOO_MANY_WAITS.",
         obj(
             {
                 "id": v.id_arg("plan step, plan, workflow step, workflow, mission, hop or decision"),
                 "timeoutSeconds": number(
-                    f"How long to wait at most, in seconds, in [1, {LONGEST_WAIT_SECONDS}]; default "
+                    f"Seconds to wait at most, in [1, {LONGEST_WAIT_SECONDS}]; default "
                     f"{DEFAULT_WAIT_SECONDS} (under most clients' request timeout).",
                     minimum=1,
                     maximum=LONGEST_WAIT_SECONDS,
                 ),
-                "askInClient": boolean(
-                    "Whether a reviewer or admin key's client may be asked directly; default true."
-                ),
+                "askInClient": boolean("false: never ask the client directly; default true."),
             },
             ["id"],
         ),

@@ -14,7 +14,7 @@ from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
 from ..limits import MAX_BATCH_STEPS
 from ..machines.retry import ErrorCategory
 from ..machines.workflow import CompensationStatus, WorkflowOutcome, WorkflowStatus, WorkflowStepStatus
-from ..services.workflows import claims, compensation, create, reports
+from ..services.workflows import claims, compensation, control, create, reports
 from ..services.workflows import queries as workflow_queries
 from ..services.workflows.claims import Claim, ClaimOutcome, ClaimWait
 from ..services.workflows.compensation import CompensationReport
@@ -183,13 +183,11 @@ def _shown(found: tuple[Workflow, list[WorkflowStep], list[WorkflowCompensation]
 
 
 def _agent(v: Vocabulary) -> Schema:
-    return v.short_text("Your agent name, the one you claimed the work with")
+    return v.short_text("Your agent name, as claimed")
 
 
 def _attempt() -> Schema:
-    return nullable(
-        integer("The attempt you claimed (step.attempt); a report for an older one is CONFLICT.", minimum=0)
-    )
+    return nullable(integer("The attempt you claimed (step.attempt); an older one is CONFLICT.", minimum=0))
 
 
 STEP_REPORT = output({"workflow": WORKFLOW_OUT, "step": STEP_OUT}, ["workflow", "step"])
@@ -207,10 +205,10 @@ def create_workflow_from_yaml(v: Vocabulary) -> Tool:
     return Tool(
         "create_workflow_from_yaml",
         "Define a workflow from YAML",
-        "Define a workflow (status idle) from seed 002's YAML: spec.steps (or steps at the top) with "
-        "name, dependsOn, agent, timeout, retryPolicy, onFailure (abort, skip, compensate), approval; "
-        "spec.compensation lists how to undo steps and which agent does it. `name` overrides "
-        "metadata.name. Warnings are advice; the definition was accepted. Next: start_workflow.",
+        "Define a workflow (idle) from seed 002's YAML: spec.steps or top-level steps (name, dependsOn, "
+        "agent, timeout, retryPolicy, onFailure: abort, skip or compensate, approval) and "
+        "spec.compensation (how to undo steps, by which agent). `name` overrides metadata.name. Warnings "
+        "are advice; it was accepted. Next: start_workflow.",
         obj(
             {
                 "yaml": v.large_text("The definition as seed 002 writes it"),
@@ -264,16 +262,13 @@ def claim_workflow_step(v: Vocabulary) -> Tool:
     return Tool(
         "claim_workflow_step",
         "Claim work",
-        "Take one runnable step of an executing workflow (or, while it is compensating, your next "
-        "compensation). `outcome` is one of: step (the step, now running and yours, is in `step`: do "
-        "it, then complete_workflow_step or fail_workflow_step with its stepId and attempt); "
-        "compensation (undo what `compensation.action` says, then complete_workflow_compensation or "
-        "fail_workflow_compensation); none (nothing for you now: `reason` says why; call again after "
-        "`retryAt` when it is set, else later). Steps naming "
-        "another agent are never handed to you. Concurrent claims never hand out the same work twice. "
-        f"With maxSteps (1 to {MAX_BATCH_STEPS}), up to that many steps at once, each claimed as one "
-        "claim would be (its own attempt), all in `steps` (the first also in `step`); a compensation "
-        "still comes alone.",
+        "Take a runnable step of an executing workflow (or, while it compensates, your next "
+        "compensation). `outcome`: step (`step` is now running and yours: do it, then "
+        "complete_workflow_step or fail_workflow_step with its stepId and attempt); compensation (undo "
+        "`compensation.action`, then complete_workflow_compensation or fail_workflow_compensation); none "
+        "(`reason` says why; call again after `retryAt`, else later). Never hands out a step naming "
+        "another agent, nor the same work twice. With maxSteps, up to that many steps (each its own "
+        "attempt) in `steps`, the first also in `step`; a compensation comes alone.",
         obj(
             {
                 "agent": _agent(v),
@@ -358,10 +353,9 @@ def fail_workflow_step(v: Vocabulary) -> Tool:
     return Tool(
         "fail_workflow_step",
         "Report a step failed",
-        "Report your running step failed. The category decides what happens: a retry (the step is "
-        "pending again after its backoff) when its retryPolicy covers it, an escalation to a reviewer "
-        "(governance: the workflow is blocked), or the step's onFailure (abort fails the workflow, skip "
-        "goes on without it, compensate undoes the completed steps).",
+        "Report your running step failed. By category: a retry after its backoff when its retryPolicy "
+        "covers it, a reviewer's escalation (governance: the workflow blocks), or the step's onFailure "
+        "(abort fails the workflow, skip goes on without it, compensate undoes completed steps).",
         obj(
             {
                 "stepId": v.id_arg("workflow step"),
@@ -425,6 +419,63 @@ def fail_workflow_compensation(v: Vocabulary) -> Tool:
     )
 
 
+# A person's controls of a whole workflow: listed with the workflows set and with the admin set of
+# every person's overrides of work under way.
+PERSON_OVERRIDE = frozenset({Toolset.WORKFLOWS, Toolset.ADMIN})
+
+
+def _cancelled(wf: Workflow) -> Answer:
+    return Answer(
+        {"workflow": workflow_out(wf)},
+        f"Workflow {wf.name} is {wf.status}. When it has ended, rerun_workflow runs it again.",
+    )
+
+
+def _rerun(done: CreatedWorkflow) -> Answer:
+    wf = done.workflow
+    return Answer(
+        {"workflow": workflow_out(wf), "rerunOfId": wf.rerun_of_id},
+        f"Workflow {wf.id} reruns {wf.rerun_of_id}: {wf.status}. Workers take its steps with "
+        "claim_workflow_step.",
+    )
+
+
+def cancel_workflow(v: Vocabulary) -> Tool:
+    return Tool(
+        "cancel_workflow",
+        "Cancel a workflow",
+        "A person stops an executing or blocked workflow: failed (running steps fail), or compensating "
+        "under a compensate failurePolicy, as on timeout; the reason goes into failureReason and the "
+        "event. Refused when idle, queued or ended (INVALID_TRANSITION). Undoes completed steps only by "
+        "compensation. Then: rerun_workflow.",
+        obj(
+            {"workflowId": v.id_arg("workflow"), "reason": v.long_text("Why; kept in failureReason")},
+            ["workflowId", "reason"],
+        ),
+        THE_WORKFLOW,
+        Access.DECIDE,
+        writes(lambda tx, a: control.cancel_workflow(tx, a["workflowId"], a["reason"]), _cancelled),
+        destructive=True,
+        toolset=PERSON_OVERRIDE,
+    )
+
+
+def rerun_workflow(v: Vocabulary) -> Tool:
+    return Tool(
+        "rerun_workflow",
+        "Run a workflow again",
+        "Run an ended (completed or failed) workflow again as a new one from the same definition, "
+        "started at once (queued, or executing if a slot is free); rerunOfId names the old one, which is "
+        "unchanged. Refused while it runs (INVALID_TRANSITION: cancel_workflow first). Then workers "
+        "claim_workflow_step.",
+        obj({"workflowId": v.id_arg("workflow")}, ["workflowId"]),
+        output({"workflow": WORKFLOW_OUT, "rerunOfId": STR}, ["workflow", "rerunOfId"]),
+        Access.DECIDE,
+        writes(lambda tx, a: control.rerun_workflow(tx, a["workflowId"]), _rerun),
+        toolset=PERSON_OVERRIDE,
+    )
+
+
 # The toolset, in the order tools/list shows it.
 WORKFLOW_TOOLS: tuple[ToolSpec, ...] = (
     create_workflow_from_yaml,
@@ -436,6 +487,8 @@ WORKFLOW_TOOLS: tuple[ToolSpec, ...] = (
     fail_workflow_step,
     complete_workflow_compensation,
     fail_workflow_compensation,
+    cancel_workflow,
+    rerun_workflow,
 )
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -166,29 +166,43 @@ def _name(path: list[str]) -> str:
 
 def _shape_problem(error: ValidationError) -> Problem:
     path = [str(p) for p in error.absolute_path]
-    kind = error.validator
-    expected: Any = error.validator_value
-    instance: Any = error.instance
-    schema: Any = error.schema
-    if kind == "required":
-        missing = next((m for m in expected if m not in (instance or {})), "")
-        path = [*path, str(missing)]
-        return _problem(path, "is required")
-    if kind == "additionalProperties":
-        allowed = set((schema.get("properties") or {}).keys())
-        extra = sorted(k for k in (instance or {}) if k not in allowed)
-        name = clipped(extra[0], 100) if extra else "?"
-        where = f" of {_name(path)}" if path else ""
-        message = f"{name!r} is not an argument{where}; allowed: {', '.join(sorted(allowed))}"
-        return Problem(ErrorCode.VALIDATION_FAILED, message, [*path, name])
-    if kind == "enum":
-        values = ", ".join(str(v) for v in expected if v is not None)
-        return _problem(path, f"must be one of: {values}")
-    if kind == "type":
-        wanted = expected
-        wanted = " or ".join(wanted) if isinstance(wanted, list) else wanted
-        return _problem(path, f"must be {'an' if str(wanted)[0] in 'aeiou' else 'a'} {wanted}")
-    return _problem(path, "is not valid here")
+    explain = _SHAPE_PROBLEMS.get(str(error.validator))
+    if explain is None:
+        return _problem(path, "is not valid here")
+    return explain(path, error.validator_value, error.instance, error.schema)
+
+
+def _missing(path: list[str], expected: Any, instance: Any, schema: Any) -> Problem:
+    missing = next((m for m in expected if m not in (instance or {})), "")
+    return _problem([*path, str(missing)], "is required")
+
+
+def _unknown(path: list[str], expected: Any, instance: Any, schema: Any) -> Problem:
+    allowed = set((schema.get("properties") or {}).keys())
+    extra = sorted(k for k in (instance or {}) if k not in allowed)
+    name = clipped(extra[0], 100) if extra else "?"
+    where = f" of {_name(path)}" if path else ""
+    message = f"{name!r} is not an argument{where}; allowed: {', '.join(sorted(allowed))}"
+    return Problem(ErrorCode.VALIDATION_FAILED, message, [*path, name])
+
+
+def _not_one_of(path: list[str], expected: Any, instance: Any, schema: Any) -> Problem:
+    values = ", ".join(str(v) for v in expected if v is not None)
+    return _problem(path, f"must be one of: {values}")
+
+
+def _wrong_type(path: list[str], expected: Any, instance: Any, schema: Any) -> Problem:
+    wanted = " or ".join(expected) if isinstance(expected, list) else expected
+    return _problem(path, f"must be {'an' if str(wanted)[0] in 'aeiou' else 'a'} {wanted}")
+
+
+# What each JSON Schema keyword's failure means to a caller, by the keyword that failed.
+_SHAPE_PROBLEMS: dict[str, Callable[[list[str], Any, Any, Any], Problem]] = {
+    "required": _missing,
+    "additionalProperties": _unknown,
+    "enum": _not_one_of,
+    "type": _wrong_type,
+}
 
 
 def _problem(path: list[str], why: str) -> Problem:
@@ -211,6 +225,10 @@ def _walk(value: Any, schema: Schema, path: list[str], found: list[Problem]) -> 
         if why := json_problem(value):
             found.append(_problem(path, why))
         return value
+    return _scalar(value, kinds, path, found)
+
+
+def _scalar(value: Any, kinds: set[str], path: list[str], found: list[Problem]) -> Any:
     if isinstance(value, str):
         if why := text_problem(value):
             found.append(_problem(path, why))

@@ -121,25 +121,37 @@ def _claimed(batch: list[Claim]) -> Answer:
         "workflow": workflow_out(claim.workflow) if claim.workflow else None,
     }
     if claim.step is not None:
-        data["step"] = step_out(claim.step)
-        data["steps"] = [step_out(c.step) for c in batch if c.step is not None]
-        named = ", ".join(f"{c.step.name} (attempt {c.step.attempt})" for c in batch if c.step is not None)
-        summary = (
-            f"Claimed step{'s' if len(batch) > 1 else ''} {named}. Do it, call heartbeat_workflow_step "
-            "while it takes long, then complete_workflow_step or fail_workflow_step."
-        )
-    elif claim.compensation is not None:
-        data["compensation"] = compensation_out(claim.compensation)
-        summary = (
-            f"Claimed the compensation of {claim.compensation.step_name}: {claim.compensation.action}. Undo "
-            "it, then complete_workflow_compensation or fail_workflow_compensation."
-        )
-    else:
-        data["reason"] = claim.reason.value if claim.reason else None
-        data["retryAt"] = claim.retry_at.isoformat() if claim.retry_at else None
-        when = f"after {data['retryAt']}" if claim.retry_at else "when other work has moved on"
-        summary = f"Nothing to claim for this agent now ({data['reason']}); call again {when}."
-    return Answer(data, summary)
+        return _claimed_steps(data, [c.step for c in batch if c.step is not None])
+    if claim.compensation is not None:
+        return _claimed_compensation(data, claim.compensation)
+    return _nothing_claimed(data, claim)
+
+
+def _claimed_steps(data: dict[str, Any], steps: list[WorkflowStep]) -> Answer:
+    data["step"] = step_out(steps[0])
+    data["steps"] = [step_out(s) for s in steps]
+    named = ", ".join(f"{s.name} (attempt {s.attempt})" for s in steps)
+    return Answer(
+        data,
+        f"Claimed step{'s' if len(steps) > 1 else ''} {named}. Do it, call heartbeat_workflow_step "
+        "while it takes long, then complete_workflow_step or fail_workflow_step.",
+    )
+
+
+def _claimed_compensation(data: dict[str, Any], comp: WorkflowCompensation) -> Answer:
+    data["compensation"] = compensation_out(comp)
+    return Answer(
+        data,
+        f"Claimed the compensation of {comp.step_name}: {comp.action}. Undo "
+        "it, then complete_workflow_compensation or fail_workflow_compensation.",
+    )
+
+
+def _nothing_claimed(data: dict[str, Any], claim: Claim) -> Answer:
+    data["reason"] = claim.reason.value if claim.reason else None
+    data["retryAt"] = claim.retry_at.isoformat() if claim.retry_at else None
+    when = f"after {data['retryAt']}" if claim.retry_at else "when other work has moved on"
+    return Answer(data, f"Nothing to claim for this agent now ({data['reason']}); call again {when}.")
 
 
 def _created(done: CreatedWorkflow) -> Answer:

@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP_PYTHON := $(VENV)/.stamp-python
 LOCK := requirements.lock
 # clients/python's code generator (ariadne-codegen) needs graphql-core < 3.3 and an older ruff than the
-# server's, so it has a venv and a lock of its own (docs/decisions.md, "Workers (issue 13)").
+# server's, so it has a venv and a lock of its own (docs/decisions/0021-workers.md).
 CODEGEN_VENV := .venv-codegen
 CODEGEN_LOCK := clients/python/codegen.lock
 CODEGEN_STAMP := $(CODEGEN_VENV)/.stamp

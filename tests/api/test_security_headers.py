@@ -1,4 +1,4 @@
-"""Browser security headers on the dashboard, GraphiQL, static assets and API answers (issue 10, item 7)."""
+"""Browser security headers on the dashboard, GraphiQL, static assets and API answers."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ async def test_review_pauses_step_and_plan_and_records_user_reviewed(flight: Fli
         ("step_transitioned", "in_progress", "awaiting_input"),
         ("plan_transitioned", "executing", "awaiting_review"),
         ("user_reviewed", None, None),
-        ("review_requested", None, None),  # its decision opened (issue 17)
+        ("review_requested", None, None),  # its decision opened
     ]
     assert new[2].data["action"] == "review_requested"
     assert new[2].data["questions"] == ["More sources?", "Go on?"]

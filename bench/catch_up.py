@@ -1,4 +1,4 @@
-"""Catch-up: one subscriber replays `events(after: 0)` from a log of 100,000 events (issue 14, item 3).
+"""Catch-up: one subscriber replays `events(after: 0)` from a log of 100,000 events.
 
 The log is written through the server's own event writer in large transactions (not the API), then a
 real `flightdeck serve` process streams it over graphql-transport-ws to one raw WebSocket client, which

@@ -1,4 +1,4 @@
-"""The dashboard in a real browser (issue 16, item 7): first render and paging with many plans, and the
+"""The dashboard in a real browser: first render and paging with many plans, and the
 main thread under a steady stream of events.
 
 1. ``render``: ``--plans`` plans (100,000 by default) are put into a fresh SQLite file by the bulk loader

@@ -1,4 +1,4 @@
-"""The scale series (issue 14, item 2): transitions/s and list latency as the database grows.
+"""The scale series: transitions/s and list latency as the database grows.
 
 For each size a fresh database is filled by the bulk loader (``bench/loader.py``), then real
 ``flightdeck serve`` processes take 16 agents' plan-step transitions over HTTP (``transitions.http_agent``)

@@ -55,7 +55,7 @@ def main(
         typer.Option(
             "--config",
             envvar="FLIGHTDECK_CONFIG",
-            help="A TOML file of settings (README: Configuration); the environment overrides it.",
+            help="A TOML file of settings (docs/reference/settings.md); the environment overrides it.",
         ),
     ] = None,
 ) -> None:

@@ -1,4 +1,4 @@
-"""Prometheus metrics of one server process, served at ``/metrics`` (see README, "Metrics").
+"""Prometheus metrics of one server process, served at ``/metrics`` (docs/guides/operations.md).
 
 Each process counts what it did itself; Prometheus scrapes every process and sums across them (the
 ``instance`` label tells them apart), which is the usual model for several independent servers and

@@ -36,7 +36,8 @@ def content_security_policy(host: str | None, *, inline_styles: bool = False) ->
     CSP Level 3 lets ``'self'`` match ws: and wss: to the same host, which Chromium and Firefox
     implement; the WebSocket URLs are also named explicitly for browsers that predate that.
     ``inline_styles`` is for the GraphiQL page only: its editor (Monaco) writes <style> elements and
-    style attributes at run time and cannot be given a nonce (docs/decisions.md).
+    style attributes at run time and cannot be given a nonce
+    (docs/decisions/0014-authentication-and-browser-security.md).
     """
     connect = "connect-src 'self'"
     host = (host or "").strip().lower()

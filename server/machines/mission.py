@@ -3,7 +3,7 @@
 The seed's rows are copied as they stand. "Any -> CANCELLED" (and, for assets, "Any -> EXPIRED") is
 an edge from every state that is not final. The extensions DESIGN.md decides (rejection and retry as
 transitions with a recorded reason, never as extra states) are listed separately below, so the seed's
-table stays readable on its own; docs/decisions.md explains each one.
+table stays readable on its own; docs/decisions/0002-missions.md explains each one.
 """
 
 from __future__ import annotations

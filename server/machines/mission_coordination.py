@@ -5,8 +5,8 @@ neither COMPLETED nor CANCELLED (completed hops are the mission's past, cancelle
 or given up). A COMPLETED mission is judged by its final hop instead. Likewise a hop's tool steps are
 its *live* steps, those not CANCELLED: a rejected implementation's cancelled steps are history.
 
-Where the seed's tables are silent, the rows below are our decisions (docs/decisions.md): the seed's
-own transitions can reach these combinations, so the tables must admit them.
+Where the seed's tables are silent, the rows below are our decisions (docs/decisions/0002-missions.md):
+the seed's own transitions can reach these combinations, so the tables must admit them.
 """
 
 from __future__ import annotations

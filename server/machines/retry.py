@@ -126,7 +126,7 @@ def decide_step_failure(
 
 
 def decide_heartbeat_timeout(policy: RetryPolicy, attempt: int, on_failure: OnFailure) -> FailureDecision:
-    """A claimed step whose worker stopped heartbeating (issue 13, Temporal's semantics).
+    """A claimed step whose worker stopped heartbeating (Temporal's semantics).
 
     Its category is ``timeout``, but unlike a step that ran past its own timeout (never retried, §3.1)
     nothing judged the work: the worker vanished. So the step's retry policy decides, whatever its

@@ -1,5 +1,5 @@
 """Dev mode is decided once, at start-up, and answers only requests addressed to loopback names
-(issue 10, item 1): revoking the last key never turns authentication off on a running server, and a web
+so revoking the last key never turns authentication off on a running server, and a web
 page cannot reach a dev-mode server through DNS rebinding."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The plans table, the stall-alert history and the activity page (issue 16 items 2, 3), in headless Chromium.
+"""The plans table, the stall-alert history and the activity page (3), in headless Chromium.
 
 Plans are driven through the GraphQL API; the table's view (filter, sort, page) lives in the URL and
 survives a reload; live changes update the rows shown in place, and what is not on the page only counts

@@ -1,4 +1,4 @@
-"""Actions as data (issue 11 item 1): each machine names what may happen from which state and what it
+"""Actions as data: each machine names what may happen from which state and what it
 walks; a path the table does not hold is refused when the machine is defined."""
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def test_every_action_walks_table_edges_from_every_start_state_and_refuses_elsew
                 assert (path[-1] if path else state) == end
 
 
-# Typed from the services' rules (issue 11 item 1), not derived from the machines: action -> (start
+# Typed from the services' rules, not derived from the machines: action -> (start
 # states, target, internal).
 WS = WorkflowStepStatus
 WORKFLOW_STEP_ACTIONS = {

@@ -347,7 +347,7 @@ export type UserErrorCode =
   | 'CONFLICT'
   /** Your API key may not do this: it acts as other agents (see the key's agents), so claiming or reporting under this name is refused. */
   | 'FORBIDDEN'
-  /** The events asked for were archived and deleted from the log: `extensions.earliestSeq` (top-level errors) is the lowest seq it still has; resume with `after` = earliestSeq - 1, accepting the hole (README: Live updates). */
+  /** The events asked for were archived and deleted from the log: `extensions.earliestSeq` (top-level errors) is the lowest seq it still has; resume with `after` = earliestSeq - 1, accepting the hole (docs/tutorial/live-updates.md). */
   | 'HISTORY_TRUNCATED'
   /** The object's current state does not allow this (fromState says which state); retrying the same call will not help until the state changes. */
   | 'INVALID_TRANSITION'

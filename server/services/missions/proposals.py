@@ -108,7 +108,7 @@ async def cancel_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
 
 async def cancel_hop(tx: Tx, hop_id: str, reason: str) -> MissionResult:
     """The person gives up the hop in progress: CANCELLED with its unfinished tool steps, and the mission
-    APPROVED again for another hop, as after a rejected hop plan (docs/decisions.md)."""
+    APPROVED again for another hop, as after a rejected hop plan (docs/decisions/0002-missions.md)."""
     check_reason(tx, reason)
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
     require(HOP_MACHINE, hop, "cancel", "hopId")

@@ -106,7 +106,7 @@ async def complete_workflow_steps(
 
 
 async def _read_ahead(tx: Tx, rest: list[Completion]) -> dict[str, WorkflowStep]:
-    """The rest of the batch's steps, by id, in one read instead of one each (issue 13 item 7, session
+    """The rest of the batch's steps, by id, in one read instead of one each (session
     7). Ids that are not ids are left to ``_step_under``, which refuses them."""
     return await steps_by_id(tx, sorted({i for item in rest if (i := _id_or_none(item.step_id))}))
 

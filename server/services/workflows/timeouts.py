@@ -140,7 +140,7 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
     """Running steps past their timeout fail (category timeout) and apply ``onFailure``.
 
     Past the step's own timeout: never retried (seed §3.1). Past its heartbeat timeout (its worker
-    stopped heartbeating, issue 13): the retry policy decides first, as Temporal does. A step the
+    stopped heartbeating): the retry policy decides first, as Temporal does. A step the
     workflow is blocked on (an approval gate, an escalation) fails the whole workflow, which then follows
     its failure policy like a workflow timeout does.
     """

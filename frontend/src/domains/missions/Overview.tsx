@@ -58,8 +58,8 @@ function MissionsBody({ level }: { level: Level }) {
       {!state.loaded && !state.error ? <p>Loading missions…</p> : null}
       {state.loaded && missions.length === 0 ? (
         <p className="card empty-small" data-testid="missions-empty">
-          No missions yet. An agent proposes one with <code>proposeMission</code> (see “Missions” in the project's
-          README); it appears here at once.
+          No missions yet. An agent proposes one with <code>proposeMission</code> (see the tutorial's “Missions”
+          page, docs/tutorial/missions.md); it appears here at once.
         </p>
       ) : null}
       {missions.length ? (

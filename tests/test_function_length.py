@@ -8,10 +8,6 @@ from pathlib import Path
 SERVER = Path(__file__).resolve().parent.parent / "server"
 MOST_LINES = 100
 
-# create_app is being split into named parts (middleware, routes, loops, lifespan) on another branch;
-# its nested lifespan goes with it. Remove both once that lands.
-BEING_SPLIT = {("app.py", "create_app"), ("app.py", "create_app.lifespan")}
-
 
 def _functions(tree: ast.AST, prefix: str = "") -> list[tuple[str, int]]:
     """Every function and method, by dotted name within its module, with its length in lines."""
@@ -34,7 +30,7 @@ def long_functions(root: Path, most: int) -> list[str]:
     for path in sorted(root.rglob("*.py")):
         module = path.relative_to(root).as_posix()
         for name, lines in _functions(ast.parse(path.read_text(encoding="utf-8"))):
-            if lines > most and (module, name) not in BEING_SPLIT:
+            if lines > most:
                 too_long.append(f"server/{module}: {name} has {lines} lines")
     return too_long
 
@@ -48,9 +44,3 @@ def test_the_length_check_finds_a_long_function_nested_in_a_class(tmp_path: Path
     (tmp_path / "long.py").write_text(f"class Face:\n    def handle(self):\n{body}\n", encoding="utf-8")
     (tmp_path / "short.py").write_text("def fine():\n    return 1\n", encoding="utf-8")
     assert long_functions(tmp_path, MOST_LINES) == [f"server/long.py: Face.handle has {MOST_LINES + 1} lines"]
-
-
-def test_the_exception_is_still_needed() -> None:
-    lengths = dict(_functions(ast.parse((SERVER / "app.py").read_text(encoding="utf-8"))))
-    still_long = [name for _, name in BEING_SPLIT if lengths.get(name, 0) > MOST_LINES]
-    assert still_long, "create_app is split: empty BEING_SPLIT in this file"

@@ -127,7 +127,14 @@ def _incremental_vacuum(connection: Any, pages: int) -> None:
 
 async def _vacuum_pruned_tables(db: Database) -> None:
     known = set(Base.metadata.tables)
-    tables = [name for name in PRUNED_TABLES if name in known]
+    await vacuum_tables(db, [name for name in PRUNED_TABLES if name in known])
+
+
+async def vacuum_tables(db: Database, tables: list[str]) -> None:
+    """PostgreSQL: VACUUM ``tables`` (names the models declare), so the space of the rows just deleted is
+    reused instead of the table growing until autovacuum comes by; SQLite reuses free pages itself."""
+    if db.is_sqlite or not tables:
+        return
     async with db.write_engine.connect() as conn:
         # VACUUM cannot run inside a transaction block.
         autocommit = await conn.execution_options(isolation_level="AUTOCOMMIT")

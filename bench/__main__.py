@@ -191,9 +191,14 @@ def run_soak(argv: list[str]) -> None:
         "--keep-seconds",
         type=float,
         default=soak.KEEP_SECONDS,
-        help="with --retention: the age beyond which events, ended plans and operations go",
+        help="with --retention: no event or operation log record older is kept",
     )
-    parser.add_argument("--retained", type=int, help="with --retention: also keep at most this many events")
+    parser.add_argument(
+        "--retained",
+        type=int,
+        default=soak.RETAINED,
+        help="with --retention: the events and operation log records kept",
+    )
     args = parser.parse_args(argv)
     env = {"BROADCAST_URL": args.broadcast_url} if args.broadcast_url else {}
     with tempfile.TemporaryDirectory() as tmp:

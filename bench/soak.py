@@ -12,10 +12,9 @@ first and the last minute after warm-up with the target "last minute within 10 %
 whether every long-lived subscriber got every event exactly once, in order. The database is measured too
 (``flightdeck ops size``'s report: rows and bytes per table): its growth per 1,000 transitions over the
 second half of the run, and bytes per transition per table over the whole run. With ``--retention`` the
-server keeps about the last ``--keep-seconds`` (default ``KEEP_SECONDS``) of the run: every
-``RETENTION_SECONDS`` it archives and deletes each tenant's events older than that, deletes plans ended
-as long ago (their events archived first) and operation log records as old. The window is a fraction of
-the run, so retention reaches its steady state within the warm-up whatever rate the machine sustains.
+server keeps each tenant's newest ``--retained`` events (default ``RETAINED``; none older than
+``--keep-seconds``) and as many operation log records, archiving and deleting the rest every
+``RETENTION_SECONDS``, and deletes plans ended ``ENDED_ROOT_SECONDS`` ago (see ``retention_env``).
 """
 
 from __future__ import annotations
@@ -60,30 +59,32 @@ STEPS = 4
 SAMPLE_SECONDS = 5.0
 RETENTION_SECONDS = 10
 KEEP_SECONDS = 60
+RETAINED = 200
+ENDED_ROOT_SECONDS = 20
 
 
 def retention_env(
-    archive_dir: Path, keep_s: float = KEEP_SECONDS, retained: int | None = None
+    archive_dir: Path, keep_s: float = KEEP_SECONDS, retained: int = RETAINED
 ) -> dict[str, str]:
-    """The settings that keep the soak's database at a fixed size within a run of minutes: events and
-    operation log records older than ``keep_s`` archived (events) and deleted, plans ended ``keep_s`` ago
-    deleted, every ``RETENTION_SECONDS``. By age, not by count: a count the run never reaches (a loaded
-    machine makes a tenth of the mutations asked for) would leave retention idle all run long.
-    ``retained`` caps the events and operation log records by count as well."""
+    """The settings that keep the soak's database at a fixed size within a run of minutes, every
+    ``RETENTION_SECONDS``: events beyond the newest ``retained`` or older than ``keep_s`` archived and
+    deleted, operation log records likewise, plans ended ``ENDED_ROOT_SECONDS`` ago deleted (their
+    events are archived by then). The count is what holds the size: reached within the warm-up even on
+    a loaded machine (a run at 2 mutations/s writes about 250 events a minute), and unlike an age it
+    keeps the same rows whatever rate the machine sustains from one minute to the next; a PostgreSQL
+    table's files keep the most it ever held, so a window by age grows them at every new peak rate."""
     days = str(keep_s / 86_400)
-    env = {
+    return {
         "FLIGHTDECK_EVENT_ARCHIVE_DIR": str(archive_dir),
         "FLIGHTDECK_EVENT_RETENTION_DAYS": days,
-        "FLIGHTDECK_ENDED_ROOT_RETENTION_DAYS": days,
-        "FLIGHTDECK_WEBHOOK_DELIVERY_RETENTION_DAYS": days,
+        "FLIGHTDECK_EVENT_RETENTION_MAX_EVENTS": str(retained),
+        "FLIGHTDECK_ENDED_ROOT_RETENTION_DAYS": str(ENDED_ROOT_SECONDS / 86_400),
+        "FLIGHTDECK_WEBHOOK_DELIVERY_RETENTION_DAYS": str(ENDED_ROOT_SECONDS / 86_400),
         "FLIGHTDECK_RETENTION_INTERVAL_SECONDS": str(RETENTION_SECONDS),
         "FLIGHTDECK_OPERATION_LOG_MAX_AGE_DAYS": days,
+        "FLIGHTDECK_OPERATION_LOG_MAX_ROWS": str(retained),
         "FLIGHTDECK_OPERATION_LOG_PRUNE_INTERVAL_SECONDS": str(RETENTION_SECONDS),
     }
-    if retained is not None:
-        env["FLIGHTDECK_EVENT_RETENTION_MAX_EVENTS"] = str(retained)
-        env["FLIGHTDECK_OPERATION_LOG_MAX_ROWS"] = str(retained)
-    return env
 
 
 async def database_figures(db: Database) -> dict[str, Any]:

@@ -18,6 +18,7 @@ server's own (their roots do not exist): only their size and index shape matter 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import statistics
 import subprocess
@@ -36,7 +37,7 @@ from server.db.engine import Database
 from server.db.models import Event, TenantCounter
 
 from .server_process import ServerProcess, process_cpu_seconds
-from .soak import CREATE, START, STEPS, SUBMIT, Pacer
+from .soak import CREATE, KEEPALIVE_SECONDS, START, STEPS, SUBMIT, Pacer
 
 AGENTS = 8
 LOAD_PAGE = 5_000
@@ -153,7 +154,8 @@ async def measure(
     results: list[dict[str, Any]] = []
     with ServerProcess(url) as server:
         assert server.proc is not None
-        async with aiohttp.ClientSession(server.url, connector=aiohttp.TCPConnector(limit=AGENTS)) as http:
+        connector = aiohttp.TCPConnector(limit=AGENTS, keepalive_timeout=KEEPALIVE_SECONDS)
+        async with aiohttp.ClientSession(server.url, connector=connector) as http:
             writers = Writers(http, Pacer(rate))
             agents = [asyncio.create_task(writers.agent()) for _ in range(AGENTS)]
             try:
@@ -195,6 +197,7 @@ async def measure(
                             "load_average": f"{os.getloadavg()[0]:.2f}",
                         }
                     )
+                    print(json.dumps(results[-1]), file=sys.stderr, flush=True)  # a round at a time
                     results[-1]["ratio"] = (
                         round(results[-1]["p99_ms_during"] / results[-1]["p99_ms_without"], 2)
                         if results[-1]["p99_ms_without"]

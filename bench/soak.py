@@ -57,6 +57,7 @@ LONG_LIVED = 5
 CHURNING = 50
 STEPS = 4
 SAMPLE_SECONDS = 5.0
+KEEPALIVE_SECONDS = 1.0
 RETENTION_SECONDS = 10
 KEEP_SECONDS = 60
 RETAINED = 200
@@ -263,7 +264,9 @@ async def soak(
     sizes: list[dict[str, Any]] = []
     with ServerProcess(database_url, FLIGHTDECK_OPERATION_LOG="true", **env) as server:
         assert server.proc is not None
-        connector = aiohttp.TCPConnector(limit=AGENTS + 1)
+        # Idle connections dropped well before the server's keep-alive timeout (uvicorn: 5 s): on a
+        # loaded machine a request on one the server is closing that moment fails the run.
+        connector = aiohttp.TCPConnector(limit=AGENTS + 1, keepalive_timeout=KEEPALIVE_SECONDS)
         async with aiohttp.ClientSession(server.url, connector=connector) as http:
             load = Load(http, Pacer(rate))
             watchers = [LongLived() for _ in range(LONG_LIVED)]

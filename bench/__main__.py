@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 from server.db.migrate import upgrade
 
 from . import (
+    archival,
     catch_up,
     floor,
     latency,
@@ -210,12 +211,23 @@ def run_soak(argv: list[str]) -> None:
     parser.add_argument(
         "--retention", action="store_true", help="archive and delete as the sizing guide says (soak.py)"
     )
-    parser.add_argument("--retained", type=int, default=soak.RETAINED_EVENTS, help="with --retention")
+    parser.add_argument(
+        "--keep-seconds",
+        type=float,
+        default=soak.KEEP_SECONDS,
+        help="with --retention: no event or operation log record older is kept",
+    )
+    parser.add_argument(
+        "--retained",
+        type=int,
+        default=soak.RETAINED,
+        help="with --retention: the events and operation log records kept",
+    )
     args = parser.parse_args(argv)
     env = {"BROADCAST_URL": args.broadcast_url} if args.broadcast_url else {}
     with tempfile.TemporaryDirectory() as tmp:
         if args.retention:
-            env |= soak.retention_env(Path(tmp) / "archive", args.retained)
+            env |= soak.retention_env(Path(tmp) / "archive", args.keep_seconds, args.retained)
         url = args.database_url or fresh_sqlite(Path(tmp), "soak.db")
         result = asyncio.run(soak.soak(url, args.minutes, args.rate, args.warmup, **env))
     samples = result.pop("samples")
@@ -230,9 +242,47 @@ def run_soak(argv: list[str]) -> None:
     print(json.dumps(result, indent=2))
 
 
+def run_archival(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench archival")
+    parser.add_argument("--events", type=int, default=100_000, help="events each round archives")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rate", type=float, default=100.0, help="mutations per second, all agents together")
+    parser.add_argument("--batch", type=int, default=1_000, help="events deleted per transaction")
+    parser.add_argument("--database-url", help="PostgreSQL (emptied first!); default: a new SQLite file")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        url = fresh_postgres(args.database_url) if args.database_url else fresh_sqlite(Path(tmp), "a.db")
+        result = asyncio.run(
+            archival.measure(
+                url,
+                Path(tmp) / "archive",
+                events=args.events,
+                rounds=args.rounds,
+                rate=args.rate,
+                batch=args.batch,
+            )
+        )
+    print(
+        "| round | archive (s) | mutations without / during | p50 without / during (ms) "
+        "| p99 without / during (ms) | ratio | load |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for r in result["rounds"]:
+        print(
+            f"| {r['round']} | {r['archive_seconds']} | {r['mutations_without']} / {r['mutations_during']} "
+            f"| {r['p50_ms_without']} / {r['p50_ms_during']} | {r['p99_ms_without']} / {r['p99_ms_during']} "
+            f"| {r['ratio']} | {r['load_average']} |"
+        )
+    print()
+    print(json.dumps(result, indent=2))
+
+
 def main() -> None:
     if sys.argv[1:2] == ["soak"]:
         run_soak(sys.argv[2:])
+        return
+    if sys.argv[1:2] == ["archival"]:
+        run_archival(sys.argv[2:])
         return
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument(

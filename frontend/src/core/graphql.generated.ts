@@ -742,6 +742,11 @@ export type StallAlertHistoryQueryVariables = Exact<{
 
 export type StallAlertHistoryQuery = { stallAlerts: { totalCount: number, edges: Array<{ node: { seq: number, planId: string, thresholdSeconds: number, detectedAt: string, steps: Array<{ stepId: string, runningSeconds: number }>, plan: { title: string, researchQuestion: string, status: PlanStatus } | null } }> } };
 
+export type PlanReviewCountQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type PlanReviewCountQuery = { reviewInbox: { totalCount: number } };
+
 export type DecisionFieldsFragment = { id: string, kind: DecisionKind, status: DecisionStatus, subjectType: string, subjectId: string, rootType: string, rootId: string, assignee: string | null, defaultOutcome: DecisionOutcome | null, deadlineAt: string | null, escalateAt: string | null, escalationRole: string | null, escalatedAt: string | null, outcome: string | null, statusReason: string | null, createdAt: string, closedAt: string | null };
 
 export type DecisionInboxQueryVariables = Exact<{
@@ -925,6 +930,11 @@ export type RerunWorkflowMutationVariables = Exact<{
 
 
 export type RerunWorkflowMutation = { rerunWorkflow: { workflow: { id: string, status: WorkflowStatus, rerunOfId: string | null } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
+
+export type WorkflowGateCountQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WorkflowGateCountQuery = { workflowStepsAwaitingReview: { totalCount: number } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -2343,6 +2353,13 @@ export const StallAlertHistoryDocument = new TypedDocumentString(`
     status
   }
 }`) as unknown as TypedDocumentString<StallAlertHistoryQuery, StallAlertHistoryQueryVariables>;
+export const PlanReviewCountDocument = new TypedDocumentString(`
+    query PlanReviewCount {
+  reviewInbox(first: 1) {
+    totalCount
+  }
+}
+    `) as unknown as TypedDocumentString<PlanReviewCountQuery, PlanReviewCountQueryVariables>;
 export const DecisionInboxDocument = new TypedDocumentString(`
     query DecisionInbox($mine: Boolean!, $first: Int!) {
   decisionInbox(mine: $mine, first: $first) {
@@ -2953,3 +2970,10 @@ export const RerunWorkflowDocument = new TypedDocumentString(`
   fromState
   toState
 }`) as unknown as TypedDocumentString<RerunWorkflowMutation, RerunWorkflowMutationVariables>;
+export const WorkflowGateCountDocument = new TypedDocumentString(`
+    query WorkflowGateCount {
+  workflowStepsAwaitingReview(first: 1) {
+    totalCount
+  }
+}
+    `) as unknown as TypedDocumentString<WorkflowGateCountQuery, WorkflowGateCountQueryVariables>;

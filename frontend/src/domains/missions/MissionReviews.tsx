@@ -19,8 +19,8 @@ import { useHashQuery, useNow } from '../../core/hooks';
 import { href } from '../../core/router';
 import { BulkDecide, SelectBox, useSelection } from '../../ui/BulkDecide';
 import { StatusBadge } from '../../ui/StatusBadge';
-import { type MissionReview, type MissionSummary, type ProposalKind } from './api';
-import { useMissionChanged, useMissions } from './context';
+import { type MissionReview, type ProposalKind } from './api';
+import { useMissionChanged, useMissionReviews } from './context';
 import { ProposalDecision, type Decided } from './Decision';
 import {
   changedView,
@@ -52,8 +52,6 @@ interface DecidedItem extends Decided {
   id: string;
   missionId: string;
   label: string;
-  /** The mission as the list held it when the decision came back; until it is re-read, the answer is newer. */
-  before: MissionSummary | undefined;
 }
 
 /** decideReviews' word for each kind of proposal. */
@@ -258,11 +256,11 @@ function Filters({ view, onChange }: { view: ReviewView; onChange(v: ReviewView)
 }
 
 export function MissionReviews() {
-  const state = useMissions();
+  const reviews = useMissionReviews();
   const now = useNow();
   const raw = useHashQuery();
   const view = parseReviewView(raw);
-  const read = useProposals(view, state.reviewsReadAt);
+  const read = useProposals(view, reviews?.readAt ?? 0);
   const [decided, setDecided] = useState<DecidedItem[]>([]);
   // What was just decided here stays hidden until the page is read again (which no longer lists it).
   const [answered, setAnswered] = useState<{ page: ProposalPage | null; keys: ReadonlySet<string> }>({
@@ -344,9 +342,8 @@ export function MissionReviews() {
               label={item.label}
               onDecided={(d) => {
                 const { kind, id, missionId, label } = item;
-                const before = state.byId[missionId];
                 setDecided((all) => [
-                  { ...d, key: (all[0]?.key ?? 0) + 1, kind, id, missionId, label, before },
+                  { ...d, key: (all[0]?.key ?? 0) + 1, kind, id, missionId, label },
                   ...all,
                 ]);
                 setAnswered({ page, keys: new Set([...hidden, `${kind}:${id}`]) });
@@ -375,12 +372,9 @@ export function MissionReviews() {
           <h3 id="mission-decided-title">Decided here</h3>
           <ul className="decided" aria-live="polite">
             {decided.map((d) => {
-              // The states as they are now: the mission list once re-read, until then what the decision returned.
-              const held = state.byId[d.missionId];
-              const mission = held !== d.before ? held : undefined;
-              const hop = mission?.currentHop?.id === d.id ? mission.currentHop : null;
-              const missionStatus = mission?.status ?? d.missionStatus ?? d.status;
-              const status = d.kind === 'mission' ? missionStatus : (hop?.status ?? d.status);
+              // The states the decision returned (the mission's own page follows it live).
+              const missionStatus = d.missionStatus ?? d.status;
+              const status = d.kind === 'mission' ? missionStatus : d.status;
               return (
                 <li key={d.key} className="card" data-decided-kind={d.kind} data-decided-id={d.id}>
                   <strong>{d.approved ? (d.kind === 'asset' ? 'Accepted' : 'Approved') : 'Rejected'}</strong> —{' '}

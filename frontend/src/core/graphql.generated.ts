@@ -480,7 +480,7 @@ export type LatestSeqQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type LatestSeqQuery = { latestSeq: number };
 
-export type EventFieldsFragment = { seq: number, kind: string, entityType: string, entityId: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string };
+export type EventFieldsFragment = { seq: number, kind: string, entityType: string, entityId: string, rootType: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string };
 
 export type HistoryQueryVariables = Exact<{
   rootId: string | number;
@@ -489,7 +489,7 @@ export type HistoryQueryVariables = Exact<{
 }>;
 
 
-export type HistoryQuery = { events: { edges: Array<{ node: { seq: number, kind: string, entityType: string, entityId: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } }>, pageInfo: { hasNextPage: boolean } } };
+export type HistoryQuery = { events: { edges: Array<{ node: { seq: number, kind: string, entityType: string, entityId: string, rootType: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } }>, pageInfo: { hasNextPage: boolean } } };
 
 export type EventsSubscriptionVariables = Exact<{
   after?: number | null | undefined;
@@ -497,7 +497,7 @@ export type EventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type EventsSubscription = { events: { seq: number, kind: string, entityType: string, entityId: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } };
+export type EventsSubscription = { events: { seq: number, kind: string, entityType: string, entityId: string, rootType: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } };
 
 export type StateMachinesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -513,7 +513,7 @@ export type ActivityQueryVariables = Exact<{
 }>;
 
 
-export type ActivityQuery = { events: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { seq: number, kind: string, entityType: string, entityId: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } }> } };
+export type ActivityQuery = { events: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { seq: number, kind: string, entityType: string, entityId: string, rootType: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } }> } };
 
 export type OverviewCountsQueryVariables = Exact<{
   since?: string | null | undefined;
@@ -960,6 +960,7 @@ export const EventFieldsFragmentDoc = new TypedDocumentString(`
   kind
   entityType
   entityId
+  rootType
   rootId
   fromState
   toState
@@ -1378,6 +1379,7 @@ export const HistoryDocument = new TypedDocumentString(`
   kind
   entityType
   entityId
+  rootType
   rootId
   fromState
   toState
@@ -1396,6 +1398,7 @@ export const EventsDocument = new TypedDocumentString(`
   kind
   entityType
   entityId
+  rootType
   rootId
   fromState
   toState
@@ -1441,6 +1444,7 @@ export const ActivityDocument = new TypedDocumentString(`
   kind
   entityType
   entityId
+  rootType
   rootId
   fromState
   toState

@@ -108,6 +108,7 @@ export function missionEvent(over: Partial<LoggedEvent> = {}): LoggedEvent {
     kind: 'mission_transitioned',
     entityType: 'mission',
     entityId: 'm',
+    rootType: 'mission',
     rootId: 'm',
     fromState: null,
     toState: null,

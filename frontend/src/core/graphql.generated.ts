@@ -535,7 +535,7 @@ export type HopFieldsFragment = { id: string, missionId: string, sequence: numbe
 
 export type ToolStepFieldsFragment = { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string };
 
-export type AssetFieldsFragment = { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string };
+export type AssetFieldsFragment = { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string, availableActions: Array<{ mutation: string, action: string }> };
 
 export type MissionsQueryVariables = Exact<{
   first: number;
@@ -556,7 +556,7 @@ export type MissionUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type MissionUpdatedSubscription = { missionUpdated: { id: string, title: string, goal: string, status: MissionStatus, statusReason: string | null, createdAt: string, updatedAt: string, completedAt: string | null, hops: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> }, availableActions: Array<{ mutation: string, action: string }> } }> }, assets: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string } }> } } };
+export type MissionUpdatedSubscription = { missionUpdated: { id: string, title: string, goal: string, status: MissionStatus, statusReason: string | null, createdAt: string, updatedAt: string, completedAt: string | null, availableActions: Array<{ mutation: string, action: string }>, hops: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> }, availableActions: Array<{ mutation: string, action: string }> } }> }, assets: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string, availableActions: Array<{ mutation: string, action: string }> } }> } } };
 
 export type MissionReviewCountQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -571,7 +571,7 @@ export type MissionReviewsQueryVariables = Exact<{
 }>;
 
 
-export type MissionReviewsQuery = { missionReviews: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { kind: MissionReviewKind, waitingSince: string, mission: { id: string, title: string, goal: string, status: MissionStatus, createdAt: string, updatedAt: string }, hop: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> }, availableActions: Array<{ mutation: string, action: string }> } | null, asset: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string } | null } }> } };
+export type MissionReviewsQuery = { missionReviews: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { kind: MissionReviewKind, waitingSince: string, mission: { id: string, title: string, goal: string, status: MissionStatus, createdAt: string, updatedAt: string }, hop: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> }, availableActions: Array<{ mutation: string, action: string }> } | null, asset: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string, availableActions: Array<{ mutation: string, action: string }> } | null } }> } };
 
 export type MissionDecisionFieldsFragment = { mission: { id: string, status: MissionStatus } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> };
 
@@ -1062,6 +1062,10 @@ export const AssetFieldsFragmentDoc = new TypedDocumentString(`
   expiresInSeconds
   createdAt
   updatedAt
+  availableActions {
+    mutation
+    action
+  }
 }
     `, {"fragmentName":"AssetFields"}) as unknown as TypedDocumentString<AssetFieldsFragment, unknown>;
 export const UserErrorFieldsFragmentDoc = new TypedDocumentString(`
@@ -1616,6 +1620,10 @@ export const MissionUpdatedDocument = new TypedDocumentString(`
     createdAt
     updatedAt
     completedAt
+    availableActions {
+      mutation
+      action
+    }
     hops(first: 100) {
       totalCount
       edges {
@@ -1687,6 +1695,10 @@ fragment AssetFields on Asset {
   expiresInSeconds
   createdAt
   updatedAt
+  availableActions {
+    mutation
+    action
+  }
 }`) as unknown as TypedDocumentString<MissionUpdatedSubscription, MissionUpdatedSubscriptionVariables>;
 export const MissionReviewCountDocument = new TypedDocumentString(`
     query MissionReviewCount {
@@ -1783,6 +1795,10 @@ fragment AssetFields on Asset {
   expiresInSeconds
   createdAt
   updatedAt
+  availableActions {
+    mutation
+    action
+  }
 }`) as unknown as TypedDocumentString<MissionReviewsQuery, MissionReviewsQueryVariables>;
 export const ApproveMissionDocument = new TypedDocumentString(`
     mutation ApproveMission($id: ID!) {

@@ -11,6 +11,7 @@ import { useConnection } from '../../core/connection';
 import { formatDuration, formatTime } from '../../core/format';
 import {
   MissionReviewsDocument,
+  MissionSummaryDocument,
   type MissionReviewKind,
   type MissionReviewsQuery,
   type ReviewKind,
@@ -19,7 +20,7 @@ import { useHashQuery, useNow } from '../../core/hooks';
 import { href } from '../../core/router';
 import { BulkDecide, SelectBox, useSelection } from '../../ui/BulkDecide';
 import { StatusBadge } from '../../ui/StatusBadge';
-import { type MissionReview, type ProposalKind } from './api';
+import { type MissionReview, type MissionSummary, type ProposalKind } from './api';
 import { useMissionChanged, useMissionReviews } from './context';
 import { ProposalDecision, type Decided } from './Decision';
 import {
@@ -255,6 +256,32 @@ function Filters({ view, onChange }: { view: ReviewView; onChange(v: ReviewView)
   );
 }
 
+/**
+ * The missions decided on this page, read again whenever a mission event changed the proposals' count
+ * (`version`), so "Decided here" follows them (a mission approved here moves on to building its hop)
+ * without the Reviews page holding the whole mission list.
+ */
+function useDecidedMissions(ids: readonly string[], version: number): Readonly<Record<string, MissionSummary>> {
+  const { http, report } = useConnection();
+  const [read, setRead] = useState<Record<string, MissionSummary>>({});
+  const key = [...new Set(ids)].sort().join(',');
+  useEffect(() => {
+    if (!key) return undefined;
+    let current = true;
+    Promise.all(key.split(',').map((id) => http.request(MissionSummaryDocument, { id }).then((r) => r.mission))).then(
+      (missions) => {
+        if (!current) return;
+        setRead(Object.fromEntries(missions.flatMap((m) => (m ? [[m.id, m]] : []))));
+      },
+      (error: unknown) => report(error),
+    );
+    return () => {
+      current = false;
+    };
+  }, [http, report, key, version]);
+  return read;
+}
+
 export function MissionReviews() {
   const reviews = useMissionReviews();
   const now = useNow();
@@ -274,6 +301,10 @@ export function MissionReviews() {
     ? page.edges.map((e) => item(e.node, now, read.receivedAt)).filter((i) => !hidden.has(`${i.kind}:${i.id}`))
     : null;
   const changed = useMissionChanged();
+  const held = useDecidedMissions(
+    decided.map((d) => d.missionId),
+    reviews?.readAt ?? 0,
+  );
   const byKey = new Map((open ?? []).map((i) => [`${i.kind}:${i.id}`, i]));
   const targets = (open ?? []).map((i) => ({ key: `${i.kind}:${i.id}`, label: i.label, kind: REVIEW_KIND[i.kind], id: i.id }));
   const selection = useSelection(targets.map((t) => t.key));
@@ -372,9 +403,11 @@ export function MissionReviews() {
           <h3 id="mission-decided-title">Decided here</h3>
           <ul className="decided" aria-live="polite">
             {decided.map((d) => {
-              // The states the decision returned (the mission's own page follows it live).
-              const missionStatus = d.missionStatus ?? d.status;
-              const status = d.kind === 'mission' ? missionStatus : d.status;
+              // The states as they are now: the mission as last read, until then what the decision returned.
+              const mission = held[d.missionId];
+              const hop = mission?.currentHop?.id === d.id ? mission.currentHop : null;
+              const missionStatus = mission?.status ?? d.missionStatus ?? d.status;
+              const status = d.kind === 'mission' ? missionStatus : (hop?.status ?? d.status);
               return (
                 <li key={d.key} className="card" data-decided-kind={d.kind} data-decided-id={d.id}>
                   <strong>{d.approved ? (d.kind === 'asset' ? 'Accepted' : 'Approved') : 'Rejected'}</strong> —{' '}

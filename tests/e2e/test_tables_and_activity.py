@@ -58,7 +58,7 @@ async def test_the_plans_table_filters_sorts_pages_by_url_and_merges_live_change
     await expect(count).to_have_text(showing(1, 2, 5))
 
     # Oldest first by clicking the sorted column; the sort is in the URL.
-    await table.get_by_role("button", name="Started").click()
+    await table.get_by_role("button", name="Created").click()
     await expect(rows.first).to_have_attribute("data-plan-row", ids[0])
     assert "sort=CREATED_AT.ASC" in page.url
 

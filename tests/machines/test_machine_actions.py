@@ -347,3 +347,23 @@ def test_a_deadline_without_a_clock_refuses_nothing_and_wants_a_time() -> None:
     assert due.refuses(None, NOW) == "not yet"
     with pytest.raises(TypeError):
         due.refuses("2026-01-01", NOW)
+
+
+def test_a_workflow_step_action_walks_at_most_one_edge() -> None:
+    """step_act notes ``dependents`` on the action's target: every step action enters at most that one
+    state (no ``via``, no retry target to choose)."""
+    for action in WORKFLOW_STEP_MACHINE.actions:
+        assert action.via is None
+        assert action.internal or action.target is not None
+
+
+def test_the_first_executing_starts_the_workflow_and_its_deadline() -> None:
+    class Row:
+        started_at: datetime | None = None
+        timeout_seconds: float | None = 60.0
+
+    row = Row()
+    entering = WORKFLOW_MACHINE.computed[WorkflowStatus.EXECUTING]
+    assert entering(row, NOW) == {"started_at": NOW, "timeout_at": NOW + timedelta(seconds=60)}
+    row.started_at = NOW - SECOND  # resumed after a block: its start and deadline stand
+    assert entering(row, NOW) == {}

@@ -126,6 +126,12 @@ def derive_mission_status(mission: MissionStatus, hops: Sequence[HopView]) -> Mi
     return MISSION_OF_HOP[hop.status]
 
 
+def admits(hop: HopStatus, step: ToolStepStatus) -> bool:
+    """Whether a hop in state ``hop`` may have a live tool step in state ``step`` (the hop <-> tool step
+    table): a hop enters READY_FOR_EXECUTION only when every live step is one it admits."""
+    return step in HOP_STEP_TABLE[hop]
+
+
 def live_steps(steps: Sequence[ToolStepStatus]) -> list[ToolStepStatus]:
     return [s for s in steps if s is not T.CANCELLED]
 

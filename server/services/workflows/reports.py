@@ -9,7 +9,7 @@ from ...db.workflow_models import Workflow, WorkflowStep
 from ...errors import ErrorCode, ServiceError, fail, not_found
 from ...limits import PROGRESS_BYTES
 from ...machines.retry import ErrorCategory, decide_step_failure
-from ...machines.workflow import WORKFLOW_STEP_MACHINE, OnFailure
+from ...machines.workflow import WORKFLOW_STEP_MACHINE, OnFailure, step_deadline
 from ..acting import check_acting_agent
 from ..aggregates import WORKFLOW_STEP
 from ..runtime import Tx
@@ -17,7 +17,7 @@ from ..transitions import require
 from ..validation import check_json_size, check_text, parse_id
 from .definition import retry_policy_from_document
 from .progress import conclude_step_failure, settle_workflow
-from .rows import complete_step, lock_workflow_of, step_deadline, steps_by_id
+from .rows import complete_step, lock_workflow_of, steps_by_id
 
 
 @dataclass

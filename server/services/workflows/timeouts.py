@@ -23,13 +23,13 @@ from ...machines.workflow import (
     OnFailure,
     WorkflowStatus,
     WorkflowStepStatus,
+    hard_deadline,
 )
 from ..runtime import Tx
 from ..transitions import allowed
 from .definition import retry_policy_from_document
 from .progress import conclude_step_failure, fail_by_policy
 from .rows import (
-    hard_deadline,
     load_steps,
     lock_workflow,
     record_step_event,

@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP_PYTHON := $(VENV)/.stamp-python
 LOCK := requirements.lock
 # clients/python's code generator (ariadne-codegen) needs graphql-core < 3.3 and an older ruff than the
-# server's, so it has a venv and a lock of its own (docs/decisions.md, "Workers (issue 13)").
+# server's, so it has a venv and a lock of its own (docs/decisions/0021-workers.md).
 CODEGEN_VENV := .venv-codegen
 CODEGEN_LOCK := clients/python/codegen.lock
 CODEGEN_STAMP := $(CODEGEN_VENV)/.stamp
@@ -14,7 +14,7 @@ UV := uv==0.13.9
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install frontend lint typecheck jstest codegen client-codegen pytest schema docs bench soak lock clean
+.PHONY: run test install frontend lint typecheck jstest codegen client-codegen pytest schema docs docs-site bench soak lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -86,28 +86,37 @@ client-codegen: $(CODEGEN_STAMP)
 	cd clients/python && ../../$(CODEGEN_VENV)/bin/ariadne-codegen
 
 # Three workers, whole files each (pytest-xdist): the suite waits on databases, servers and the browser
-# more than on the CPU (about one core busy of two at -n 2). On the 2-core machine of session 7: -n 2
+# more than on the CPU (about one core busy of two at -n 2). Measured on a 2-core machine: -n 2
 # 9 min 34 s, -n 3 8 min 39 s and 8 min 56 s, -n 4 8 min 58 s with a timing failure; about 1,550 s of
 # work either way, most of it fixtures starting and stopping servers. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= 3
 pytest: install frontend
 	$(BIN)/pytest $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile) --durations=15 $(PYTEST_ARGS)
 
-test: lint typecheck jstest pytest
+test: lint typecheck jstest pytest docs-site
 
 schema: $(STAMP_PYTHON)
 	$(BIN)/flightdeck export-schema > schema.graphql
 
+# Regenerates the pages written from the code (the state machines; settings, command line, schema, event
+# kinds and error codes under docs/reference/), then builds the site. Tests fail while a page is stale.
 docs: $(STAMP_PYTHON)
 	$(BIN)/flightdeck export-machines > docs/state-machines.md
+	$(BIN)/python -m server.reference_docs docs/reference
+	$(MAKE) docs-site
+
+# The documentation site (MkDocs, Material theme) into site/, git-ignored. --strict: a link to a missing
+# page or anchor, or a page left out of the navigation, fails the build.
+docs-site: $(STAMP_PYTHON)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 
 bench: install frontend
 	$(BIN)/python -m bench
 
-# Minutes of steady load on a real server, sampling its memory, descriptors and threads (README).
+# Minutes of steady load on a real server, sampling its memory, descriptors and threads (docs/guides/performance.md).
 SOAK_MINUTES ?= 8
 soak: install frontend
 	$(BIN)/python -m bench soak --minutes $(SOAK_MINUTES)
 
 clean:
-	rm -rf $(VENV) .venv-* .stamp-* frontend/node_modules frontend/dist $(MCP_TS)/node_modules
+	rm -rf $(VENV) .venv-* .stamp-* frontend/node_modules frontend/dist $(MCP_TS)/node_modules site

@@ -1,8 +1,8 @@
 """`make bench`: start real servers, measure, print JSON and a Markdown table.
 
 python -m bench [--only transitions,mcp,mcp_typescript,mcp_tools,latency,stall,memory,catchup,webhooks,
-                        scale,workers,workflow_scale]
-                [--sizes 100,10000,100000,1000000]
+                        scale,workers,workflow_scale,floor]
+                [--sizes 100,10000,100000,1000000] [--floor-plans 100000]
                 [--postgres-url URL --redis-url URL]   (the scale series on PostgreSQL, 1 and 2 processes)
 python -m bench soak [--minutes 8] [--rate 48] [--database-url URL] [--broadcast-url URL]   (`make soak`)
 """
@@ -22,7 +22,9 @@ from sqlalchemy.engine import make_url
 from server.db.migrate import upgrade
 
 from . import (
+    archival,
     catch_up,
+    floor,
     latency,
     lists,
     mcp_tool_list,
@@ -56,6 +58,8 @@ TARGETS = {
     "scale_server_cpu_ms_per_transition_at_100000": ("<=", 1.0),
     "scale_request_p99_ms_at_100000": ("<=", 50.0),
     "scale_list_p50_ms_at_1000000": ("<=", 10.0),
+    "floor_server_cpu_ms_per_transition_at_100000": ("<=", 1.0),
+    "floor_typename_over_stock_strawberry": ("<=", 1.3),
     "pg_1_scale_ratio_100k_to_100": (">=", 0.9),
     "workers_wake_steps_per_second": (">=", 300.0),
     "workers_wake_claim_ms_p99": ("<=", 50.0),
@@ -118,11 +122,30 @@ def run_scale(
     return results
 
 
+def run_floor(
+    folder: Path, plans: int, postgres_url: str | None, before: str | None = None
+) -> dict[str, Any]:
+    """Server CPU per transition beside its floor, in interleaved rounds (bench/floor.py)."""
+    sqlite = floor.measure(fresh_sqlite(folder, "floor.db"), plans, before=before)
+    results: dict[str, Any] = {"floor_sqlite": sqlite}
+    if postgres_url:
+        results["floor_postgres"] = floor.measure(fresh_postgres(postgres_url), plans, before=before)
+    for name in list(results):
+        results[f"{name}_table"] = floor.table(results[name])
+    results[f"floor_server_cpu_ms_per_transition_at_{plans}"] = round(
+        sqlite["transition_cpu_us"]["median"] / 1000, 3
+    )
+    results["floor_typename_over_stock_strawberry"] = sqlite["typename_over_stock"]["median"]
+    return results
+
+
 def run(
     only: set[str],
     sizes: list[int] | None = None,
     postgres_url: str | None = None,
     redis_url: str | None = None,
+    floor_plans: int = 100_000,
+    floor_before: str | None = None,
 ) -> dict[str, Any]:
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -165,6 +188,8 @@ def run(
             results["memory_per_idle_subscriber_kb"] = memory["memory_per_idle_subscriber_kb"]
         if "scale" in only:
             results.update(run_scale(folder, sizes or [], postgres_url, redis_url))
+        if "floor" in only:
+            results.update(run_floor(folder, floor_plans, postgres_url, floor_before))
     return results
 
 
@@ -186,12 +211,23 @@ def run_soak(argv: list[str]) -> None:
     parser.add_argument(
         "--retention", action="store_true", help="archive and delete as the sizing guide says (soak.py)"
     )
-    parser.add_argument("--retained", type=int, default=soak.RETAINED_EVENTS, help="with --retention")
+    parser.add_argument(
+        "--keep-seconds",
+        type=float,
+        default=soak.KEEP_SECONDS,
+        help="with --retention: no event or operation log record older is kept",
+    )
+    parser.add_argument(
+        "--retained",
+        type=int,
+        default=soak.RETAINED,
+        help="with --retention: the events and operation log records kept",
+    )
     args = parser.parse_args(argv)
     env = {"BROADCAST_URL": args.broadcast_url} if args.broadcast_url else {}
     with tempfile.TemporaryDirectory() as tmp:
         if args.retention:
-            env |= soak.retention_env(Path(tmp) / "archive", args.retained)
+            env |= soak.retention_env(Path(tmp) / "archive", args.keep_seconds, args.retained)
         url = args.database_url or fresh_sqlite(Path(tmp), "soak.db")
         result = asyncio.run(soak.soak(url, args.minutes, args.rate, args.warmup, **env))
     samples = result.pop("samples")
@@ -206,14 +242,52 @@ def run_soak(argv: list[str]) -> None:
     print(json.dumps(result, indent=2))
 
 
+def run_archival(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench archival")
+    parser.add_argument("--events", type=int, default=100_000, help="events each round archives")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rate", type=float, default=100.0, help="mutations per second, all agents together")
+    parser.add_argument("--batch", type=int, default=1_000, help="events deleted per transaction")
+    parser.add_argument("--database-url", help="PostgreSQL (emptied first!); default: a new SQLite file")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        url = fresh_postgres(args.database_url) if args.database_url else fresh_sqlite(Path(tmp), "a.db")
+        result = asyncio.run(
+            archival.measure(
+                url,
+                Path(tmp) / "archive",
+                events=args.events,
+                rounds=args.rounds,
+                rate=args.rate,
+                batch=args.batch,
+            )
+        )
+    print(
+        "| round | archive (s) | mutations without / during | p50 without / during (ms) "
+        "| p99 without / during (ms) | ratio | load |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for r in result["rounds"]:
+        print(
+            f"| {r['round']} | {r['archive_seconds']} | {r['mutations_without']} / {r['mutations_during']} "
+            f"| {r['p50_ms_without']} / {r['p50_ms_during']} | {r['p99_ms_without']} / {r['p99_ms_during']} "
+            f"| {r['ratio']} | {r['load_average']} |"
+        )
+    print()
+    print(json.dumps(result, indent=2))
+
+
 def main() -> None:
     if sys.argv[1:2] == ["soak"]:
         run_soak(sys.argv[2:])
         return
+    if sys.argv[1:2] == ["archival"]:
+        run_archival(sys.argv[2:])
+        return
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument(
         "--only",
-        default="transitions,mcp,mcp_typescript,mcp_tools,latency,stall,memory,catchup,webhooks,scale,workers,workflow_scale,lists",
+        default="transitions,mcp,mcp_typescript,mcp_tools,latency,stall,memory,catchup,webhooks,scale,workers,workflow_scale,lists,floor",
     )
     parser.add_argument(
         "--sizes", default=DEFAULT_SIZES, help="plans loaded for each run of the scale series"
@@ -222,11 +296,25 @@ def main() -> None:
         "--postgres-url", help="also run the scale series on this (emptied!) PostgreSQL database"
     )
     parser.add_argument("--redis-url", help="the broadcast for the two-process PostgreSQL series")
+    parser.add_argument("--floor-plans", type=int, default=100_000, help="plans loaded for --only floor")
+    parser.add_argument(
+        "--floor-before", help="a checkout whose server --only floor also measures in the same rounds (A/B)"
+    )
     args = parser.parse_args()
     sizes = [int(n) for n in args.sizes.split(",")]
-    results = run(set(args.only.split(",")), sizes, args.postgres_url, args.redis_url)
+    results = run(
+        set(args.only.split(",")),
+        sizes,
+        args.postgres_url,
+        args.redis_url,
+        args.floor_plans,
+        args.floor_before,
+    )
+    tables = {k: results.pop(k) for k in list(results) if k.endswith("_table")}
     print(json.dumps(results, indent=2))
     print()
+    for name, text in tables.items():
+        print(f"{name.removesuffix('_table')}:\n\n{text}\n")
     series = {
         k: results.pop(k) for k in list(results) if k.startswith("scale_") and isinstance(results[k], list)
     }
@@ -237,6 +325,8 @@ def main() -> None:
     print("| figure | value | target |")
     print("|---|---|---|")
     for name, value in results.items():
+        if isinstance(value, dict):
+            continue  # in the JSON and its own table above
         shown = verdict(name, float(value)) if isinstance(value, int | float) else ""
         print(f"| {name} | {value} | {shown} |")
 

@@ -1,4 +1,4 @@
-"""List pages in every order with 100,000 plans (issue 16, session 5): each order reads its own index, so
+"""List pages in every order with 100,000 plans: each order reads its own index, so
 a page costs the same in every order, including DURATION (an index on a generated column,
 server/db/duration.py). Pages of 50 are read one after another through the cursor, as the dashboard's
 tables page; the figures are the service call's wall time (one read transaction each)."""

@@ -1,4 +1,4 @@
-"""A bulk loader for benchmarks: fills a migrated database with research plans, fast (issue 14, item 2).
+"""A bulk loader for benchmarks: fills a migrated database with research plans, fast.
 
 Not the API: rows are made here in Python and written in large batches straight to the tables (SQLite
 through the standard ``sqlite3`` module's ``executemany``; PostgreSQL through asyncpg's binary ``COPY``),

@@ -1,4 +1,4 @@
-"""The scale series (issue 14, item 2): transitions/s and list latency as the database grows.
+"""The scale series: transitions/s and list latency as the database grows.
 
 For each size a fresh database is filled by the bulk loader (``bench/loader.py``), then real
 ``flightdeck serve`` processes take 16 agents' plan-step transitions over HTTP (``transitions.http_agent``)
@@ -140,7 +140,13 @@ def _now() -> str:
 
 
 def sqlite_ceiling(path: str) -> float:
-    """The server's per-transition statements in raw ``sqlite3`` on one connection: transitions/s.
+    """The server's per-transition statements in raw ``sqlite3`` on one connection: transitions/s."""
+    return sqlite_statements(path)["transitions_per_second"]
+
+
+def sqlite_statements(path: str) -> dict[str, float]:
+    """The server's per-transition statements in raw ``sqlite3`` on one connection, in this process:
+    transitions/s (wall) and the CPU one transition took (``time.process_time``, µs).
 
     Per step: a start transaction (the plan by id, the first pending step, the step and plan updates,
     the seq allocation, three events) and a submit transaction (the step joined to its plan, its update,
@@ -186,6 +192,7 @@ def sqlite_ceiling(path: str) -> float:
 
     count = 0
     started = time.perf_counter()
+    cpu = time.process_time()
     for _ in range(transitions.STEPS):
         for plan_id in plans:
             now = _now()
@@ -238,8 +245,9 @@ def sqlite_ceiling(path: str) -> float:
             db.execute("COMMIT")
             count += 2
     elapsed = time.perf_counter() - started
+    cpu = time.process_time() - cpu
     db.close()
-    return count / elapsed
+    return {"transitions_per_second": count / elapsed, "cpu_us_per_transition": cpu * 1e6 / count}
 
 
 def measure(url: str, size: int, processes: int = 1, *, load: bool = True, **env: str) -> dict[str, Any]:

@@ -65,9 +65,21 @@ def process_cpu_seconds(pid: int) -> float:
 
 
 class ServerProcess:
-    def __init__(self, database_url: str, log: Path | None = None, **env: str) -> None:
-        """``log``: a file for the server's output (default: discarded)."""
+    def __init__(
+        self,
+        database_url: str,
+        log: Path | None = None,
+        *,
+        argv: list[str] | None = None,
+        cwd: str | None = None,
+        **env: str,
+    ) -> None:
+        """``log``: a file for the server's output (default: discarded); ``argv``: another server to run
+        instead of ``flightdeck serve`` (its arguments after ``python -m``, ``{port}`` replaced); ``cwd``:
+        where it runs (``python -m`` imports from there first, before ``PYTHONPATH``)."""
         self.log = log
+        self.argv = argv
+        self.cwd = cwd
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}/graphql"
@@ -78,8 +90,20 @@ class ServerProcess:
         out = self.log.open("wb") if self.log else subprocess.DEVNULL
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
+                [sys.executable, "-m", *(a.replace("{port}", str(self.port)) for a in self.argv)]
+                if self.argv
+                else [
+                    sys.executable,
+                    "-m",
+                    "server",
+                    "serve",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                ],
                 env=self.env,
+                cwd=self.cwd,
                 stdout=out,
                 stderr=out,
             )
@@ -103,6 +127,7 @@ class ServerProcess:
                 self.proc.wait(20)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+                self.proc.wait()
 
     def cpu_seconds(self) -> float:
         """User and system CPU time the server process has used so far."""

@@ -12,9 +12,9 @@ first and the last minute after warm-up with the target "last minute within 10 %
 whether every long-lived subscriber got every event exactly once, in order. The database is measured too
 (``flightdeck ops size``'s report: rows and bytes per table): its growth per 1,000 transitions over the
 second half of the run, and bytes per transition per table over the whole run. With ``--retention`` the
-server archives and deletes each tenant's events beyond the newest ``--retained`` (default
-``RETAINED_EVENTS``), deletes plans ended ``ENDED_ROOT_SECONDS`` ago once their events are archived, and
-keeps as many operation log records, every ``RETENTION_SECONDS``.
+server keeps each tenant's newest ``--retained`` events (default ``RETAINED``; none older than
+``--keep-seconds``) and as many operation log records, archiving and deleting the rest every
+``RETENTION_SECONDS``, and deletes plans ended ``ENDED_ROOT_SECONDS`` ago (see ``retention_env``).
 """
 
 from __future__ import annotations
@@ -57,18 +57,32 @@ LONG_LIVED = 5
 CHURNING = 50
 STEPS = 4
 SAMPLE_SECONDS = 5.0
-RETAINED_EVENTS = 5_000
+KEEPALIVE_SECONDS = 1.0
 RETENTION_SECONDS = 10
-ENDED_ROOT_SECONDS = 60
+KEEP_SECONDS = 60
+RETAINED = 200
+ENDED_ROOT_SECONDS = 20
 
 
-def retention_env(archive_dir: Path, retained: int = RETAINED_EVENTS) -> dict[str, str]:
-    """The settings that keep the soak's database at a fixed size: ``retained`` events (and operations)."""
+def retention_env(
+    archive_dir: Path, keep_s: float = KEEP_SECONDS, retained: int = RETAINED
+) -> dict[str, str]:
+    """The settings that keep the soak's database at a fixed size within a run of minutes, every
+    ``RETENTION_SECONDS``: events beyond the newest ``retained`` or older than ``keep_s`` archived and
+    deleted, operation log records likewise, plans ended ``ENDED_ROOT_SECONDS`` ago deleted (their
+    events are archived by then). The count is what holds the size: reached within the warm-up even on
+    a loaded machine (a run at 2 mutations/s writes about 250 events a minute), and unlike an age it
+    keeps the same rows whatever rate the machine sustains from one minute to the next; a PostgreSQL
+    table's files keep the most it ever held, so a window by age grows them at every new peak rate."""
+    days = str(keep_s / 86_400)
     return {
         "FLIGHTDECK_EVENT_ARCHIVE_DIR": str(archive_dir),
+        "FLIGHTDECK_EVENT_RETENTION_DAYS": days,
         "FLIGHTDECK_EVENT_RETENTION_MAX_EVENTS": str(retained),
         "FLIGHTDECK_ENDED_ROOT_RETENTION_DAYS": str(ENDED_ROOT_SECONDS / 86_400),
+        "FLIGHTDECK_WEBHOOK_DELIVERY_RETENTION_DAYS": str(ENDED_ROOT_SECONDS / 86_400),
         "FLIGHTDECK_RETENTION_INTERVAL_SECONDS": str(RETENTION_SECONDS),
+        "FLIGHTDECK_OPERATION_LOG_MAX_AGE_DAYS": days,
         "FLIGHTDECK_OPERATION_LOG_MAX_ROWS": str(retained),
         "FLIGHTDECK_OPERATION_LOG_PRUNE_INTERVAL_SECONDS": str(RETENTION_SECONDS),
     }
@@ -211,6 +225,19 @@ def slope_per_1000(samples: list[dict[str, Any]], key: str) -> float:
     return round(statistics.linear_regression(xs, ys).slope * 1000, 2)
 
 
+def table_slopes(sizes: list[dict[str, Any]]) -> dict[str, float]:
+    """Least-squares growth of each table (with its indexes) per 1,000 transitions, largest first: where a
+    database that is not flat grows."""
+    names = sizes[-1]["tables"] if sizes else {}
+    slopes = {
+        name: slope_per_1000(
+            [{"transitions": s["transitions"], "b": s["tables"].get(name, (0, 0))[1]} for s in sizes], "b"
+        )
+        for name in names
+    }
+    return dict(sorted(slopes.items(), key=lambda kv: -abs(kv[1])))
+
+
 def summarize(samples: list[dict[str, Any]], warmup_s: float) -> dict[str, Any]:
     steady = [s for s in samples if s["t"] >= warmup_s]
     first = [s["rss_kb"] for s in steady if s["t"] < warmup_s + 60]
@@ -237,7 +264,9 @@ async def soak(
     sizes: list[dict[str, Any]] = []
     with ServerProcess(database_url, FLIGHTDECK_OPERATION_LOG="true", **env) as server:
         assert server.proc is not None
-        connector = aiohttp.TCPConnector(limit=AGENTS + 1)
+        # Idle connections dropped well before the server's keep-alive timeout (uvicorn: 5 s): on a
+        # loaded machine a request on one the server is closing that moment fails the run.
+        connector = aiohttp.TCPConnector(limit=AGENTS + 1, keepalive_timeout=KEEPALIVE_SECONDS)
         async with aiohttp.ClientSession(server.url, connector=connector) as http:
             load = Load(http, Pacer(rate))
             watchers = [LongLived() for _ in range(LONG_LIVED)]
@@ -255,7 +284,7 @@ async def soak(
                         raise RuntimeError("a load task failed") from task.exception()
                 figures = process_figures(server.proc.pid)
                 size = await database_figures(measured)
-                sizes.append({"transitions": watchers[0].transitions, **size})
+                sizes.append({"t": round(elapsed, 1), "transitions": watchers[0].transitions, **size})
                 samples.append(
                     {
                         "t": round(elapsed, 1),
@@ -299,5 +328,9 @@ async def soak(
         )
         if sizes
         else {},
+        "table_bytes_per_1000_transitions_second_half": table_slopes(
+            [s for s in sizes if s["t"] >= minutes * 30]
+        ),
+        "table_sizes": [s for s in sizes if sizes.index(s) % 12 == 0 or s is sizes[-1]],
         "samples": samples,
     }

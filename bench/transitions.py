@@ -35,9 +35,12 @@ def plan_input() -> dict[str, Any]:
     return {"researchQuestion": "bench", "steps": steps}
 
 
-async def http_agent(client: aiohttp.ClientSession, timings: list[float] | None = None) -> int:
+async def http_agent(
+    client: aiohttp.ClientSession, timings: list[float] | None = None, deadline: float | None = None
+) -> int:
     """One agent: creates a plan, then starts and submits each of its steps; ``timings`` gets each
-    start's and submit's round trip in ms."""
+    start's and submit's round trip in ms. Past ``deadline`` (``time.perf_counter``) no further step is
+    started (the first one always is)."""
 
     async def call(query: str, variables: dict[str, Any]) -> dict[str, Any]:
         started = time.perf_counter()
@@ -51,6 +54,8 @@ async def http_agent(client: aiohttp.ClientSession, timings: list[float] | None 
     plan_id = (await call(CREATE, {"input": plan_input()}))["createResearchPlan"]["plan"]["id"]
     transitions = 0
     for _ in range(STEPS):
+        if deadline is not None and transitions and time.perf_counter() >= deadline:
+            break
         step = (await call(START, {"planId": plan_id}))["startNextStep"]["step"]
         payload = await call(
             SUBMIT, {"input": {"stepId": step["id"], "resultSummary": "ok", "confidence": 0.9}}

@@ -1,4 +1,4 @@
-"""(item 4 of issue 17) Webhook fan-out: events at a fixed rate to 10 local receivers, and what delivery
+"""Webhook fan-out: events at a fixed rate to 10 local receivers, and what delivery
 costs the write path.
 
 - lag: ``RATE`` events/s for ``SECONDS`` s, each one event of a subscribed topic (``stall.detected``),

@@ -1,16 +1,16 @@
-"""Workers (issue 13 item 7): a workflow of 1,000 independent short steps drained by 8 worker
+"""Workers: a workflow of 1,000 independent short steps drained by 8 worker
 processes of the Python client, once waking on workAvailable and once polling every second, each on a
 fresh database and server, in the same run (``BENCH_WORKER_STEPS`` changes the count).
 
 Before it, the same workers drain a warm-up workflow of ``WARM_UP`` steps on the same server: workers
 run for hours, and the first requests of a new process (each GraphQL document validated, each
 statement compiled, the first of everything) are not what a claim costs. Those first claims are
-reported apart, as ``cold_claim_ms_p99`` (session 7).
+reported apart, as ``cold_claim_ms_p99``.
 
 - ``steps_per_second``: steps / (workflow started -> workflow completed): the workflow's own
   ``startedAt`` and ``completedAt``, stamped by the server in the transactions that started and completed
   it (same machine, same wall clock). The bench looks for the end twice a second, so its own requests
-  are not a fifth of the server's work as a poll every 20 ms was (issue 13 item 7, session 6).
+  are not a fifth of the server's work as a poll every 20 ms was.
 - ``claim_ms_p50/p99``: each successful claim's round trip as the worker saw it (request sent ->
   step handed back); the handler starts right after.
 - ``cold_claim_ms_p99``: the same, over the warm-up workflow's claims (the workers' and the server's

@@ -1,6 +1,6 @@
 """In-process cost of one claim plus one completion on workflows of 10, 100 and 1,000 independent steps.
 
-The cost of a claim and of a report must not grow with the workflow (issue 13 item 7): each size is
+The cost of a claim and of a report must not grow with the workflow: each size is
 drained by one worker in-process on a fresh SQLite file, and the median claim+complete pair is reported.
 """
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -15,7 +15,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
@@ -28,7 +28,7 @@ from .db.migrate import head_revisions, upgrade_async
 from .db.models import McpToolCallLog
 from .graphiql import FRONTEND_DIST, render_graphiql
 from .health import Readiness
-from .hosts import HostCheck, is_loopback
+from .hosts import is_loopback
 from .key_watch import KeyWatch
 from .loops.asset_expiry import expire_assets
 from .loops.decision_deadlines import run_decision_deadlines
@@ -44,9 +44,8 @@ from .metrics_access import metrics_refusal
 from .oauth import OAuthConfig, TokenVerifier, metadata_routes
 from .oplog import OperationLogWriter
 from .realtime import Notice, NoticeBus
-from .realtime.frames import KeepsWebSocketSend
-from .request_id import RequestIdMiddleware
-from .security_headers import SecurityHeaders, content_security_policy
+from .request_layer import RequestLayer
+from .security_headers import content_security_policy
 from .services.operation_log import prune_logs
 from .services.runtime import Runtime
 
@@ -96,75 +95,152 @@ def create_app(
     settings = settings or load_settings()
     clock = clock or SystemClock()
     oauth = OAuthConfig.from_settings(settings)
+    app = Starlette(
+        lifespan=_lifespan(settings, clock, oauth, migrate=migrate, freeze_gc=freeze_gc),
+        middleware=_middleware(settings),
+    )
+    app.router.routes.extend(_routes(app, settings, oauth))
+    return app
 
+
+def _middleware(settings: Settings) -> list[Middleware]:
+    """One layer of ours (request id, security headers, the dev-mode Host check, the WebSocket's own
+    send): each middleware was a coroutine and a ``send`` wrapper more on every request."""
+    return [Middleware(RequestLayer, allowed_hosts=settings.allowed_hosts)]
+
+
+def _routes(app: Starlette, settings: Settings, oauth: OAuthConfig | None) -> list[BaseRoute]:
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def ready(request: Request) -> Response:
+        reasons = await request.app.state.readiness.reasons()
+        body = {"status": "unavailable" if reasons else "ready", "reasons": reasons}
+        return JSONResponse(body, 503 if reasons else 200, headers={"cache-control": "no-store"})
+
+    async def metrics(request: Request) -> Response:
+        """Prometheus text for the operator (DESIGN.md rule 12): metrics span every tenant."""
+        refused = metrics_refusal(
+            request.headers.get("authorization"),
+            settings.metrics_token,
+            dev_mode=request.app.state.dev_mode,
+            client=request.client.host if request.client else None,
+        )
+        if refused is not None:
+            status, message, code = refused
+            headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+            return _refusal(status, message, code, headers)
+        body = generate_latest(METRICS) + generate_latest(request.app.state.process_metrics)
+        return Response(body, headers={"content-type": CONTENT_TYPE_LATEST, "cache-control": "no-store"})
+
+    async def index(request: Request) -> Response:
+        page = FRONTEND_DIST / "index.html"
+        if page.is_file():
+            return FileResponse(page)
+        return RedirectResponse("/graphql")
+
+    endpoint = GraphQLEndpoint(app)
+    routes: list[BaseRoute] = [
+        Route("/graphql", endpoint, methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", endpoint),
+        Route("/mcp", McpEndpoint(app)),
+        Route("/healthz", health),
+        Route("/readyz", ready),
+        Route("/metrics", metrics),
+        Route("/", index),
+        Mount("/static", StaticFiles(directory=FRONTEND_DIST, check_dir=False), name="static"),
+    ]
+    if oauth is not None:
+        routes.extend(metadata_routes(oauth))
+    return routes
+
+
+def _loops(runtime: Runtime, key_watch: KeyWatch) -> list[Loop]:
+    settings, clock, db = runtime.settings, runtime.clock, runtime.db
+    return [
+        Loop("stalls", settings.stall_scan_interval_seconds, lambda: scan_stalls(runtime)),
+        Loop(
+            "workflow-timers",
+            settings.workflow_timer_interval_seconds,
+            lambda: run_workflow_timers(runtime),
+        ),
+        Loop("asset-expiry", settings.asset_expiry_scan_interval_seconds, lambda: expire_assets(runtime)),
+        Loop(
+            "decision-deadlines",
+            settings.decision_deadline_interval_seconds,
+            lambda: run_decision_deadlines(runtime),
+        ),
+        Loop(
+            "operation-log-retention",
+            settings.operation_log_prune_interval_seconds,
+            lambda: prune_logs(
+                db,
+                clock.now(),
+                timedelta(days=settings.operation_log_max_age_days),
+                settings.operation_log_max_rows,
+            ),
+        ),
+        Loop("retention", settings.retention_interval_seconds, lambda: run_retention(runtime)),
+        Loop(
+            "key-revocations",
+            max(settings.auth_cache_seconds, MIN_KEY_WATCH_INTERVAL),
+            key_watch.run_once,
+        ),
+    ]
+
+
+async def _open_runtime(settings: Settings, clock: Clock, *, migrate: bool) -> tuple[Runtime, bool]:
+    """The database (migrated when asked), dev mode decided, the runtime and its operation logs."""
+    if migrate:
+        await upgrade_async(settings.database_url)
+    db = Database(settings.database_url)
+    try:
+        dev_mode = await _decide_dev_mode(settings, db)
+    except BaseException:
+        await db.dispose()
+        raise
+    runtime = Runtime(db=db, clock=clock, settings=settings)
+    if settings.operation_log:
+        runtime.operation_log = OperationLogWriter(db)
+        runtime.operation_log.start()
+        runtime.tool_call_log = OperationLogWriter(db, model=McpToolCallLog)
+        runtime.tool_call_log.start()
+    return runtime, dev_mode
+
+
+async def _start_bus(runtime: Runtime, webhooks: WebhookDispatcher | None) -> NoticeBus:
+    """Commits here and other processes' notices wake the subscribers' feed and webhook deliveries."""
+
+    def on_notice(n: Notice) -> None:
+        runtime.feed.announce(n.tenant_id, n.seq)
+        if webhooks is not None:
+            webhooks.wake(n.tenant_id)
+
+    def on_resync() -> None:
+        runtime.feed.resync()
+        if webhooks is not None:
+            webhooks.wake_all()
+
+    settings = runtime.settings
+    bus = NoticeBus(
+        settings.broadcast_url, settings.broadcast_channel, on_notice=on_notice, on_resync=on_resync
+    )
+    runtime.commit_listeners.append(bus.committed)
+    await bus.start()
+    return bus
+
+
+def _lifespan(
+    settings: Settings, clock: Clock, oauth: OAuthConfig | None, *, migrate: bool, freeze_gc: bool
+) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        if migrate:
-            await upgrade_async(settings.database_url)
-        db = Database(settings.database_url)
-        try:
-            dev_mode = await _decide_dev_mode(settings, db)
-        except BaseException:
-            await db.dispose()
-            raise
-        runtime = Runtime(db=db, clock=clock, settings=settings)
-        if settings.operation_log:
-            runtime.operation_log = OperationLogWriter(db)
-            runtime.operation_log.start()
-            runtime.tool_call_log = OperationLogWriter(db, model=McpToolCallLog)
-            runtime.tool_call_log.start()
-        # Webhook deliveries are woken by commits here and by other processes' notices.
+        runtime, dev_mode = await _open_runtime(settings, clock, migrate=migrate)
+        db = runtime.db
         webhooks = WebhookDispatcher(runtime) if settings.webhooks else None
-
-        def on_notice(n: Notice) -> None:
-            runtime.feed.announce(n.tenant_id, n.seq)
-            if webhooks is not None:
-                webhooks.wake(n.tenant_id)
-
-        def on_resync() -> None:
-            runtime.feed.resync()
-            if webhooks is not None:
-                webhooks.wake_all()
-
-        bus = NoticeBus(
-            settings.broadcast_url,
-            settings.broadcast_channel,
-            on_notice=on_notice,
-            on_resync=on_resync,
-        )
-        runtime.commit_listeners.append(bus.committed)
-        await bus.start()
+        bus = await _start_bus(runtime, webhooks)
         key_watch = KeyWatch(db, close_within=max(settings.auth_cache_seconds, 1.0))
-        loops = [
-            Loop("stalls", settings.stall_scan_interval_seconds, lambda: scan_stalls(runtime)),
-            Loop(
-                "workflow-timers",
-                settings.workflow_timer_interval_seconds,
-                lambda: run_workflow_timers(runtime),
-            ),
-            Loop("asset-expiry", settings.asset_expiry_scan_interval_seconds, lambda: expire_assets(runtime)),
-            Loop(
-                "decision-deadlines",
-                settings.decision_deadline_interval_seconds,
-                lambda: run_decision_deadlines(runtime),
-            ),
-            Loop(
-                "operation-log-retention",
-                settings.operation_log_prune_interval_seconds,
-                lambda: prune_logs(
-                    db,
-                    clock.now(),
-                    timedelta(days=settings.operation_log_max_age_days),
-                    settings.operation_log_max_rows,
-                ),
-            ),
-            Loop("retention", settings.retention_interval_seconds, lambda: run_retention(runtime)),
-            Loop(
-                "key-revocations",
-                max(settings.auth_cache_seconds, MIN_KEY_WATCH_INTERVAL),
-                key_watch.run_once,
-            ),
-        ]
+        loops = _loops(runtime, key_watch)
         for loop in loops:
             loop.start()
         if webhooks is not None:
@@ -203,71 +279,26 @@ def create_app(
             async with app.state.mcp.run():
                 yield
         finally:
-            # uvicorn has already let in-flight requests finish; now stop the timers, publish what is
-            # pending, end the subscribers' tails and write the last operation log records.
-            for loop in loops:
-                await loop.stop()
-            if webhooks is not None:
-                await webhooks.stop()
-            await bus.stop()
-            await runtime.feed.close()
-            for writer in (runtime.operation_log, runtime.tool_call_log):
-                if writer is not None:
-                    await writer.stop()
-            await db.dispose()
+            await _stop(runtime, loops, webhooks, bus)
 
-    async def health(request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
+    return lifespan
 
-    async def ready(request: Request) -> Response:
-        reasons = await request.app.state.readiness.reasons()
-        body = {"status": "unavailable" if reasons else "ready", "reasons": reasons}
-        return JSONResponse(body, 503 if reasons else 200, headers={"cache-control": "no-store"})
 
-    async def metrics(request: Request) -> Response:
-        """Prometheus text for the operator (DESIGN.md rule 12): metrics span every tenant."""
-        refused = metrics_refusal(
-            request.headers.get("authorization"),
-            settings.metrics_token,
-            dev_mode=request.app.state.dev_mode,
-            client=request.client.host if request.client else None,
-        )
-        if refused is not None:
-            status, message, code = refused
-            headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
-            return _refusal(status, message, code, headers)
-        body = generate_latest(METRICS) + generate_latest(request.app.state.process_metrics)
-        return Response(body, headers={"content-type": CONTENT_TYPE_LATEST, "cache-control": "no-store"})
-
-    async def index(request: Request) -> Response:
-        page = FRONTEND_DIST / "index.html"
-        if page.is_file():
-            return FileResponse(page)
-        return RedirectResponse("/graphql")
-
-    app = Starlette(
-        lifespan=lifespan,
-        middleware=[
-            Middleware(KeepsWebSocketSend),  # outermost: it keeps the server's own send
-            Middleware(RequestIdMiddleware),
-            Middleware(SecurityHeaders),
-            Middleware(HostCheck, allowed_hosts=settings.allowed_hosts),
-        ],
-        routes=[
-            Route("/healthz", health),
-            Route("/readyz", ready),
-            Route("/metrics", metrics),
-            Route("/", index),
-            Mount("/static", StaticFiles(directory=FRONTEND_DIST, check_dir=False), name="static"),
-        ],
-    )
-    endpoint = GraphQLEndpoint(app)
-    app.router.routes.insert(0, Route("/graphql", endpoint, methods=["GET", "POST"]))
-    app.router.routes.insert(1, WebSocketRoute("/graphql", endpoint))
-    app.router.routes.insert(2, Route("/mcp", McpEndpoint(app)))
-    if oauth is not None:
-        app.router.routes.extend(metadata_routes(oauth))
-    return app
+async def _stop(
+    runtime: Runtime, loops: list[Loop], webhooks: WebhookDispatcher | None, bus: NoticeBus
+) -> None:
+    """uvicorn has already let in-flight requests finish; now stop the timers, publish what is pending,
+    end the subscribers' tails and write the last operation log records."""
+    for loop in loops:
+        await loop.stop()
+    if webhooks is not None:
+        await webhooks.stop()
+    await bus.stop()
+    await runtime.feed.close()
+    for writer in (runtime.operation_log, runtime.tool_call_log):
+        if writer is not None:
+            await writer.stop()
+    await runtime.db.dispose()
 
 
 def _refusal(status: int, message: str, code: str, headers: dict[str, str]) -> Response:

@@ -9,7 +9,7 @@ import json
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from sqlalchemy.engine import make_url
@@ -22,7 +22,7 @@ from .db.migrate import upgrade
 from .db.models import McpToolCallLog, OperationLog
 from .errors import ServiceError
 from .hosts import is_loopback
-from .logs import logging_config
+from .logs import lean_records, logging_config
 
 T = TypeVar("T")
 
@@ -55,7 +55,7 @@ def main(
         typer.Option(
             "--config",
             envvar="FLIGHTDECK_CONFIG",
-            help="A TOML file of settings (README: Configuration); the environment overrides it.",
+            help="A TOML file of settings (docs/reference/settings.md); the environment overrides it.",
         ),
     ] = None,
 ) -> None:
@@ -114,20 +114,27 @@ def serve(
         raise typer.Exit(2) from None
     gc.set_threshold(settings.gc_threshold, *gc.get_threshold()[1:])
     watch_gc()
+    lean_records()
     uvicorn.run(
-        create_app(settings, migrate=False, freeze_gc=settings.gc_freeze),
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        log_config=logging_config(settings.log_format, settings.log_level),
-        access_log=settings.access_log,
-        ws="websockets-sansio",
+        create_app(settings, migrate=False, freeze_gc=settings.gc_freeze), **uvicorn_options(settings)
+    )
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """How ``serve`` runs uvicorn (the benchmarks run their reference apps with the same)."""
+    return {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": settings.log_level,
+        "log_config": logging_config(settings.log_format, settings.log_level),
+        "access_log": settings.access_log,
+        "ws": "websockets-sansio",
         # Compression state costs ~50 KB per WebSocket; our messages are small JSON.
-        ws_per_message_deflate=False,
+        "ws_per_message_deflate": False,
         # SIGTERM: stop accepting, close WebSockets with 1012 (clients reconnect elsewhere), let
         # in-flight requests finish for this long, then stop the loops and flush (app.py's lifespan).
-        timeout_graceful_shutdown=settings.shutdown_grace_seconds,
-    )
+        "timeout_graceful_shutdown": settings.shutdown_grace_seconds,
+    }
 
 
 async def _check_dev_mode(settings: Settings) -> None:

@@ -63,7 +63,7 @@ def _input_key(name: str) -> str:
 
 
 class Settings(BaseSettings):
-    # Every number has a finite range (README: Configuration); inf and nan are never one.
+    # Every number has a finite range (docs/reference/settings.md states it); inf and nan are never one.
     model_config = SettingsConfigDict(env_prefix="FLIGHTDECK_", extra="ignore", allow_inf_nan=False)
 
     @classmethod
@@ -80,66 +80,96 @@ class Settings(BaseSettings):
     database_url: str = Field(
         default="sqlite+aiosqlite:///./flightdeck.db",
         validation_alias=AliasChoices("FLIGHTDECK_DATABASE_URL", "DATABASE_URL"),
-        description="SQLAlchemy async URL: sqlite+aiosqlite:///path or postgresql+asyncpg://...",
+        description=(
+            "SQLAlchemy async URL: `sqlite+aiosqlite:///path` or `postgresql+asyncpg://user@host/db`."
+        ),
     )
     broadcast_url: str = Field(
         default="memory://",
         validation_alias=AliasChoices("FLIGHTDECK_BROADCAST_URL", "BROADCAST_URL"),
-        description="Where change notices go between server processes: memory:// (one process), "
-        "redis://host:port/db or postgres://user@host/db.",
+        description=(
+            "Where change notices go between server processes: `memory://` (one process), "
+            "`redis://host:port/db` or `postgres://user@host/db`."
+        ),
     )
     broadcast_channel: str = Field(
-        default="flightdeck_events", min_length=1, max_length=63, description="Channel name for notices."
+        default="flightdeck_events",
+        min_length=1,
+        max_length=63,
+        description=(
+            "Channel (Redis) or NOTIFY channel (PostgreSQL) for notices; processes that share it see each "
+            "other's changes."
+        ),
     )
     feed_poll_seconds: float = Field(
         default=2.0,
         ge=0.01,
         le=3600,
-        description="A subscriber that heard no notice this long re-reads the log.",
+        description="A process whose subscribers heard no notice this long re-reads the event log anyway.",
     )
     feed_ring_size: int = Field(
         default=4096,
         ge=16,
         le=1_000_000,
-        description="Newest events kept in memory per tenant for subscribers.",
+        description=(
+            "Newest events kept in memory per tenant for subscribers (older ones are read from the log)."
+        ),
     )
     stall_scan_interval_seconds: float = Field(
-        default=30.0, ge=0.01, le=86_400, description="How often the stall monitor scans for stalled steps."
+        default=30.0, ge=0.01, le=86_400, description="How often the stall monitor looks for stalled steps."
     )
     workflow_timer_interval_seconds: float = Field(
         default=1.0,
         ge=0.01,
         le=3600,
-        description="How often the workflow timer loop runs (retries due, timeouts, queued workflows).",
+        description=(
+            "How often the workflow timer loop runs: retries whose back-off is over, step and workflow "
+            "timeouts, queued workflows moving to `executing` when a slot is free."
+        ),
     )
     workflow_slots_per_tenant: int = Field(
         default=10,
         ge=1,
         le=10_000,
-        description="Workflows one tenant may have executing (or blocked, compensating).",
+        description=(
+            "Workflows one tenant may have `executing`, `blocked` or `compensating` at once; further "
+            "started ones wait in `queued`."
+        ),
     )
     decision_deadline_interval_seconds: float = Field(
         default=5.0,
         ge=0.01,
         le=3600,
-        description="How often the decision timer escalates and applies the defaults of decisions past due.",
+        description=(
+            "How often the decision timer escalates decisions and applies the default outcome of those "
+            "past their deadline."
+        ),
     )
     asset_expiry_scan_interval_seconds: float = Field(
         default=15.0,
         ge=0.01,
         le=86_400,
-        description="How often the asset TTL timer looks for assets past expires_at.",
+        description="How often the asset TTL timer moves assets past their `expiresAt` to `EXPIRED`.",
     )
     legacy_graphql_ws: bool = Field(
         default=False,
-        description="Also accept the legacy graphql-ws WebSocket protocol (off: it has had auth CVEs).",
+        description=(
+            "Also accept the legacy `graphql-ws` WebSocket protocol (off: it has had authentication "
+            "CVEs); `graphql-transport-ws` is always on."
+        ),
     )
     host: str = Field(default="127.0.0.1", description="Address `flightdeck serve` binds to.")
     port: int = Field(
         default=8000, ge=0, le=65_535, description="Port `flightdeck serve` listens on (0: any free port)."
     )
     stall_threshold_seconds: float = Field(
-        default=30 * 60, gt=0, le=YEAR_SECONDS, description="A step in progress longer than this is stalled."
+        default=30 * 60,
+        gt=0,
+        le=YEAR_SECONDS,
+        description=(
+            "A step in progress longer than this is stalled (a plan's own threshold and a per-call one "
+            "take precedence)."
+        ),
     )
     max_query_depth: int = Field(default=12, ge=1, le=100, description="Deepest selection a query may nest.")
     max_aliases: int = Field(default=30, ge=1, le=10_000, description="Most aliases one document may use.")
@@ -150,13 +180,13 @@ class Settings(BaseSettings):
         default=64 * 1024,
         ge=1,
         le=16 * MIB,
-        description="Longest instructions, summary or note (UTF-8 bytes).",
+        description="Longest instructions, summary, note or feedback (UTF-8 bytes).",
     )
     max_result_bytes: int = Field(
         default=1024 * 1024,
         ge=1,
         le=64 * MIB,
-        description="Largest step result data or research output (bytes).",
+        description="Largest step result data, execution report or research output (bytes).",
     )
     max_steps: int = Field(default=200, ge=1, le=10_000, description="Most steps one plan may have.")
     max_schema_bytes: int = Field(
@@ -169,74 +199,108 @@ class Settings(BaseSettings):
         default=200_000,
         ge=1,
         le=1_000_000_000,
-        description="Most work (steps) one check of a tool schema or its parameters may take.",
+        description=(
+            "Most work one check of a tool's schema or of a step's parameters against it may take (steps: "
+            "docs/decisions/0011-hostile-schemas-logs-and-echoes.md); more is refused with "
+            "`VALIDATION_FAILED`."
+        ),
     )
     max_page_size: int = Field(
         default=100, ge=1, le=10_000, description="Hard cap on `first` for connections."
     )
     allowed_origins: list[str] = Field(
         default_factory=list,
-        description="Extra WebSocket/browser origins allowed (the server's own origin always is).",
+        description=(
+            "JSON list of extra browser origins allowed to open WebSockets (the server's own origin, the "
+            'same scheme, host and port, always is); `http(s)://host[:port]` each, never `"*"`.'
+        ),
     )
     auth_cache_seconds: float = Field(
         default=5.0,
         ge=0,
         le=3600,
-        description="How long a key lookup is cached (a revoked key works this long).",
+        description=(
+            "How long a key lookup is cached (a revoked key keeps working this long); open WebSockets are "
+            "re-checked this often (at most 10 times a second) and closed with 4403 once their key is "
+            "revoked."
+        ),
     )
-    graphiql: bool = Field(default=True, description="Serve GraphiQL at GET /graphql.")
+    graphiql: bool = Field(default=True, description="Serve GraphiQL at `GET /graphql`.")
     oauth_issuer: str | None = Field(
         default=None,
-        description="An OAuth 2.1 authorization server (its issuer URL) whose JWT access tokens /mcp and "
-        "/graphql accept beside API keys. Unset: API keys only.",
+        description=(
+            "An OAuth 2.1 authorization server (its issuer identifier) whose JWT access tokens `/mcp` and "
+            "`/graphql` accept beside API keys (docs/guides/keys.md); unset: API keys only."
+        ),
     )
     oauth_resource: str | None = Field(
         default=None,
-        description="This server's URL as clients reach it (https://flightdeck.example.com): the audience "
-        "access tokens must name, and the resource of /.well-known/oauth-protected-resource.",
+        description=(
+            "This server's URL as clients reach it (`https://flightdeck.example.com`): the audience "
+            "tokens must name and the `resource` of `/.well-known/oauth-protected-resource`; needed with "
+            "an issuer."
+        ),
     )
     oauth_jwks_url: str | None = Field(
         default=None,
-        description="Where the issuer publishes its signing keys; unset: its jwks_uri, from the issuer's "
-        "OpenID Connect or RFC 8414 metadata.",
+        description=(
+            "Where the issuer publishes its signing keys; unset: its `jwks_uri`, from its OpenID Connect "
+            "or RFC 8414 metadata."
+        ),
     )
     oauth_algorithms: list[str] = Field(
         default_factory=lambda: ["RS256", "ES256"],
-        description="Signature algorithms access tokens may use (asymmetric only: RS*, PS*, ES*, EdDSA).",
+        description=(
+            "Signature algorithms tokens may use; asymmetric only (`RS*`, `PS*`, `ES*`, `EdDSA`): `none` "
+            "and `HS*` are refused at start-up."
+        ),
     )
     oauth_tenants: list[str] = Field(
         default_factory=list,
-        description="The tenants access tokens may act for; a token naming another is refused.",
+        description=(
+            "The tenants tokens may act for (needed with an issuer); a valid token naming another is "
+            "refused with 403 `UNKNOWN_TENANT`."
+        ),
     )
     oauth_tenant_claim: str = Field(
-        default="tenant", min_length=1, description="The access token claim naming the tenant."
+        default="tenant", min_length=1, description="The claim naming the token's tenant."
     )
     oauth_role_claim: str = Field(
         default="role",
         min_length=1,
-        description="The access token claim naming the role: agent, reviewer, viewer or admin.",
+        description="The claim naming its role: `agent`, `reviewer`, `viewer` or `admin`.",
     )
     oauth_agent_claim: str = Field(
         default="agent",
         min_length=1,
-        description="The access token claim with the agent name(s) the token may claim workflow work as "
-        "(absent: any).",
+        description=(
+            "The claim with the agent name (or list of names) it claims workflow work as; absent: any, as "
+            "a key made without `--agent`."
+        ),
     )
     oauth_leeway_seconds: float = Field(
-        default=30, ge=0, le=300, description="Clock skew allowed when checking a token's exp and nbf."
+        default=30,
+        ge=0,
+        le=300,
+        description="Clock skew allowed when checking `exp` and `nbf` (at most 300).",
     )
     oauth_jwks_cache_seconds: float = Field(
         default=300,
         gt=0,
         le=86400,
-        description="How long the issuer's signing keys are used before they are fetched again.",
+        description=(
+            "How long the issuer's keys are used before they are fetched again (kept while the issuer "
+            "does not answer)."
+        ),
     )
     oauth_jwks_refresh_seconds: float = Field(
         default=30,
         ge=0,
         le=3600,
-        description="Least time between two fetches of the signing keys caused by a token naming an "
-        "unknown key (the issuer rotated its keys).",
+        description=(
+            "Least time between two fetches caused by tokens naming a key id the server does not know (a "
+            "key rotation)."
+        ),
     )
 
     @model_validator(mode="after")
@@ -249,90 +313,130 @@ class Settings(BaseSettings):
 
     log_format: Literal["console", "json"] = Field(
         default="console",
-        description="How `flightdeck serve` writes its log (and uvicorn's): console lines, or one JSON "
-        "object a line.",
+        description=(
+            "`console` lines, or `json`: one JSON object a line (`time`, `level`, `logger`, `message`, "
+            "`request_id`, and for each GraphQL operation `tenant`, `operation`, `operation_type`, "
+            "`duration_ms`, `outcome`), uvicorn's records included."
+        ),
     )
     log_level: Literal["debug", "info", "warning", "error"] = Field(
-        default="info", description="The least severe log records written."
+        default="info", description="`debug`, `info`, `warning` or `error`."
     )
-    operation_log: bool = Field(default=True, description="Record every GraphQL operation.")
-    access_log: bool = Field(default=True, description="uvicorn's log line for every HTTP request.")
+    operation_log: bool = Field(
+        default=True, description="Record every GraphQL operation (name, type, duration, error flag)."
+    )
+    access_log: bool = Field(
+        default=True,
+        description=(
+            "uvicorn's log line for every HTTP request (measured: ~9 µs of CPU a line; see Performance)."
+        ),
+    )
     gc_freeze: bool = Field(
         default=True,
-        description="After start-up, exempt every object made so far from garbage collection (gc.freeze): "
-        "collections then walk only what requests make.",
+        description=(
+            "`flightdeck serve`: after start-up, exempt every object made so far from garbage collection "
+            "(`gc.freeze`); see Performance."
+        ),
     )
     gc_threshold: int = Field(
         default=700,
         ge=1,
         le=10_000_000,
-        description="Allocations between two collections of the youngest generation (Python's default: 700).",
+        description=(
+            "`flightdeck serve`: allocations between two collections of the youngest generation (Python's "
+            "default); every collection is timed in `/metrics` (`flightdeck_gc_pause_seconds`)."
+        ),
     )
     operation_log_max_age_days: float = Field(
-        default=30, gt=0, le=3650, description="Operation log records older than this are deleted."
+        default=30,
+        gt=0,
+        le=3650,
+        description=(
+            "Operation log records older than this are deleted (by the server every prune interval, or "
+            "`flightdeck ops prune`)."
+        ),
     )
     operation_log_max_rows: int = Field(
         default=1_000_000,
         ge=1,
         le=10_000_000_000,
-        description="The operation log keeps at most this many records (newest).",
+        description="The operation log keeps at most this many records; the oldest beyond go.",
     )
     operation_log_prune_interval_seconds: float = Field(
-        default=600, ge=1, le=7 * 86_400, description="How often old operation log records are deleted."
+        default=600, ge=1, le=7 * 86_400, description="How often the server applies the two limits above."
     )
     ready_timeout_seconds: float = Field(
         default=2.0,
         gt=0,
         le=300,
-        description="How long /readyz waits for the database before it says not ready.",
+        description="How long `/readyz` waits for the database before it answers 503.",
     )
     ready_loop_slack_seconds: float = Field(
         default=30.0,
         gt=0,
         le=86_400,
-        description="/readyz reports a background loop late when no run of it finished for its interval "
-        "plus this long.",
+        description=(
+            "`/readyz` reports a background loop late when none of its runs succeeded for its interval "
+            "plus this long."
+        ),
     )
     shutdown_grace_seconds: int = Field(
         default=30,
         ge=1,
         le=3600,
-        description="On SIGTERM, how long in-flight requests may take to finish before they are cancelled.",
+        description=(
+            "On SIGTERM, how long in-flight requests may take to finish before they are cancelled (see "
+            "docs/deployment.md)."
+        ),
     )
     allow_non_loopback_dev_mode: bool = Field(
         default=False,
-        description="Let dev mode (no API keys) bind beyond loopback. Leave off.",
+        description="Let dev mode (no API keys) bind beyond loopback. Leave it off.",
     )
     dev_mode: Literal["auto", "on", "off"] = Field(
         default="auto",
-        description="Dev mode (requests without a key act as the 'default' tenant's admin), decided once "
-        "at start-up: auto = no active key and a loopback bind; on = always; off = never.",
+        description=(
+            "Dev mode, decided once at start-up: `auto` = no active key and a loopback bind address; `on` "
+            "= always; `off` = never (every request needs a key). Creating or revoking keys later does "
+            "not change it."
+        ),
     )
     allowed_hosts: list[str] = Field(
         default_factory=list,
-        description="In dev mode, Host names besides loopback's (localhost, 127.0.0.1, [::1]) that "
-        "requests may be addressed to.",
+        description=(
+            "JSON list of host names (no port) a dev-mode server answers besides `localhost`, "
+            "`*.localhost`, `127.0.0.0/8` and `[::1]`."
+        ),
     )
     metrics_token: SecretStr | None = Field(
         default=None,
         min_length=32,
         max_length=512,
-        description="The operator's credential for /metrics (sent as 'Authorization: Bearer <token>'). "
-        "No API key, even an admin's, reads metrics; without a token only dev mode's loopback callers can.",
+        description=(
+            "The operator's credential for `GET /metrics` (`Authorization: Bearer <token>`); no API key, "
+            "even an admin's, reads metrics. Unset: only dev mode's loopback callers can."
+        ),
     )
     metrics_operation_names: bool = Field(
         default=False,
-        description="Label GraphQL operation metrics with the clients' own operation names (their free "
-        "text); off: with the operation's root fields.",
+        description=(
+            "Label GraphQL operation metrics with the clients' own operation names (their free text); "
+            "off: with the operation's root fields (`createResearchPlan`, `researchPlans`)."
+        ),
     )
     webhooks: bool = Field(default=True, description="Deliver events to the tenants' webhook endpoints.")
     webhook_allow_private_targets: bool = Field(
         default=False,
-        description="Let webhook endpoints be (or resolve to) loopback, private, link-local or other "
-        "non-public addresses. Leave off unless the receivers are yours (SSRF).",
+        description=(
+            "Let webhook URLs be, or resolve to, loopback, private, link-local or other non-public "
+            "addresses (SSRF: leave off unless the receivers are yours)."
+        ),
     )
     webhook_timeout_seconds: float = Field(
-        default=10.0, gt=0, le=60, description="Longest one webhook request may take, connect to last byte."
+        default=10.0,
+        gt=0,
+        le=60,
+        description="Longest one webhook request may take, connect to last byte read.",
     )
     webhook_max_response_bytes: int = Field(
         default=64 * 1024,
@@ -344,23 +448,33 @@ class Settings(BaseSettings):
         default=1.0,
         ge=0.01,
         le=3600,
-        description="How often webhook delivery looks for new events and due retries without being woken.",
+        description=(
+            "How often delivery looks for new events and due retries without being woken by a commit."
+        ),
     )
     webhook_lease_seconds: float = Field(
         default=30.0,
         gt=0,
         le=86_400,
-        description="How long a server process holds an endpoint (renewed while it delivers); another "
-        "process takes the endpoint over this long after its holder died. Must exceed the timeout.",
+        description=(
+            "How long a process holds an endpoint (renewed while delivering; at least twice the timeout "
+            "plus 2 s); another process takes over this long after the holder died."
+        ),
     )
     webhook_batch_size: int = Field(
-        default=100, ge=1, le=1000, description="Most events one delivery pass sends to an endpoint."
+        default=100,
+        ge=1,
+        le=1000,
+        description="Most events one delivery pass sends to an endpoint before recording them.",
     )
     webhook_parallel_requests: int = Field(
         default=1,
         ge=1,
         le=32,
-        description="Requests in flight at once to one webhook endpoint (and connections kept to it).",
+        description=(
+            "Requests in flight at once to one webhook endpoint, over as many kept-alive connections "
+            "(raise it for receivers far away; after a failure one request probes alone)."
+        ),
     )
 
     @field_validator("database_url")
@@ -388,46 +502,58 @@ class Settings(BaseSettings):
 
     event_archive_dir: Path | None = Field(
         default=None,
-        description="Where the retention loop writes event archives (gzip JSON Lines and a manifest). "
-        "Event retention is off without it: events are archived, then deleted, never only deleted.",
+        description=(
+            "Where the retention loop writes event archives; event retention is off without it (events "
+            "are archived before they are deleted, never only deleted)."
+        ),
     )
     event_retention_days: float | None = Field(
         default=None,
         gt=0,
         le=36500,
-        description="Archive and delete each tenant's events older than this many days (off: keep all).",
+        description="Archive, then delete, each tenant's events older than this many days.",
     )
     event_retention_max_events: int | None = Field(
         default=None,
         ge=1,
         le=10**12,
-        description="Archive and delete each tenant's oldest events beyond this many (off: keep all).",
+        description="Archive, then delete, each tenant's oldest events beyond this many.",
     )
     webhook_delivery_retention_days: float | None = Field(
         default=None,
         gt=0,
         le=36500,
-        description="Delete webhook deliveries that ended (delivered or failed) more than this many days "
-        "ago, with their attempts (off: keep all). Pending retries are never deleted.",
+        description=(
+            "Delete webhook deliveries that ended (delivered or failed) more than this many days ago, "
+            "with their attempts; pending retries stay."
+        ),
     )
     ended_root_retention_days: float | None = Field(
         default=None,
         gt=0,
         le=36500,
-        description="Delete plans, workflows and missions final for more than this many days, with their "
-        "children, once every event of theirs has been archived (off: keep all).",
+        description=(
+            "Delete plans, workflows and missions final for more than this many days, with their steps, "
+            "hops, assets and decisions, once every event of theirs has been archived (never anything not "
+            "final, nor anything with an open decision)."
+        ),
     )
     retention_interval_seconds: float = Field(
         default=300.0,
         ge=0.01,
         le=86400,
-        description="How often the retention loop applies the settings above.",
+        description=(
+            "How often the retention loop applies the five settings above (then gives SQLite's freed "
+            "pages back)."
+        ),
     )
     retention_batch_size: int = Field(
         default=1_000,
         ge=1,
         le=100_000,
-        description="Rows the retention loop deletes per transaction (writers wait for one batch at most).",
+        description=(
+            "Rows deleted per transaction by archival and retention (writers wait for one batch at most)."
+        ),
     )
 
     @model_validator(mode="after")
@@ -461,7 +587,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             problems.append(f"unknown setting '{key}'{hint}")
     if problems:
-        raise ConfigError(f"{path}: " + "; ".join(problems) + ". Settings are listed in README.md.")
+        listed = ". Settings are listed in docs/reference/settings.md."
+        raise ConfigError(f"{path}: " + "; ".join(problems) + listed)
     return values
 
 

@@ -1,5 +1,5 @@
 """Checks of setting values beyond their type: the URLs the server connects to, and the numeric ranges
-(read from the fields' constraints, so the check, its message and the README cannot disagree)."""
+(read from the fields' constraints, so the check, its message and the settings reference cannot disagree)."""
 
 from __future__ import annotations
 
@@ -66,8 +66,8 @@ def numeric_range(field: FieldInfo) -> tuple[float, bool, float, bool]:
 
 
 def describe_range(field: FieldInfo) -> str:
-    """The range as the README's configuration table and the start-up error write it: ``0 to 65535``,
-    ``above 0, up to 31536000``."""
+    """The range as the settings reference (docs/reference/settings.md) and the start-up error write it:
+    ``0 to 65535``, ``above 0, up to 31536000``."""
     low, low_in, high, high_in = numeric_range(field)
     if low_in and high_in:
         return f"{_number(low)} to {_number(high)}"

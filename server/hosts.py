@@ -14,8 +14,7 @@ import re
 import socket
 from collections.abc import Iterable
 
-from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Scope, Send
 
 HOST_NOT_ALLOWED = "HOST_NOT_ALLOWED"
 _HOST_NAME = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?")
@@ -93,13 +92,10 @@ def check_allowed_host(entry: str) -> str:
 
 
 class HostCheck:
-    """ASGI middleware: in dev mode, refuse requests addressed to any name but loopback's and ours.
+    """In dev mode, requests addressed to any name but loopback's and ours are refused (by the request
+    layer, ``server/request_layer.py``, which reads dev mode from ``app.state.dev_mode``)."""
 
-    Whether dev mode is on is read from ``app.state.dev_mode``, which the lifespan decides once.
-    """
-
-    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str] = ()) -> None:
-        self.app = app
+    def __init__(self, allowed_hosts: Iterable[str] = ()) -> None:
         self.allowed = {host_name(h) for h in allowed_hosts}
 
     def allows(self, header: str | None) -> bool:
@@ -108,14 +104,7 @@ class HostCheck:
         name = host_name(header)
         return bool(name) and (is_loopback_name(name) or name in self.allowed)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket") or not getattr(scope["app"].state, "dev_mode", False):
-            await self.app(scope, receive, send)
-            return
-        header = Headers(scope=scope).get("host")
-        if self.allows(header):
-            await self.app(scope, receive, send)
-            return
+    async def refuse(self, scope: Scope, send: Send, header: str | None) -> None:
         if scope["type"] == "websocket":
             # Closing before accepting answers the handshake with HTTP 403.
             await send({"type": "websocket.close", "code": 4403, "reason": "Forbidden"})

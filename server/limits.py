@@ -1,4 +1,4 @@
-"""Every limit on what a client may send, defined once (docs/decisions.md, "Input limits").
+"""Every limit on what a client may send, defined once (docs/decisions/0010-input-hardening.md).
 
 The API checks these before anything reaches the database, so SQLite and PostgreSQL refuse exactly
 the same inputs: PostgreSQL cannot store a NUL character or a lone UTF-16 surrogate and holds a
@@ -55,10 +55,10 @@ def text_problem(value: str) -> str | None:
 
 
 def short_text_problem(value: str) -> str | None:
-    """``text_problem`` for names, titles and the other short texts (docs/decisions.md, "Left-alone
-    defects fixed (session 6)"): also no C0 control character other than tab, line feed and carriage
-    return. They are shown in lists, logs and terminals, where a control character only does harm;
-    long free text (reasons, messages, feedback) may carry what a tool printed."""
+    """``text_problem`` for names, titles and the other short texts
+    (docs/decisions/0035-sqlite-connections-timers-shutdown.md): also no C0 control character other than
+    tab, line feed and carriage return. They are shown in lists, logs and terminals, where a control
+    character only does harm; long free text (reasons, messages, feedback) may carry what a tool printed."""
     if why := text_problem(value):
         return why
     if found := _CONTROL.search(value):

@@ -8,6 +8,7 @@ operation's name and type, its duration and its outcome, so a JSON log can be fi
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any, Literal
 
 from .request_id import current_request_id
@@ -68,8 +69,9 @@ class ConsoleSuffix(logging.Filter):
     """On the console: `` [request id]`` after the message, and an operation record's fields."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        parts = [f"{key}={getattr(record, key)}" for key in OPERATION_FIELDS if hasattr(record, key)]
-        request_id = getattr(record, "request_id", "")
+        fields = record.__dict__  # a record's extra fields are its attributes
+        parts = [f"{key}={fields[key]}" for key in OPERATION_FIELDS if key in fields]
+        request_id = fields.get("request_id", "")
         record.request_suffix = (" " + " ".join(parts) if parts else "") + (
             f" [{request_id}]" if request_id else ""
         )
@@ -91,3 +93,15 @@ def log_operation_record(tenant: str, name: str, op_type: str, seconds: float, o
             "outcome": outcome,
         },
     )
+
+
+def lean_records() -> None:
+    """Records without what no format of ours prints: the caller's file and line (found by walking the
+    stack for every record), the thread's, process's and task's names. Process-wide, so ``serve`` sets
+    it (and the benchmark's reference servers, which run with the same logging)."""
+    logging._srcfile = None
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
+    if sys.version_info >= (3, 12):
+        logging.logAsyncioTasks = False

@@ -1,4 +1,4 @@
-"""Prometheus metrics of one server process, served at ``/metrics`` (see README, "Metrics").
+"""Prometheus metrics of one server process, served at ``/metrics`` (docs/guides/operations.md).
 
 Each process counts what it did itself; Prometheus scrapes every process and sums across them (the
 ``instance`` label tells them apart), which is the usual model for several independent servers and
@@ -162,6 +162,8 @@ def operation_label(name: str | None) -> str:
     """The label while fewer than MAX_OPERATION_NAMES are known, else ``other``."""
     if not name:
         return "anonymous"
+    if name in _names:  # a known name: no lock (a set is only ever added to, under the lock)
+        return name
     with _names_lock:
         if name in _names:
             return name
@@ -171,11 +173,23 @@ def operation_label(name: str | None) -> str:
     return "other"
 
 
+# Each series' child, looked up once: ``labels()`` takes the metric's lock and checks its arguments on
+# every call. Bounded as the labels are (MAX_OPERATION_NAMES names, three types, three outcomes).
+_operation_counts: dict[tuple[str, str, str], Any] = {}
+_operation_seconds: dict[tuple[str, str], Any] = {}
+
+
 def record_operation(name: str | None, kind: str, seconds: float | None, outcome: str) -> None:
     label = operation_label(name)
-    OPERATIONS.labels(label, kind, outcome).inc()
+    count = _operation_counts.get((label, kind, outcome))
+    if count is None:
+        count = _operation_counts[label, kind, outcome] = OPERATIONS.labels(label, kind, outcome)
+    count.inc()
     if seconds is not None:
-        OPERATION_SECONDS.labels(label, kind).observe(seconds)
+        timer = _operation_seconds.get((label, kind))
+        if timer is None:
+            timer = _operation_seconds[label, kind] = OPERATION_SECONDS.labels(label, kind)
+        timer.observe(seconds)
 
 
 def record_tool_call(tool: str | None, outcome: str, seconds: float) -> None:

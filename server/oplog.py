@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -104,7 +104,8 @@ class OperationLogWriter:
             return
         rows = []
         for r in batch:
-            row = asdict(r)
+            # The record's own attributes, shallow (``asdict`` copied every field recursively).
+            row = dict(vars(r))
             row["created_at"] = row.pop("at")
             rows.append(row)
         async with self._db.transaction() as session:

@@ -2,15 +2,13 @@
 
 A strict Content-Security-Policy (scripts, styles, fonts and workers from this server only; no
 framing; connections only back to this server), ``X-Frame-Options`` for browsers older than
-``frame-ancestors``, ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer``.
+``frame-ancestors``, ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer``, added
+by the request layer (``request_layer.py``) to every HTTP response that does not set them itself.
 """
 
 from __future__ import annotations
 
 import re
-
-from starlette.datastructures import Headers, MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # A Host header that is safe to write into the policy: a name or address and an optional port.
 _PLAIN_HOST = re.compile(r"^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$")
@@ -36,7 +34,8 @@ def content_security_policy(host: str | None, *, inline_styles: bool = False) ->
     CSP Level 3 lets ``'self'`` match ws: and wss: to the same host, which Chromium and Firefox
     implement; the WebSocket URLs are also named explicitly for browsers that predate that.
     ``inline_styles`` is for the GraphiQL page only: its editor (Monaco) writes <style> elements and
-    style attributes at run time and cannot be given a nonce (docs/decisions.md).
+    style attributes at run time and cannot be given a nonce
+    (docs/decisions/0014-authentication-and-browser-security.md).
     """
     connect = "connect-src 'self'"
     host = (host or "").strip().lower()
@@ -46,27 +45,3 @@ def content_security_policy(host: str | None, *, inline_styles: bool = False) ->
     if inline_styles:
         policy[policy.index("style-src 'self'")] = "style-src 'self' 'unsafe-inline'"
     return "; ".join(policy)
-
-
-class SecurityHeaders:
-    """ASGI middleware adding the headers to every HTTP response that does not set them itself."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        policy = content_security_policy(Headers(scope=scope).get("host"))
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                headers.setdefault("content-security-policy", policy)
-                headers.setdefault("x-frame-options", "DENY")
-                headers.setdefault("x-content-type-options", "nosniff")
-                headers.setdefault("referrer-policy", "no-referrer")
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)

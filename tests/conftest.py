@@ -71,7 +71,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             service = reason[len(_SKIP_MARK) :].split(":", 1)[0]
             missing[service] = missing.get(service, 0) + 1
     for service, count in sorted(missing.items()):
-        how = HOW_TO_GET.get(service, "see the README")
+        how = HOW_TO_GET.get(service, "see docs/development.md")
         terminalreporter.write_line(f"{service} is missing: {count} tests skipped; to run them: {how}")
 
 

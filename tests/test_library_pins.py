@@ -1,4 +1,5 @@
-"""Library internals we depend on (docs/decisions.md, issue 11 item 6), pinned to the versions checked.
+"""Library internals we depend on, pinned to the versions checked
+(docs/decisions/0016-machines-own-their-actions.md).
 
 Each test fails loudly on an upgrade of the library: re-check the module it names against the new
 release's source, then move the pin there.

@@ -1,8 +1,8 @@
-"""The README's tours run: every GraphQL block of a tour, in order, against a real server, each answered
-without an error or a userError. A block may use the ids earlier blocks created (``PLAN_ID``, ``STEP_ID``,
-...); BINDINGS says which answer defines each, so a tour that reuses an id for the wrong object fails
-here as it would for a reader. ``<!-- tour: advance 2s -->`` moves the server's clock and runs its
-timers once (a back-off, a stall)."""
+"""The tours run: every GraphQL block of the README's short tour and of the tutorial's pages, in order,
+against a real server, each answered without an error or a userError. A block may use the ids earlier
+blocks created (``PLAN_ID``, ``STEP_ID``, ...); BINDINGS says which answer defines each, so a tour that
+reuses an id for the wrong object fails here as it would for a reader. ``<!-- tour: advance 2s -->``
+moves the server's clock and runs its timers once (a back-off, a stall)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,18 @@ from server.services.runtime import Runtime
 from tests.conftest import GraphQLClient, LiveServer
 from tests.realtime.wsclient import collect, ws_session
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-TOURS = ["## A five-minute tour", "## Workflows:", "## Live updates", "## Dashboard", "## Missions"]
+ROOT = Path(__file__).resolve().parent.parent
+TUTORIAL = ROOT / "docs" / "tutorial"
+# (page, the section of it that is a tour, or None for the whole page), in the order a reader walks them.
+TOURS: list[tuple[Path, str | None]] = [
+    (ROOT / "README.md", "## A short tour"),
+    (TUTORIAL / "plans.md", None),
+    (TUTORIAL / "workflows.md", None),
+    (ROOT / "docs" / "guides" / "workers.md", None),
+    (TUTORIAL / "live-updates.md", None),
+    (TUTORIAL / "dashboard.md", None),
+    (TUTORIAL / "missions.md", None),
+]
 PLACEHOLDER = re.compile(r'"([A-Z][A-Z_]*_ID)"')
 ADVANCE = re.compile(r"<!-- tour: advance (\d+)s -->")
 
@@ -42,12 +52,13 @@ BINDINGS: dict[str, list[tuple[str, tuple[str | int, ...]]]] = {
 }
 
 
-def tour_steps(section: str) -> list[tuple[str, str]]:
-    """("graphql", document) and ("advance", seconds) in the order the section has them."""
-    text = README.read_text()
-    start = text.index(section)
-    end = text.find("\n## ", start + 1)
-    body = text[start : end if end > 0 else len(text)]
+def tour_steps(page: Path, section: str | None) -> list[tuple[str, str]]:
+    """("graphql", document) and ("advance", seconds) in the order the page (or its section) has them."""
+    body = text = page.read_text()
+    if section is not None:
+        start = text.index(section)
+        end = text.find("\n## ", start + 1)
+        body = text[start : end if end > 0 else len(text)]
     steps: list[tuple[str, str]] = []
     for match in re.finditer(r"```graphql\n(.*?)```|" + ADVANCE.pattern, body, re.S):
         steps.append(
@@ -81,7 +92,7 @@ async def tour_client(live_server: LiveServer) -> AsyncIterator[GraphQLClient]:
     await client.aclose()
 
 
-async def test_the_readme_tours_run_block_by_block_in_order(
+async def test_the_tours_run_block_by_block_in_order(
     live_server: LiveServer, tour_client: GraphQLClient
 ) -> None:
     bound = await run_tours(live_server, tour_client)
@@ -91,15 +102,17 @@ async def test_the_readme_tours_run_block_by_block_in_order(
 async def run_tours(live_server: LiveServer, client: GraphQLClient) -> dict[str, str]:
     """Every tour block in order; the ids the blocks defined. Fails on any error or userError."""
     bound: dict[str, str] = {}  # a reader carries ids from one tour to the next (Live updates uses PLAN_ID)
-    for section in TOURS:
-        steps = tour_steps(section)
-        assert any(kind == "graphql" for kind, _ in steps), f"no GraphQL blocks under {section!r}"
+    for page, section in TOURS:
+        steps = tour_steps(page, section)
+        assert any(kind == "graphql" for kind, _ in steps), (
+            f"no GraphQL blocks in {page.name} {section or ''}"
+        )
         for number, (kind, text) in enumerate(steps, 1):
             if kind == "advance":  # time passes, and the server's timers see it
                 live_server.clock.advance(timedelta(seconds=int(text)))
                 live_server.call(_timers_run(live_server.app.state.runtime))
                 continue
-            where = f"{section!r}, block {number}"
+            where = f"{page.relative_to(ROOT)} {section or ''}, block {number}"
             missing = sorted({name for name in PLACEHOLDER.findall(text) if name not in bound})
             assert not missing, f"{where} uses {missing} before an earlier block defines it:\n{text}"
             document = PLACEHOLDER.sub(lambda m: json.dumps(bound[m.group(1)]), text)
@@ -135,7 +148,10 @@ async def _run(live_server: LiveServer, client: GraphQLClient, document: str, wh
     return data
 
 
-def test_every_graphql_block_of_the_readme_is_in_a_tour() -> None:
-    total = README.read_text().count("```graphql\n")
-    toured = sum(kind == "graphql" for section in TOURS for kind, _ in tour_steps(section))
-    assert toured == total, "a GraphQL block outside the tours' sections would never run: add its section"
+def test_every_graphql_block_of_the_documentation_is_in_a_tour() -> None:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    total = sum(page.read_text().count("```graphql\n") for page in pages)
+    toured = sum(kind == "graphql" for page, section in TOURS for kind, _ in tour_steps(page, section))
+    assert toured == total, (
+        "a GraphQL block outside the tours would never run: add its page or section to TOURS"
+    )

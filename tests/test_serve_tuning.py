@@ -1,4 +1,4 @@
-"""`flightdeck serve`'s process settings for speed (issue 14, item 4): the access log can be turned off,
+"""`flightdeck serve`'s process settings for speed: the access log can be turned off,
 and every garbage collection is timed into /metrics (start-up's own collection before gc.freeze too)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Every numeric setting has a finite range, enforced when settings load and written in the README; URLs,
+"""Every numeric setting has a finite range, enforced when settings load and written in the settings
+reference (docs/reference/settings.md, generated from the fields and compared with them); URLs,
 origins and host names are checked too. A bad one stops any command with one line naming it."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from server.config import ConfigError, Settings, load_settings
 from server.config_checks import describe_range, numeric_range
 from server.origins import origin_allowed
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+SETTINGS_PAGE = Path(__file__).resolve().parent.parent / "docs" / "reference" / "settings.md"
 NUMERIC = sorted(n for n, f in Settings.model_fields.items() if f.annotation in (int, float))
 
 
@@ -52,10 +53,10 @@ def test_each_numeric_setting_has_a_finite_range_that_loading_enforces(name: str
             _refused(name, bad_float)
 
 
-def test_the_readme_states_each_numeric_settings_range() -> None:
+def test_the_settings_reference_states_each_numeric_settings_range() -> None:
     rows = {
         cells[1].strip("`"): cells
-        for line in README.read_text().splitlines()
+        for line in SETTINGS_PAGE.read_text().splitlines()
         if line.startswith("| `") and len(cells := [c.strip() for c in line.strip("|").split("|")]) >= 4
     }
     wrong = {
@@ -63,7 +64,9 @@ def test_the_readme_states_each_numeric_settings_range() -> None:
         for name in NUMERIC
         if rows.get(name, ["", "", "", ""])[3] != describe_range(Settings.model_fields[name])
     }
-    assert not wrong, f"README's range column (the fourth) must read as describe_range: {wrong}"
+    assert not wrong, (
+        f"the settings reference's range column must read as describe_range (make docs): {wrong}"
+    )
 
 
 @pytest.mark.parametrize(
@@ -123,7 +126,7 @@ def test_sec_fetch_site_same_origin_is_the_browsers_word_through_a_tls_proxy() -
     assert not origin_allowed("https://app.example", "http", "app.example", frozenset(), "same-site")
 
 
-def test_the_range_words_read_as_the_readme_writes_them() -> None:
+def test_the_range_words_read_as_the_settings_reference_writes_them() -> None:
     assert describe_range(Settings.model_fields["port"]) == "0 to 65535"
     assert describe_range(Settings.model_fields["stall_threshold_seconds"]) == "above 0, up to 31536000"
     assert re.fullmatch(r"[0-9.]+ to [0-9.]+", describe_range(Settings.model_fields["feed_poll_seconds"]))

@@ -43,14 +43,19 @@ class AvailableAction:
 
 @dataclass(frozen=True)
 class Offers:
-    """An entity's machine and its (mutation, machine action) pairs, in the order they are offered."""
+    """An entity's machine and its (mutation, machine action) pairs, in the order they are offered;
+    ``parent``: the parent's machine and the action of it that must be open for any of these (a plan
+    step's mutations check that the plan may still ``work``: a completed or failed plan is final)."""
 
     machine: Machine[Any]
     pairs: tuple[tuple[str, str], ...]
+    parent: tuple[Machine[Any], str] | None = None
 
     def __post_init__(self) -> None:
         for _, action in self.pairs:
             self.machine.action(action)  # a KeyError at import for an action the machine lacks
+        if self.parent is not None:
+            self.parent[0].action(self.parent[1])
 
 
 PLAN = Offers(PLAN_MACHINE, (("startNextStep", "work"), ("modifyPlan", "modify"), ("failPlan", "fail")))
@@ -65,6 +70,7 @@ PLAN_STEP = Offers(
         ("submitUserDecision", "reject"),
         ("retryStep", "retry"),
     ),
+    parent=(PLAN_MACHINE, "work"),
 )
 WORKFLOW = Offers(
     WORKFLOW_MACHINE,
@@ -128,8 +134,15 @@ ASSET = Offers(
 ALL_OFFERS = (PLAN, PLAN_STEP, WORKFLOW, WORKFLOW_STEP, MISSION, HOP, TOOL_STEP, ASSET)
 
 
-def offered(offers: Offers, state: Any, failed_from: Any, facts: dict[str, Any]) -> list[tuple[str, str]]:
-    """The pairs whose action the machine lets start from ``state`` (pure: no role yet)."""
+def offered(
+    offers: Offers, state: Any, failed_from: Any, facts: dict[str, Any], parent_state: Any = None
+) -> list[tuple[str, str]]:
+    """The pairs whose action the machine lets start from ``state`` (pure: no role yet); none when
+    the parent's machine does not let its action start from ``parent_state``."""
+    if offers.parent is not None:
+        parent, needed = offers.parent
+        if parent_state is None or not parent.allows(needed, type(parent.initial)(parent_state)):
+            return []
     machine = offers.machine
     return [(m, a) for m, a in offers.pairs if machine.allows(a, state, failed_from, facts)]
 
@@ -146,10 +159,13 @@ def _may_call(info: Info[Context, Any], mutation: str) -> bool:
     return all(p().has_permission(None, info) for p in _permissions(info.schema, mutation))
 
 
-def available_actions(info: Info[Context, Any], offers: Offers, obj: Any) -> list[AvailableAction]:
+def available_actions(
+    info: Info[Context, Any], offers: Offers, obj: Any, parent_state: Any = None
+) -> list[AvailableAction]:
     """``obj`` (a GraphQL object built from a row) as the machine sees it: its status, the state it
-    failed from and the columns the actions' guards read."""
+    failed from and the columns the actions' guards read; ``parent_state``: its parent's status, when
+    ``offers`` has a parent rule."""
     guarded = {g.column for _, a in offers.pairs for g in offers.machine.action(a).guards}
     facts = {column: getattr(obj, column, None) for column in guarded}
-    pairs = offered(offers, obj.status, getattr(obj, "failed_from", None), facts)
+    pairs = offered(offers, obj.status, getattr(obj, "failed_from", None), facts, parent_state)
     return [AvailableAction(mutation=m, action=a) for m, a in pairs if _may_call(info, m)]

@@ -21,6 +21,8 @@ from .missions.loaders import MissionLoaders
 class Loaders:
     runtime: Runtime
     steps: DataLoader[str, list[PlanStep]] = field(init=False)
+    # A step's actions are open only while its plan's are (PlanStep.availableActions).
+    plan_statuses: DataLoader[str, str | None] = field(init=False)
     conditions: DataLoader[str, list[BranchingConditionRow]] = field(init=False)
     workflow_steps: DataLoader[str, list[WorkflowStep]] = field(init=False)
     workflow_compensations: DataLoader[str, list[WorkflowCompensation]] = field(init=False)
@@ -30,6 +32,7 @@ class Loaders:
 
     def __post_init__(self) -> None:
         self.steps = DataLoader(load_fn=self._load_steps, cache=False)
+        self.plan_statuses = DataLoader(load_fn=self._load_plan_statuses, cache=False)
         self.conditions = DataLoader(load_fn=self._load_conditions, cache=False)
         self.workflow_steps = DataLoader(load_fn=self._load_workflow_steps, cache=False)
         self.workflow_compensations = DataLoader(load_fn=self._load_compensations, cache=False)
@@ -39,6 +42,10 @@ class Loaders:
     async def _load_steps(self, plan_ids: list[str]) -> list[list[PlanStep]]:
         async with self.runtime.db.reader() as session:
             return await plan_queries.steps_by_plan(session, plan_ids)
+
+    async def _load_plan_statuses(self, plan_ids: list[str]) -> list[str | None]:
+        async with self.runtime.db.reader() as session:
+            return await plan_queries.plan_statuses(session, plan_ids)
 
     async def _load_conditions(self, plan_ids: list[str]) -> list[list[BranchingConditionRow]]:
         async with self.runtime.db.reader() as session:

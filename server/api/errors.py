@@ -38,7 +38,7 @@ UserErrorCode = described_enum(
         "(MCP wait_for_decision); call again when one has returned.",
         ErrorCode.HISTORY_TRUNCATED: "The events asked for were archived and deleted from the log: "
         "`extensions.earliestSeq` (top-level errors) is the lowest seq it still has; resume with "
-        "`after` = earliestSeq - 1, accepting the hole (README: Live updates).",
+        "`after` = earliestSeq - 1, accepting the hole (docs/tutorial/live-updates.md).",
     },
 )
 

@@ -4,8 +4,8 @@ The schema used to register seven extensions (the token limit, the parser cache,
 rules, the validation cache, error masking, hidden suggestions, the operation log). Strawberry builds
 each one per operation and, for each of its four stages, looks up every extension's hook and wraps it
 in a context manager: that machinery, not the work the hooks do, was most of their cost. One extension
-does the same work in the same order with one object and three hooks (see docs/decisions.md,
-"Per-request costs (issue 14, item 4, session 5, round 2)").
+does the same work in the same order with one object and three hooks (see
+docs/decisions/0033-per-request-costs.md).
 
 What each part does is unchanged:
 

@@ -8,6 +8,7 @@ subscription sent over HTTP.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from cross_web import HTTPException
@@ -72,7 +73,9 @@ def _error_response(
     return Response(wire_json.dumps({"errors": [error]}), status, headers=headers, media_type=media_type)
 
 
-def _accepted_ranges(accept: str) -> set[str]:
+# Clients send the same few Accept headers on every request: each is parsed once.
+@lru_cache(maxsize=128)
+def _accepted_ranges(accept: str) -> frozenset[str]:
     """The media ranges of an Accept header, without those it refuses (``q=0``)."""
     ranges = set()
     for part in accept.split(","):
@@ -80,7 +83,7 @@ def _accepted_ranges(accept: str) -> set[str]:
         refused = any(p.replace(" ", "") in ("q=0", "q=0.0", "q=0.00", "q=0.000") for p in params)
         if media and not refused:
             ranges.add(media)
-    return ranges
+    return frozenset(ranges)
 
 
 def request_problem(request: Request) -> HTTPException | None:
@@ -96,6 +99,7 @@ def request_problem(request: Request) -> HTTPException | None:
     return None
 
 
+@lru_cache(maxsize=128)
 def preferred_media_type(accept: str) -> str:
     """``application/graphql-response+json`` whenever the client takes it; ``application/json`` for a
     client that asks for it and not for the newer type, and for one that sends no Accept or only

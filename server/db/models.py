@@ -201,7 +201,7 @@ class Event(Base):
     __table_args__ = (
         UniqueConstraint("tenant_id", "seq", name="uq_events_tenant_seq"),
         Index("ix_events_root", "tenant_id", "root_id", "seq"),
-        # History filtered by object and by kind (issue 16: activity page, past stall alerts).
+        # History filtered by object and by kind (activity page, past stall alerts).
         Index("ix_events_entity", "tenant_id", "entity_id", "seq"),
         Index("ix_events_kind", "tenant_id", "kind", "seq"),
     )

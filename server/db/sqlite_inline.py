@@ -5,7 +5,7 @@ Why: the write connection runs on the event loop's thread (one writer, short sta
 driver call (opening a cursor, executing, fetching, closing it, BEGIN, COMMIT) was a coroutine handed
 from the greenlet that runs the ORM back to the event loop's greenlet and in again: six greenlet
 switches for one ``SELECT`` where two do (into the session's greenlet and out). A driver call that
-never waits does not need the bridge (docs/decisions.md, "Transition cost levers").
+never waits does not need the bridge (docs/decisions/0028-transition-cost-levers.md).
 
 How: ``InlineSQLiteDialect`` is ``SQLiteDialect_pysqlite`` (the standard ``sqlite3`` module: the same
 type handling, SQL and pragmas the aiosqlite dialect inherits from it) marked ``is_async`` so that
@@ -91,7 +91,7 @@ def reader_creator(path: str) -> Callable[[], Awaitable[aiosqlite.Connection]]:
     aiosqlite dialect calls it, except that a connect cancelled while aiosqlite's thread opens the file
     (a timed-out or shut-down request, a stopped loop) closes the connection once it is open. aiosqlite
     0.22 drops it instead, unclosed: a ``sqlite3.Connection`` the garbage collector finds later (a
-    ResourceWarning on Python 3.13; docs/decisions.md, "Left-alone defects fixed (session 6)")."""
+    ResourceWarning on Python 3.13; docs/decisions/0035-sqlite-connections-timers-shutdown.md)."""
 
     async def opened() -> aiosqlite.Connection:
         connection = aiosqlite.connect(path)

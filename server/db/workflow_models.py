@@ -77,7 +77,7 @@ class WorkflowStep(Base):
     retry_policy: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
     approval: Mapped[bool] = mapped_column(Boolean, default=False)
     # Whether another step of the workflow depends on this one: only then may its completion or skip
-    # make work claimable (workAvailable, issue 13 item 7). Rows older than the column: true.
+    # make work claimable (workAvailable). Rows older than the column: true.
     has_dependents: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     compensation_action: Mapped[str | None] = mapped_column(Text, nullable=True)
     compensation_agent: Mapped[str | None] = mapped_column(NAME, nullable=True)

@@ -1,7 +1,7 @@
 """Column writes that bypass the ORM's unit of work: ``UPDATE ... SET changed columns WHERE id = ...``.
 
 On the transition path the ORM flush of one changed row cost several times the same ``UPDATE`` issued
-as Core (see docs/decisions.md, "Plan-step path without the unit of work"). ``write`` sets the values
+as Core (see docs/decisions/0037-plan-step-path.md). ``write`` sets the values
 on a loaded row as *committed* (the session sees nothing to flush) and keeps the row's changed column
 names; the write session (``WriteSession``) issues one prebuilt Core ``UPDATE`` per changed row on its
 own connection before anything else reaches the database: before every flush, so before every query

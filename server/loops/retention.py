@@ -18,7 +18,7 @@ from ..db.models import TenantCounter
 from ..services.retention.archive import Archived, archive, cutoff_for_time
 from ..services.retention.deliveries import prune_deliveries
 from ..services.retention.roots import prune_ended_roots
-from ..services.retention.space import give_back_space
+from ..services.retention.space import DELIVERY_TABLES, EVENT_TABLES, ROOT_TABLES, give_back_space
 from ..services.runtime import Runtime
 
 MAX_EVENTS_PER_PASS = 200_000
@@ -72,5 +72,10 @@ async def run_retention(runtime: Runtime) -> RetentionPass:
             db, now - timedelta(days=settings.ended_root_retention_days), batch=settings.retention_batch_size
         )
     if done.deleted():
-        done.bytes_given_back = await give_back_space(db)
+        touched = (
+            (EVENT_TABLES if any(a.deleted for a in done.archives) else ())
+            + (DELIVERY_TABLES if done.deliveries_deleted else ())
+            + (ROOT_TABLES if done.roots_deleted else ())
+        )
+        done.bytes_given_back = await give_back_space(db, tables=touched)
     return done

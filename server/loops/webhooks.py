@@ -252,27 +252,39 @@ class EndpointWorker:
     async def pass_once(self) -> bool:
         """One pass; True when it sent a full batch with no failure (there may be more right away)."""
         d = self.dispatcher
-        db = d.runtime.db
         now = d.now()
         if self.paused_until is not None and now < self.paused_until:
             return False
         self.paused_until = None
-        if self.lease_until is None or self.lease_until - now < d.lease / 2:
-            # Taken (a write) only when not held or half gone; otherwise the endpoint is only read.
+        held = await self._held_work(now)
+        if held is None:
+            return False
+        endpoint, work = held
+        sent, cursor = await self._deliver(endpoint, work)
+        self.sent_last_pass = len(sent)
+        if not await d.recorder.record(delivery.Record(endpoint, sent, cursor)):
             self.lease_until = None
-            endpoint = await delivery.take_lease(db, self.endpoint_id, d.owner, now, d.lease)
-            if endpoint is None:
-                return False
-            self.lease_until = now + d.lease
-            work = await delivery.read_work(db, endpoint, now, d.batch, d.window)
-        else:
-            held = await delivery.read_held(db, self.endpoint_id, now, d.batch, d.window)
-            if held is None:
-                return False
-            endpoint, work = held
-        lease_until = self.lease_until
+        return self.paused_until is None and work.more
+
+    async def _held_work(self, now: datetime) -> tuple[delivery.EndpointState, delivery.Work] | None:
+        """The endpoint and its work while this process holds its lease; None when it cannot."""
+        d = self.dispatcher
+        db = d.runtime.db
+        if self.lease_until is not None and self.lease_until - now >= d.lease / 2:
+            # Taken (a write) only when not held or half gone; otherwise the endpoint is only read.
+            return await delivery.read_held(db, self.endpoint_id, now, d.batch, d.window)
+        self.lease_until = None
+        endpoint = await delivery.take_lease(db, self.endpoint_id, d.owner, now, d.lease)
+        if endpoint is None:
+            return None
+        self.lease_until = now + d.lease
+        return endpoint, await delivery.read_work(db, endpoint, now, d.batch, d.window)
+
+    async def _deliver(self, endpoint: delivery.EndpointState, work: delivery.Work) -> tuple[list[Sent], int]:
+        """Sends the work chunk by chunk until it is done, the lease is lost or a chunk has a failure (the
+        endpoint then pauses); what was sent and the cursor to record."""
+        d = self.dispatcher
         sent: list[Sent] = []
-        cursor = work.cursor
         items = work.items
         start = 0
         # A pass that begins with a retry (the endpoint failed before) probes with it alone: a dead
@@ -281,12 +293,8 @@ class EndpointWorker:
         while start < len(items):
             chunk = items[start : start + size]
             at = d.now()
-            if lease_until - at < timedelta(seconds=d.timeout + LEASE_MARGIN_SECONDS):
-                if not await delivery.renew_lease(db, endpoint.id, d.owner, at, d.lease):
-                    self.lease_until = None
-                    cursor = self._cursor_before(work, chunk[0], endpoint.cursor_seq)
-                    break
-                lease_until = self.lease_until = at + d.lease
+            if not await self._keep_lease(endpoint, at):
+                return sent, self._cursor_before(work, chunk[0], endpoint.cursor_seq)
             stamp = int(at.timestamp())
             outcomes = await asyncio.gather(
                 *(self.sender.send(endpoint.url, item.message, endpoint.secrets, stamp) for item in chunk)
@@ -295,21 +303,36 @@ class EndpointWorker:
             _measure(chunk, outcomes, at)
             start += len(chunk)
             size = self.parallel
-            retry_at = [
-                delivery.settle(item, outcome, at)[1]
-                for item, outcome in zip(chunk, outcomes, strict=True)
-                if not outcome.succeeded
-            ]
-            if retry_at:
-                due = [t for t in retry_at if t is not None]
-                self.paused_until = min(due) if due else at + delivery.RETRY_SCHEDULE[0]
+            if self._pause_on_failure(chunk, outcomes, at):
                 rest = items[start:]
-                cursor = self._cursor_before(work, rest[0], endpoint.cursor_seq) if rest else work.cursor
-                break
-        self.sent_last_pass = len(sent)
-        if not await d.recorder.record(delivery.Record(endpoint, sent, cursor)):
+                return sent, self._cursor_before(work, rest[0], endpoint.cursor_seq) if rest else work.cursor
+        return sent, work.cursor
+
+    async def _keep_lease(self, endpoint: delivery.EndpointState, at: datetime) -> bool:
+        """Renews the lease when a request sent now might outlast it; False when it is lost."""
+        d = self.dispatcher
+        if self.lease_until is not None and self.lease_until - at >= timedelta(
+            seconds=d.timeout + LEASE_MARGIN_SECONDS
+        ):
+            return True
+        if not await delivery.renew_lease(d.runtime.db, endpoint.id, d.owner, at, d.lease):
             self.lease_until = None
-        return self.paused_until is None and work.more
+            return False
+        self.lease_until = at + d.lease
+        return True
+
+    def _pause_on_failure(self, chunk: list[delivery.Item], outcomes: list[Outcome], at: datetime) -> bool:
+        """After a failure the endpoint pauses until its earliest retry is due."""
+        retry_at = [
+            delivery.settle(item, outcome, at)[1]
+            for item, outcome in zip(chunk, outcomes, strict=True)
+            if not outcome.succeeded
+        ]
+        if not retry_at:
+            return False
+        due = [t for t in retry_at if t is not None]
+        self.paused_until = min(due) if due else at + delivery.RETRY_SCHEDULE[0]
+        return True
 
     sent_last_pass = 0
 

@@ -59,11 +59,7 @@ def render_actions(machine: Machine[Any]) -> list[str]:
             to = "where it failed from"
         else:
             to = f"`{action.target}`" + (f" (through `{action.via}` if need be)" if action.via else "")
-        guards = "; ".join(
-            f"`{g.column}` is "
-            + " or ".join("none" if v is None else f"`{v}`" for v in sorted(g.allowed, key=str))
-            for g in action.guards
-        )
+        guards = "; ".join(g.describe() for g in action.guards)
         lines.append(f"| `{action.name}` | {sources} | {to} | {guards} |")
     return lines
 

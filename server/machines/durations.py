@@ -20,6 +20,17 @@ class BadDuration(ValueError):
     pass
 
 
+def check_duration(name: str, value: object, *, zero: bool = False) -> None:
+    """``BadDuration`` unless ``value`` is a timedelta longer than zero (or zero, when ``zero``) and no
+    longer than ``LONGEST_DURATION``: what every value object holding a duration checks when it is
+    built, so a duration no definition could name cannot be built by any other path either."""
+    if not isinstance(value, timedelta):
+        raise BadDuration(f"{name} must be a duration, got {value!r}")
+    shortest = "zero" if zero else "longer than zero"
+    if not (timedelta(0) <= value if zero else timedelta(0) < value) or value > LONGEST_DURATION:
+        raise BadDuration(f"{name} must be {shortest} and at most 365d, got {value}")
+
+
 def parse_duration(text: str) -> timedelta:
     """The duration ``text`` names; ``BadDuration`` for anything else, zero included."""
     value = text.strip()

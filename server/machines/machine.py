@@ -8,8 +8,9 @@ reachable from the initial state, and every action's path from each of its start
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
@@ -27,9 +28,59 @@ class Guard:
     column: str
     allowed: frozenset[str | None]
     refusal: str
+    # The state a refusal names as the one asked for, when not the action's target.
+    names: str | None = None
 
-    def refuses(self, value: object) -> str | None:
+    def refuses(self, value: object, now: datetime | None = None) -> str | None:
         return None if value in self.allowed else self.refusal.format(value=value)
+
+    def describe(self) -> str:
+        allowed = sorted(self.allowed, key=str)
+        return f"`{self.column}` is " + " or ".join("none" if v is None else f"`{v}`" for v in allowed)
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A condition on a time column: ``passed`` False, the action needs the time not to have come yet
+    (or no time set); ``passed`` True, it needs the time to have come. ``{value}`` in ``refusal`` is
+    the time in ISO 8601. Without ``now`` (a reader that has no clock, such as ``availableActions``)
+    it cannot judge and refuses nothing; every act passes the transaction's time."""
+
+    column: str
+    passed: bool
+    refusal: str
+    names: str | None = None
+
+    def refuses(self, value: object, now: datetime | None = None) -> str | None:
+        if now is None:
+            return None
+        if value is not None and not isinstance(value, datetime):
+            raise TypeError(f"{self.column} must be a datetime, not {type(value).__name__}")
+        came = value is not None and value <= now
+        if came == self.passed:
+            return None
+        return self.refusal.format(value=value.isoformat() if value is not None else None)
+
+    def describe(self) -> str:
+        if self.passed:
+            return f"`{self.column}` has passed"
+        return f"`{self.column}` is none or still ahead"
+
+
+@dataclass(frozen=True)
+class Computed:
+    """Columns a machine sets on entering a state from the row and the transaction's time (a deadline
+    counted from entering, a first start): ``compute`` returns some of ``columns`` (those it sets)."""
+
+    columns: tuple[str, ...]
+    compute: Callable[[Any, datetime], Mapping[str, Any]]
+
+    def __call__(self, row: Any, now: datetime) -> dict[str, Any]:
+        values = dict(self.compute(row, now))
+        unknown = set(values) - set(self.columns)
+        if unknown:
+            raise ValueError(f"computed {sorted(unknown)}, which it does not declare")
+        return values
 
 
 @dataclass(frozen=True)
@@ -51,7 +102,7 @@ class Action(Generic[S]):
     target: S | None = None
     via: S | None = None
     internal: bool = False
-    guards: tuple[Guard, ...] = ()
+    guards: tuple[Guard | Deadline, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,6 +123,20 @@ class Machine(Generic[S]):
     reason_column: str | None = None
     # Entering a state sets these columns to None (before its stamps).
     clears: Mapping[S, tuple[str, ...]] = field(default_factory=dict)
+    # Entering a state sets the columns these compute from the row (after its stamps and clears, which
+    # they see) and the transaction's time.
+    computed: Mapping[S, Computed] = field(default_factory=dict)
+
+    def owned_columns(self) -> frozenset[str]:
+        """The columns only the write path sets on a row of this machine: its state, what entering a
+        state stamps or computes, the state it failed from, the reason for its state."""
+        owned = {"status", *(c for cols in self.stamps.values() for c in cols)}
+        owned |= {c for computed in self.computed.values() for c in computed.columns}
+        if self.failure is not None:
+            owned.add("failed_from")
+        if self.reason_column is not None:
+            owned.add(self.reason_column)
+        return frozenset(owned)
 
     def __post_init__(self) -> None:
         _check_machine(self)
@@ -89,20 +154,26 @@ class Machine(Generic[S]):
         failed_from: S | None = None,
         entity_id: str | None = None,
         facts: Mapping[str, Any] | None = None,
+        now: datetime | None = None,
     ) -> list[S]:
         """The states action ``name`` walks from ``from_state``; ``InvalidTransition`` (carrying the
         entity, the action and the from-state) when it may not start there, or when a guard refuses
-        the row's ``facts`` (its other columns, by name)."""
+        the row's ``facts`` (its other columns, by name) at time ``now``."""
         action = self.action(name)
         target = action.target
         if target is None and from_state in action.sources and failed_from is not None:
             target = self.retry_targets.get(failed_from)
         why: str | None = action.refusal
+        to = action.target.value if action.target is not None else None
         if from_state in action.sources and (target is not None or action.internal):
             values = facts or {}
-            why = next(filter(None, (g.refuses(values.get(g.column)) for g in action.guards)), None)
+            why = None
+            for guard in action.guards:
+                why = guard.refuses(values.get(guard.column), now)
+                if why is not None:
+                    to = guard.names or to
+                    break
         if why is not None:
-            to = action.target.value if action.target is not None else None
             raise InvalidTransition(self.entity, str(from_state), to, entity_id, action=name, why=why)
         if action.internal or target == from_state or target is None:
             return []
@@ -114,10 +185,11 @@ class Machine(Generic[S]):
         from_state: S,
         failed_from: S | None = None,
         facts: Mapping[str, Any] | None = None,
+        now: datetime | None = None,
     ) -> bool:
         """Whether action ``name`` may start from ``from_state`` (``path`` without the refusal)."""
         try:
-            self.path(name, from_state, failed_from, facts=facts)
+            self.path(name, from_state, failed_from, facts=facts, now=now)
         except InvalidTransition:
             return False
         return True

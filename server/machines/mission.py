@@ -3,7 +3,7 @@
 The seed's rows are copied as they stand. "Any -> CANCELLED" (and, for assets, "Any -> EXPIRED") is
 an edge from every state that is not final. The extensions DESIGN.md decides (rejection and retry as
 transitions with a recorded reason, never as extra states) are listed separately below, so the seed's
-table stays readable on its own; docs/decisions.md explains each one.
+table stays readable on its own; docs/decisions/0002-missions.md explains each one.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import TypeVar
 
-from .machine import Action, Machine
+from .machine import Action, Deadline, Guard, Machine
 
 
 class MissionStatus(StrEnum):
@@ -180,6 +180,10 @@ MISSION_ACTIONS = (
         M.CANCELLED,
     ),
     Action("cancel", _not_final(M, MISSION_FINAL), "a finished mission cannot be cancelled", M.CANCELLED),
+    # Assets outlive their mission's end, but only a mission that is not finished takes new ones.
+    Action(
+        "take_asset", _not_final(M, MISSION_FINAL), "a finished mission takes no new assets", internal=True
+    ),
     Action(
         "build_hop",
         frozenset({M.APPROVED}),
@@ -250,24 +254,62 @@ TOOL_STEP_ACTIONS = (
     ),
     Action("cancel", _not_final(T, TOOL_STEP_FINAL), "a finished tool step cannot be cancelled", T.CANCELLED),
     Action("retry", frozenset({T.FAILED}), "only a FAILED one can be retried"),
-)
-ASSET_ACTIONS = (
-    Action("accept", frozenset({A.PROPOSED}), "only a proposed asset can be accepted", A.PENDING),
+    # Retrying a hop that failed in execution runs again the steps that failed executing.
     Action(
-        "start_processing", frozenset({A.PENDING}), "only a pending asset can be processed", A.IN_PROGRESS
+        "retry_with_hop",
+        frozenset({T.FAILED}),
+        "only a FAILED tool step is retried with its hop",
+        guards=(
+            Guard(
+                "failed_from",
+                frozenset({T.EXECUTING.value}),
+                "it failed {value}, not executing: it is retried on its own",
+            ),
+        ),
+    ),
+)
+# An asset past its ``expires_at`` takes no more changes; the expiry timer moves it to EXPIRED. The
+# one rule, seen from both sides: every act needs the time not to have come, expiring needs it to have.
+_LIVE = Deadline(
+    "expires_at", False, "its TTL ran out at {value}; it is about to expire", names=A.EXPIRED.value
+)
+_DUE = Deadline("expires_at", True, "its TTL has not run out ({value})")
+ASSET_ACTIONS = (
+    Action(
+        "accept", frozenset({A.PROPOSED}), "only a proposed asset can be accepted", A.PENDING, guards=(_LIVE,)
+    ),
+    Action(
+        "start_processing",
+        frozenset({A.PENDING}),
+        "only a pending asset can be processed",
+        A.IN_PROGRESS,
+        guards=(_LIVE,),
     ),
     Action(
         "complete_processing",
         frozenset({A.IN_PROGRESS}),
         "only an asset in progress can become ready",
         A.READY,
+        guards=(_LIVE,),
     ),
-    Action("reject", frozenset({A.PROPOSED}), "only a proposed asset can be rejected", A.ERROR),
     Action(
-        "fail", frozenset({A.IN_PROGRESS, A.READY}), "only an asset in progress or ready can fail", A.ERROR
+        "reject", frozenset({A.PROPOSED}), "only a proposed asset can be rejected", A.ERROR, guards=(_LIVE,)
     ),
-    Action("retry", frozenset({A.ERROR}), "only an asset in ERROR can be retried"),
-    Action("expire", _not_final(A, ASSET_FINAL), "an expired asset cannot expire again", A.EXPIRED),
+    Action(
+        "fail",
+        frozenset({A.IN_PROGRESS, A.READY}),
+        "only an asset in progress or ready can fail",
+        A.ERROR,
+        guards=(_LIVE,),
+    ),
+    Action("retry", frozenset({A.ERROR}), "only an asset in ERROR can be retried", guards=(_LIVE,)),
+    Action(
+        "expire",
+        _not_final(A, ASSET_FINAL),
+        "an expired asset cannot expire again",
+        A.EXPIRED,
+        guards=(_DUE,),
+    ),
 )
 
 MISSION_MACHINE = Machine(

@@ -5,8 +5,8 @@ neither COMPLETED nor CANCELLED (completed hops are the mission's past, cancelle
 or given up). A COMPLETED mission is judged by its final hop instead. Likewise a hop's tool steps are
 its *live* steps, those not CANCELLED: a rejected implementation's cancelled steps are history.
 
-Where the seed's tables are silent, the rows below are our decisions (docs/decisions.md): the seed's
-own transitions can reach these combinations, so the tables must admit them.
+Where the seed's tables are silent, the rows below are our decisions (docs/decisions/0002-missions.md):
+the seed's own transitions can reach these combinations, so the tables must admit them.
 """
 
 from __future__ import annotations
@@ -124,6 +124,12 @@ def derive_mission_status(mission: MissionStatus, hops: Sequence[HopView]) -> Mi
     if hop.status is H.FAILED and hop.failed_from is not H.EXECUTING:
         return M.BUILDING_HOP
     return MISSION_OF_HOP[hop.status]
+
+
+def admits(hop: HopStatus, step: ToolStepStatus) -> bool:
+    """Whether a hop in state ``hop`` may have a live tool step in state ``step`` (the hop <-> tool step
+    table): a hop enters READY_FOR_EXECUTION only when every live step is one it admits."""
+    return step in HOP_STEP_TABLE[hop]
 
 
 def live_steps(steps: Sequence[ToolStepStatus]) -> list[ToolStepStatus]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import StrEnum
 
-from .durations import LONGEST_DURATION
+from .durations import LONGEST_DURATION, check_duration
 from .workflow import OnFailure
 
 
@@ -65,10 +65,16 @@ class RetryPolicy:
             )
         if not isinstance(self.backoff, Backoff):
             raise InvalidRetryPolicy(f"backoff must be a Backoff, got {self.backoff!r}")
-        if not timedelta(0) <= self.initial_delay <= longest:
+        if not isinstance(self.initial_delay, timedelta) or not timedelta(0) <= self.initial_delay <= longest:
             raise InvalidRetryPolicy(f"initial_delay must be from 0 to 365 days, got {self.initial_delay}")
-        if self.max_delay is not None and not timedelta(0) <= self.max_delay <= longest:
+        if self.max_delay is not None and (
+            not isinstance(self.max_delay, timedelta) or not timedelta(0) <= self.max_delay <= longest
+        ):
             raise InvalidRetryPolicy(f"max_delay must be from 0 to 365 days, got {self.max_delay}")
+        if not isinstance(self.retry_on, frozenset) or not all(
+            isinstance(c, ErrorCategory) for c in self.retry_on
+        ):
+            raise InvalidRetryPolicy(f"retry_on must be a set of error categories, got {self.retry_on!r}")
 
     def retries(self, category: ErrorCategory) -> bool:
         return category in self.retry_on and category not in NEVER_RETRIED
@@ -110,8 +116,18 @@ class FailureAction(StrEnum):
 
 @dataclass(frozen=True)
 class FailureDecision:
+    """What a failed attempt leads to; a retry, and only a retry, waits ``delay`` (zero to 365 days)."""
+
     action: FailureAction
     delay: timedelta | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.action, FailureAction):
+            raise ValueError(f"action must be a FailureAction, got {self.action!r}")
+        if self.action is FailureAction.RETRY:
+            check_duration("a retry's delay", self.delay, zero=True)
+        elif self.delay is not None:
+            raise ValueError(f"only a retry waits: {self.action} has no delay")
 
 
 def decide_step_failure(
@@ -126,7 +142,7 @@ def decide_step_failure(
 
 
 def decide_heartbeat_timeout(policy: RetryPolicy, attempt: int, on_failure: OnFailure) -> FailureDecision:
-    """A claimed step whose worker stopped heartbeating (issue 13, Temporal's semantics).
+    """A claimed step whose worker stopped heartbeating (Temporal's semantics).
 
     Its category is ``timeout``, but unlike a step that ran past its own timeout (never retried, §3.1)
     nothing judged the work: the worker vanished. So the step's retry policy decides, whatever its

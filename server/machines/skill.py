@@ -17,5 +17,6 @@ SKILL_MACHINE = Machine(
     initial=SkillStatus.STARTED,
     transitions={SkillStatus.STARTED: frozenset({SkillStatus.COMPLETED}), SkillStatus.COMPLETED: frozenset()},
     final=frozenset({SkillStatus.COMPLETED}),
+    stamps={SkillStatus.COMPLETED: ("completed_at",)},
     description="A skill execution an agent session runs; a plan links to the session's latest one.",
 )

@@ -7,9 +7,11 @@ one compensation is claimed, then completes or fails.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import Any
 
-from .machine import Action, Guard, Machine
+from .machine import Action, Computed, Guard, Machine
 
 
 class WorkflowStatus(StrEnum):
@@ -205,6 +207,42 @@ COMPENSATION_ACTIONS = (
     Action("fail", frozenset({C.RUNNING}), _COMPENSATION_REPORT, C.FAILED),
 )
 
+# --- what entering a state computes ----------------------------------------------------------------
+
+
+def _first_start(workflow: Any, now: datetime) -> dict[str, Any]:
+    """The first time a workflow executes it starts, and its deadline runs from there: time spent
+    blocked counts, time spent queued does not."""
+    if workflow.started_at is not None:
+        return {}
+    if workflow.timeout_seconds is None:
+        return {"started_at": now}
+    return {"started_at": now, "timeout_at": now + timedelta(seconds=workflow.timeout_seconds)}
+
+
+def hard_deadline(step: Any) -> datetime | None:
+    """When a running step passes its own ``timeout`` (from its claim)."""
+    if step.timeout_seconds is None or step.started_at is None:
+        return None
+    deadline: datetime = step.started_at + timedelta(seconds=step.timeout_seconds)
+    return deadline
+
+
+def step_deadline(step: Any, last_sign_of_life: datetime) -> datetime | None:
+    """``timeout_at`` of a running step: the sooner of its own timeout and, while its worker holds it,
+    the heartbeat deadline counted from ``last_sign_of_life`` (the claim, then each heartbeat)."""
+    deadlines = [d for d in (hard_deadline(step),) if d is not None]
+    if step.heartbeat_timeout_seconds is not None and step.blocked_on is None:
+        deadlines.append(last_sign_of_life + timedelta(seconds=step.heartbeat_timeout_seconds))
+    return min(deadlines, default=None)
+
+
+def _claimed(step: Any, now: datetime) -> dict[str, Any]:
+    """A step entering running (stamped ``started_at``): its own timeout and its heartbeat's count
+    from now."""
+    return {"timeout_at": step_deadline(step, now)}
+
+
 WORKFLOW_MACHINE = Machine(
     entity="workflow",
     initial=W.IDLE,
@@ -212,9 +250,9 @@ WORKFLOW_MACHINE = Machine(
     final=frozenset({W.COMPLETED, W.FAILED}),
     actions=WORKFLOW_ACTIONS,
     description="DAG workflow lifecycle (seed 002 §1); the final state keeps an outcome.",
-    # Starting (the first executing) and the deadline are the services' (workflows/rows.py).
     stamps={W.QUEUED: ("queued_at",), W.COMPLETED: ("completed_at",), W.FAILED: ("completed_at",)},
     clears={W.COMPLETED: ("timeout_at",), W.FAILED: ("timeout_at",)},
+    computed={W.EXECUTING: Computed(("started_at", "timeout_at"), _first_start)},
 )
 
 WORKFLOW_STEP_MACHINE = Machine(
@@ -224,8 +262,8 @@ WORKFLOW_STEP_MACHINE = Machine(
     final=frozenset({S.COMPLETED, S.SKIPPED, S.FAILED}),
     description="Workflow step lifecycle (seed 002 §2); running -> pending is a retry with back-off.",
     actions=STEP_ACTIONS,
-    # Every move ends a back-off and a deadline (running sets a new one: workflows/rows.py); only a
-    # running step waits for a reviewer.
+    # Every move ends a back-off and a deadline (running computes a new one); only a running step
+    # waits for a reviewer.
     stamps={
         S.RUNNING: ("started_at",),
         S.COMPLETED: ("completed_at",),
@@ -239,6 +277,7 @@ WORKFLOW_STEP_MACHINE = Machine(
         S.SKIPPED: ("next_attempt_at", "timeout_at", "blocked_on"),
         S.FAILED: ("next_attempt_at", "timeout_at", "blocked_on"),
     },
+    computed={S.RUNNING: Computed(("timeout_at",), _claimed)},
 )
 
 COMPENSATION_MACHINE = Machine(

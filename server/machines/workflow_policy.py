@@ -9,7 +9,15 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .workflow import SATISFIED, BlockedOn, FailurePolicy, OnFailure, WorkflowStepStatus
+from .workflow import (
+    SATISFIED,
+    BlockedOn,
+    CompensationStatus,
+    FailurePolicy,
+    OnFailure,
+    WorkflowOutcome,
+    WorkflowStepStatus,
+)
 
 S = WorkflowStepStatus
 
@@ -58,6 +66,13 @@ class StepTally:
     awaiting_review: int = 0  # running steps blocked on a reviewer
     unsatisfied: int = 0  # steps neither completed nor skipped
 
+    def __post_init__(self) -> None:
+        counts = (self.failed_compensate, self.failed, self.awaiting_review, self.unsatisfied)
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
+            raise ValueError(f"step counts are whole numbers from 0, got {counts}")
+        if self.failed_compensate > self.failed or self.failed > self.unsatisfied:
+            raise ValueError(f"a failed step is unsatisfied, a compensating failure failed: got {counts}")
+
 
 def tally(steps: Iterable[StepState]) -> StepTally:
     failed = failed_compensate = awaiting = unsatisfied = 0
@@ -94,9 +109,26 @@ class CompletedStep:
     name: str
     completion_order: int  # 1 for the first step to complete in the workflow, then 2, ...
 
+    def __post_init__(self) -> None:
+        order = self.completion_order
+        if isinstance(order, bool) or not isinstance(order, int) or order < 1:
+            raise ValueError(f"completion orders count from 1, got {order!r}")
+
 
 def compensation_order(completed: Iterable[CompletedStep], compensated: Iterable[str]) -> list[str]:
     """Steps to undo, last completed first, only those with a compensation entry (seed §4.1, §4.2)."""
     has_entry = set(compensated)
     done = sorted(completed, key=lambda s: s.completion_order, reverse=True)
     return [s.name for s in done if s.name in has_entry]
+
+
+def compensation_outcome(compensations: Iterable[CompensationStatus]) -> WorkflowOutcome | None:
+    """How a compensating workflow ends, from its compensations' states : one failed, it
+    stops partially rolled back (nothing more runs); every one completed (or none to run), rolled back;
+    otherwise None, it keeps compensating."""
+    states = list(compensations)
+    if CompensationStatus.FAILED in states:
+        return WorkflowOutcome.PARTIALLY_ROLLED_BACK
+    if all(c is CompensationStatus.COMPLETED for c in states):
+        return WorkflowOutcome.ROLLED_BACK
+    return None

@@ -17,17 +17,20 @@ from __future__ import annotations
 import copy
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from ..echo import clipped
 from ..errors import ErrorCode, Problem
-from ..limits import json_problem, text_problem
+from ..limits import SHORT_TEXT, json_problem, text_problem
+
+if TYPE_CHECKING:
+    from ..config import Settings
 
 Schema = dict[str, Any]
 
@@ -163,29 +166,43 @@ def _name(path: list[str]) -> str:
 
 def _shape_problem(error: ValidationError) -> Problem:
     path = [str(p) for p in error.absolute_path]
-    kind = error.validator
-    expected: Any = error.validator_value
-    instance: Any = error.instance
-    schema: Any = error.schema
-    if kind == "required":
-        missing = next((m for m in expected if m not in (instance or {})), "")
-        path = [*path, str(missing)]
-        return _problem(path, "is required")
-    if kind == "additionalProperties":
-        allowed = set((schema.get("properties") or {}).keys())
-        extra = sorted(k for k in (instance or {}) if k not in allowed)
-        name = clipped(extra[0], 100) if extra else "?"
-        where = f" of {_name(path)}" if path else ""
-        message = f"{name!r} is not an argument{where}; allowed: {', '.join(sorted(allowed))}"
-        return Problem(ErrorCode.VALIDATION_FAILED, message, [*path, name])
-    if kind == "enum":
-        values = ", ".join(str(v) for v in expected if v is not None)
-        return _problem(path, f"must be one of: {values}")
-    if kind == "type":
-        wanted = expected
-        wanted = " or ".join(wanted) if isinstance(wanted, list) else wanted
-        return _problem(path, f"must be {'an' if str(wanted)[0] in 'aeiou' else 'a'} {wanted}")
-    return _problem(path, "is not valid here")
+    explain = _SHAPE_PROBLEMS.get(str(error.validator))
+    if explain is None:
+        return _problem(path, "is not valid here")
+    return explain(path, error.validator_value, error.instance, error.schema)
+
+
+def _missing(path: list[str], expected: Any, instance: Any, schema: Any) -> Problem:
+    missing = next((m for m in expected if m not in (instance or {})), "")
+    return _problem([*path, str(missing)], "is required")
+
+
+def _unknown(path: list[str], expected: Any, instance: Any, schema: Any) -> Problem:
+    allowed = set((schema.get("properties") or {}).keys())
+    extra = sorted(k for k in (instance or {}) if k not in allowed)
+    name = clipped(extra[0], 100) if extra else "?"
+    where = f" of {_name(path)}" if path else ""
+    message = f"{name!r} is not an argument{where}; allowed: {', '.join(sorted(allowed))}"
+    return Problem(ErrorCode.VALIDATION_FAILED, message, [*path, name])
+
+
+def _not_one_of(path: list[str], expected: Any, instance: Any, schema: Any) -> Problem:
+    values = ", ".join(str(v) for v in expected if v is not None)
+    return _problem(path, f"must be one of: {values}")
+
+
+def _wrong_type(path: list[str], expected: Any, instance: Any, schema: Any) -> Problem:
+    wanted = " or ".join(expected) if isinstance(expected, list) else expected
+    return _problem(path, f"must be {'an' if str(wanted)[0] in 'aeiou' else 'a'} {wanted}")
+
+
+# What each JSON Schema keyword's failure means to a caller, by the keyword that failed.
+_SHAPE_PROBLEMS: dict[str, Callable[[list[str], Any, Any, Any], Problem]] = {
+    "required": _missing,
+    "additionalProperties": _unknown,
+    "enum": _not_one_of,
+    "type": _wrong_type,
+}
 
 
 def _problem(path: list[str], why: str) -> Problem:
@@ -208,6 +225,10 @@ def _walk(value: Any, schema: Schema, path: list[str], found: list[Problem]) -> 
         if why := json_problem(value):
             found.append(_problem(path, why))
         return value
+    return _scalar(value, kinds, path, found)
+
+
+def _scalar(value: Any, kinds: set[str], path: list[str], found: list[Problem]) -> Any:
     if isinstance(value, str):
         if why := text_problem(value):
             found.append(_problem(path, why))
@@ -223,13 +244,20 @@ def _walk(value: Any, schema: Schema, path: list[str], found: list[Problem]) -> 
 class Vocabulary:
     """The arguments every domain's tools share, their descriptions stating this server's limits."""
 
-    def __init__(self, max_text_bytes: int, max_result_bytes: int, short_text: int) -> None:
+    def __init__(
+        self, max_text_bytes: int, max_result_bytes: int, short_text: int, max_steps: int = 0
+    ) -> None:
         self.text_max = max_text_bytes
         self.result_max = max_result_bytes
         self.short_max = short_text
+        self.max_steps = max_steps  # the most steps a plan or hop may be given at once
         self.text_limit = f"at most {max_text_bytes} bytes of UTF-8"
         self.result_limit = f"at most {max_result_bytes} bytes"
         self.name_limit = f"at most {short_text} bytes of UTF-8"
+
+    @classmethod
+    def of(cls, settings: Settings) -> Vocabulary:
+        return cls(settings.max_text_bytes, settings.max_result_bytes, SHORT_TEXT, settings.max_steps)
 
     def id_arg(self, what: str) -> Schema:
         return text(f"The {what}'s id.", 36)

@@ -1,7 +1,7 @@
 """Streamable HTTP at /mcp, in the GraphQL server's process and lifespan, with its keys.
 
 Stateless: every POST is served on its own, so any process behind a proxy can answer any request,
-and nothing about a client lives in one process (docs/decisions.md, "MCP over HTTP is stateless").
+and nothing about a client lives in one process (docs/decisions/0015-agents-over-mcp.md).
 """
 
 from __future__ import annotations

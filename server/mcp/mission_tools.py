@@ -14,7 +14,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ..config import Settings
 from ..db.mission_models import Asset, Hop, Mission, ToolStep
 from ..db.mission_models import Tool as RegisteredTool
-from ..limits import SHORT_TEXT
 from ..machines.mission import AssetStatus, HopStatus, MissionStatus, ToolStepStatus
 from ..services.missions import assets, execution, implementation, proposals
 from ..services.missions import queries as mission_queries
@@ -41,7 +40,7 @@ from .arguments import (
     output,
     states,
 )
-from .tools import Access, Answer, Args, Tool, in_toolset, reads, writes
+from .tools import Access, Answer, Args, Tool, ToolSpec, reads, table, writes
 from .toolsets import Toolset
 
 MISSION = Shape(
@@ -179,41 +178,38 @@ def _registered(row: RegisteredTool) -> Answer:
     )
 
 
-def mission_tools(settings: Settings) -> list[Tool]:
-    v = Vocabulary(settings.max_text_bytes, settings.max_result_bytes, SHORT_TEXT)
-    reason = v.long_text("Why; kept as statusReason")
-    mission_id, hop_id, step_id, asset_id = (
-        v.id_arg("mission"),
-        v.id_arg("hop"),
-        v.id_arg("tool step"),
-        v.id_arg("asset"),
+def _changes(
+    name: str,
+    title: str,
+    description: str,
+    arguments: dict[str, Schema],
+    required: list[str],
+    act: Act,
+    next_step: str,
+    access: Access = Access.DRIVE,
+    **flags: bool,
+) -> Tool:
+    """A tool that makes one mission service call and answers with what it changed (``RESULT_OUT``)."""
+    # A person's overrides (the deciding tools) are the admin set; the agent's side, missions.
+    return Tool(
+        name,
+        title,
+        description,
+        obj(arguments, required),
+        RESULT_OUT,
+        access,
+        writes(act, changed(next_step)),
+        **flags,
+        toolset=Toolset.ADMIN if access is Access.DECIDE else Toolset.MISSIONS,
     )
 
-    def tool(
-        name: str,
-        title: str,
-        description: str,
-        arguments: dict[str, Schema],
-        required: list[str],
-        act: Act,
-        next_step: str,
-        access: Access = Access.DRIVE,
-        **flags: bool,
-    ) -> Tool:
-        # A person's overrides (the deciding tools) are the admin set; the agent's side, missions.
-        return Tool(
-            name,
-            title,
-            description,
-            obj(arguments, required),
-            RESULT_OUT,
-            access,
-            writes(act, changed(next_step)),
-            **flags,
-            toolset=Toolset.ADMIN if access is Access.DECIDE else Toolset.MISSIONS,
-        )
 
-    tool_step_input = obj(
+def _reason(v: Vocabulary) -> Schema:
+    return v.long_text("Why; kept as statusReason")
+
+
+def _tool_step_input(v: Vocabulary) -> Schema:
+    return obj(
         {
             "name": v.long_text("What the step is called"),
             "description": v.long_text("What the step does"),
@@ -230,258 +226,326 @@ def mission_tools(settings: Settings) -> list[Tool]:
         "A tool step; naming the tool (and parameters) selects (and configures) it.",
     )
 
-    tools = [
-        Tool(
-            "get_mission",
-            "Read a mission",
-            "A mission with its hops, their tool steps and its assets. Changes nothing.",
-            obj({"missionId": mission_id}, ["missionId"]),
-            output(
-                {
-                    "mission": MISSION_OUT,
-                    "hops": items(HOP_OUT),
-                    "toolSteps": items(TOOL_STEP_OUT),
-                    "assets": items(ASSET_OUT),
-                },
-                ["mission", "hops", "toolSteps", "assets"],
-            ),
-            Access.READ,
-            reads(_get, _shown),
-        ),
-        Tool(
-            "register_tool",
-            "Declare a tool",
-            "Declare a tool your tool steps can use, with the JSON Schema its parameters must satisfy "
-            "(registering a name again replaces it).",
-            obj(
-                {
-                    "name": v.short_text("Unique within your tenant"),
-                    "parameterSchema": v.json_obj("A JSON Schema (draft 2020-12 unless $schema says)"),
-                    "description": v.long_text("What the tool does"),
-                },
-                ["name", "parameterSchema"],
-            ),
-            output({"toolId": STR, "name": STR, "description": STR}, ["toolId", "name"]),
-            Access.DRIVE,
-            writes(
-                lambda tx, a: registry.register_tool(
-                    tx, NewTool(a["name"], a["parameterSchema"], a.get("description") or "")
-                ),
-                _registered,
-            ),
-            idempotent=True,
-        ),
-        tool(
-            "propose_mission",
-            "Propose a mission",
-            "Propose a mission; it starts PROPOSED and waits for a person to approve it (then propose_hop).",
+
+# -- the tools, one function each --
+
+
+def get_mission(v: Vocabulary) -> Tool:
+    return Tool(
+        "get_mission",
+        "Read a mission",
+        "A mission with its hops, their tool steps and its assets. Changes nothing.",
+        obj({"missionId": v.id_arg("mission")}, ["missionId"]),
+        output(
             {
-                "title": v.long_text("What the mission is called"),
-                "goal": v.long_text("What it should achieve"),
+                "mission": MISSION_OUT,
+                "hops": items(HOP_OUT),
+                "toolSteps": items(TOOL_STEP_OUT),
+                "assets": items(ASSET_OUT),
             },
-            ["title", "goal"],
-            lambda tx, a: proposals.propose_mission(tx, NewMission(a["title"], a["goal"])),
-            "A reviewer approves or rejects it; once APPROVED, call propose_hop.",
+            ["mission", "hops", "toolSteps", "assets"],
         ),
-        tool(
-            "propose_hop",
-            "Propose the next hop",
-            "Propose the next hop of an APPROVED mission with no hop under way: the hop PLAN_PROPOSED, the "
-            "mission BUILDING_HOP. A person approves the plan (READY_FOR_IMPLEMENTATION).",
+        Access.READ,
+        reads(_get, _shown),
+    )
+
+
+def register_tool(v: Vocabulary) -> Tool:
+    return Tool(
+        "register_tool",
+        "Declare a tool",
+        "Declare a tool your tool steps can use, with the JSON Schema its parameters must satisfy "
+        "(registering a name again replaces it).",
+        obj(
             {
-                "missionId": mission_id,
-                "name": v.long_text("What the hop is called"),
-                "plan": v.long_text("The high-level plan a person approves or rejects"),
-                "isFinal": nullable(boolean("Completing this hop completes the mission; default false.")),
+                "name": v.short_text("Unique within your tenant"),
+                "parameterSchema": v.json_obj("A JSON Schema (draft 2020-12 unless $schema says)"),
+                "description": v.long_text("What the tool does"),
             },
-            ["missionId", "name", "plan"],
-            lambda tx, a: proposals.propose_hop(
-                tx, NewHop(a["missionId"], a["name"], a["plan"], bool(a.get("isFinal")))
+            ["name", "parameterSchema"],
+        ),
+        output({"toolId": STR, "name": STR, "description": STR}, ["toolId", "name"]),
+        Access.DRIVE,
+        writes(
+            lambda tx, a: registry.register_tool(
+                tx, NewTool(a["name"], a["parameterSchema"], a.get("description") or "")
             ),
-            "Once a reviewer approves the plan, call propose_hop_implementation.",
+            _registered,
         ),
-        tool(
-            "propose_hop_implementation",
-            "Propose a hop's tool steps",
-            "Propose the tool steps of a hop READY_FOR_IMPLEMENTATION: the hop goes "
-            "IMPLEMENTATION_PROPOSED. A step naming a registered tool starts READY_TO_CONFIGURE; with "
-            "parameters too, READY_TO_EXECUTE.",
-            {
-                "hopId": hop_id,
-                "toolSteps": array(
-                    tool_step_input,
-                    f"The steps in order: at least 1, at most {settings.max_steps}.",
-                    minItems=1,
-                    maxItems=settings.max_steps,
-                ),
-            },
-            ["hopId", "toolSteps"],
-            lambda tx, a: implementation.propose_hop_implementation(tx, a["hopId"], _tool_steps(a)),
-            "Select and configure every step's tool (select_tool, configure_tool_step); a reviewer then "
-            "approves the implementation.",
+        idempotent=True,
+    )
+
+
+def propose_mission(v: Vocabulary) -> Tool:
+    return _changes(
+        "propose_mission",
+        "Propose a mission",
+        "Propose a mission; it starts PROPOSED and waits for a person to approve it (then propose_hop).",
+        {"title": v.long_text("What the mission is called"), "goal": v.long_text("What it should achieve")},
+        ["title", "goal"],
+        lambda tx, a: proposals.propose_mission(tx, NewMission(a["title"], a["goal"])),
+        "A reviewer approves or rejects it; once APPROVED, call propose_hop.",
+    )
+
+
+def propose_hop(v: Vocabulary) -> Tool:
+    return _changes(
+        "propose_hop",
+        "Propose the next hop",
+        "Propose the next hop of an APPROVED mission with no hop under way: the hop PLAN_PROPOSED, the "
+        "mission BUILDING_HOP. A person approves the plan (READY_FOR_IMPLEMENTATION).",
+        {
+            "missionId": v.id_arg("mission"),
+            "name": v.long_text("What the hop is called"),
+            "plan": v.long_text("The high-level plan a person approves or rejects"),
+            "isFinal": nullable(boolean("Completing this hop completes the mission; default false.")),
+        },
+        ["missionId", "name", "plan"],
+        lambda tx, a: proposals.propose_hop(
+            tx, NewHop(a["missionId"], a["name"], a["plan"], bool(a.get("isFinal")))
         ),
-        tool(
-            "select_tool",
-            "Choose a tool step's tool",
-            "Select the registered tool of a PROPOSED tool step: READY_TO_CONFIGURE.",
-            {"toolStepId": step_id, "toolName": v.short_text("A registered tool's name")},
-            ["toolStepId", "toolName"],
-            lambda tx, a: implementation.select_tool(tx, a["toolStepId"], a["toolName"]),
-            "Next: configure_tool_step.",
-        ),
-        tool(
-            "configure_tool_step",
-            "Set a tool step's parameters",
-            "READY_TO_CONFIGURE -> READY_TO_EXECUTE, only with parameters the tool's schema accepts (a "
-            "VALIDATION_FAILED refusal names what does not fit).",
-            {
-                "toolStepId": step_id,
-                "parameters": v.json_obj("Parameters the tool's schema accepts"),
-            },
-            ["toolStepId", "parameters"],
-            lambda tx, a: implementation.configure_tool_step(tx, a["toolStepId"], a["parameters"]),
-            "When every step is READY_TO_EXECUTE a reviewer approves the implementation and starts the hop.",
-        ),
-        tool(
-            "start_hop",
-            "Start a hop",
-            "Start a hop READY_FOR_EXECUTION: the hop and its tool steps EXECUTING, the mission "
-            "EXECUTING_HOP. Reviewer and admin keys, as in GraphQL.",
-            {"hopId": hop_id},
-            ["hopId"],
-            lambda tx, a: execution.start_hop(tx, a["hopId"]),
-            "The agent now runs each tool step and reports it with complete_tool_step or fail_tool_step.",
-            Access.DECIDE,
-        ),
-        tool(
-            "complete_tool_step",
-            "Report a tool step done",
-            "Complete an EXECUTING tool step with the tool's result; the last one completes the hop, and the "
-            "mission goes APPROVED (ready for its next hop) or COMPLETED after the final hop.",
-            {"toolStepId": step_id, "result": nullable(v.json_value("What the tool returned"))},
-            ["toolStepId"],
-            lambda tx, a: execution.complete_tool_step(tx, a["toolStepId"], a.get("result")),
-            "Report the hop's other steps; after the hop, propose_hop (unless the mission is COMPLETED).",
-        ),
-        tool(
-            "fail_tool_step",
-            "Report a tool step failed",
-            "Fail an EXECUTING or READY_TO_CONFIGURE tool step; failing in execution fails the hop and the "
-            "mission (retry_tool_step puts it back).",
-            {"toolStepId": step_id, "reason": reason},
-            ["toolStepId", "reason"],
-            lambda tx, a: execution.fail_tool_step(tx, a["toolStepId"], a["reason"]),
-            "retry_tool_step returns it to the state it failed from.",
-            destructive=True,
-        ),
-        tool(
-            "retry_tool_step",
-            "Retry a failed tool step",
-            "A FAILED tool step returns to the state it failed from; the hop and mission resume when it was "
-            "the hop's last failure.",
-            {"toolStepId": step_id},
-            ["toolStepId"],
-            lambda tx, a: execution.retry_tool_step(tx, a["toolStepId"]),
-            "Run it again and report it.",
-        ),
-        tool(
-            "propose_asset",
-            "Propose an asset",
-            "Propose an asset (a deliverable) of a mission that is not finished; it starts PROPOSED and a "
-            "person accepts it (PENDING) before you make it.",
-            {
-                "missionId": mission_id,
-                "name": v.long_text("What the asset is called"),
-                "description": v.long_text("What it is"),
-                "mediaType": nullable(v.short_text("How its content will be written, e.g. text/csv")),
-                "ttlSeconds": nullable(
-                    number(
-                        "Expires this many seconds after now, in (0, 315360000]; omitted: never.",
-                        exclusiveMinimum=0,
-                        maximum=315360000,
-                    )
-                ),
-            },
-            ["missionId", "name"],
-            lambda tx, a: assets.propose_asset(
-                tx,
-                NewAsset(
-                    a["missionId"],
-                    a["name"],
-                    a.get("description") or "",
-                    a.get("mediaType"),
-                    a.get("ttlSeconds"),
-                ),
+        "Once a reviewer approves the plan, call propose_hop_implementation.",
+    )
+
+
+def propose_hop_implementation(v: Vocabulary) -> Tool:
+    return _changes(
+        "propose_hop_implementation",
+        "Propose a hop's tool steps",
+        "Propose the tool steps of a hop READY_FOR_IMPLEMENTATION: the hop goes IMPLEMENTATION_PROPOSED.",
+        {
+            "hopId": v.id_arg("hop"),
+            "toolSteps": array(
+                _tool_step_input(v),
+                f"The steps in order: at least 1, at most {v.max_steps}.",
+                minItems=1,
+                maxItems=v.max_steps,
             ),
-            "Once a reviewer accepts it (PENDING), call start_asset_processing.",
-        ),
-        tool(
-            "start_asset_processing",
-            "Start making an asset",
-            "Start making a PENDING asset: IN_PROGRESS.",
-            {"assetId": asset_id},
-            ["assetId"],
-            lambda tx, a: assets.start_asset_processing(tx, a["assetId"]),
-            "When it is made, call complete_asset_processing with its content.",
-        ),
-        tool(
-            "complete_asset_processing",
-            "Deliver an asset",
-            "Finish an IN_PROGRESS asset: READY, with its content.",
-            {
-                "assetId": asset_id,
-                "content": nullable(v.large_text("The asset itself")),
-                "mediaType": nullable(v.short_text("How the content is written; replaces the proposed one")),
-            },
-            ["assetId"],
-            lambda tx, a: assets.complete_asset_processing(
-                tx, a["assetId"], a.get("content"), a.get("mediaType")
+        },
+        ["hopId", "toolSteps"],
+        lambda tx, a: implementation.propose_hop_implementation(tx, a["hopId"], _tool_steps(a)),
+        "Select and configure every step's tool (select_tool, configure_tool_step); a reviewer then "
+        "approves the implementation.",
+    )
+
+
+def select_tool(v: Vocabulary) -> Tool:
+    return _changes(
+        "select_tool",
+        "Choose a tool step's tool",
+        "Select the registered tool of a PROPOSED tool step: READY_TO_CONFIGURE.",
+        {"toolStepId": v.id_arg("tool step"), "toolName": v.short_text("A registered tool's name")},
+        ["toolStepId", "toolName"],
+        lambda tx, a: implementation.select_tool(tx, a["toolStepId"], a["toolName"]),
+        "Next: configure_tool_step.",
+    )
+
+
+def configure_tool_step(v: Vocabulary) -> Tool:
+    return _changes(
+        "configure_tool_step",
+        "Set a tool step's parameters",
+        "READY_TO_CONFIGURE -> READY_TO_EXECUTE, only with parameters the tool's schema accepts (a "
+        "VALIDATION_FAILED refusal names what does not fit).",
+        {
+            "toolStepId": v.id_arg("tool step"),
+            "parameters": v.json_obj("Parameters the tool's schema accepts"),
+        },
+        ["toolStepId", "parameters"],
+        lambda tx, a: implementation.configure_tool_step(tx, a["toolStepId"], a["parameters"]),
+        "When every step is READY_TO_EXECUTE a reviewer approves the implementation and starts the hop.",
+    )
+
+
+def start_hop(v: Vocabulary) -> Tool:
+    return _changes(
+        "start_hop",
+        "Start a hop",
+        "Start a hop READY_FOR_EXECUTION: the hop and its tool steps EXECUTING, the mission EXECUTING_HOP.",
+        {"hopId": v.id_arg("hop")},
+        ["hopId"],
+        lambda tx, a: execution.start_hop(tx, a["hopId"]),
+        "The agent now runs each tool step and reports it with complete_tool_step or fail_tool_step.",
+        Access.DECIDE,
+    )
+
+
+def complete_tool_step(v: Vocabulary) -> Tool:
+    return _changes(
+        "complete_tool_step",
+        "Report a tool step done",
+        "Complete an EXECUTING tool step with the tool's result; the last one completes the hop, and the "
+        "mission goes APPROVED (ready for its next hop) or COMPLETED after the final hop.",
+        {"toolStepId": v.id_arg("tool step"), "result": nullable(v.json_value("What the tool returned"))},
+        ["toolStepId"],
+        lambda tx, a: execution.complete_tool_step(tx, a["toolStepId"], a.get("result")),
+        "Report the hop's other steps; after the hop, propose_hop (unless the mission is COMPLETED).",
+    )
+
+
+def fail_tool_step(v: Vocabulary) -> Tool:
+    return _changes(
+        "fail_tool_step",
+        "Report a tool step failed",
+        "Fail an EXECUTING or READY_TO_CONFIGURE tool step; failing in execution fails the hop and the "
+        "mission (retry_tool_step puts it back).",
+        {"toolStepId": v.id_arg("tool step"), "reason": _reason(v)},
+        ["toolStepId", "reason"],
+        lambda tx, a: execution.fail_tool_step(tx, a["toolStepId"], a["reason"]),
+        "retry_tool_step returns it to the state it failed from.",
+        destructive=True,
+    )
+
+
+def retry_tool_step(v: Vocabulary) -> Tool:
+    return _changes(
+        "retry_tool_step",
+        "Retry a failed tool step",
+        "A FAILED tool step returns to the state it failed from; the hop and mission resume when it was "
+        "the hop's last failure.",
+        {"toolStepId": v.id_arg("tool step")},
+        ["toolStepId"],
+        lambda tx, a: execution.retry_tool_step(tx, a["toolStepId"]),
+        "Run it again and report it.",
+    )
+
+
+def propose_asset(v: Vocabulary) -> Tool:
+    return _changes(
+        "propose_asset",
+        "Propose an asset",
+        "Propose an asset (a deliverable) of a mission that is not finished; it starts PROPOSED and a "
+        "person accepts it (PENDING) before you make it.",
+        {
+            "missionId": v.id_arg("mission"),
+            "name": v.long_text("What the asset is called"),
+            "description": v.long_text("What it is"),
+            "mediaType": nullable(v.short_text("How its content will be written, e.g. text/csv")),
+            "ttlSeconds": nullable(
+                number(
+                    "Expires this many seconds after now, in (0, 315360000]; omitted: never.",
+                    exclusiveMinimum=0,
+                    maximum=315360000,
+                )
             ),
-            "The asset is ready.",
+        },
+        ["missionId", "name"],
+        lambda tx, a: assets.propose_asset(
+            tx,
+            NewAsset(
+                a["missionId"], a["name"], a.get("description") or "", a.get("mediaType"), a.get("ttlSeconds")
+            ),
         ),
-        tool(
-            "fail_asset",
-            "Report an asset failed",
-            "Making an IN_PROGRESS asset failed, or a READY one is corrupt: ERROR, with the reason.",
-            {"assetId": asset_id, "reason": reason},
-            ["assetId", "reason"],
-            lambda tx, a: assets.fail_asset(tx, a["assetId"], a["reason"]),
-            "retry_asset takes it back to IN_PROGRESS.",
-            destructive=True,
+        "Once a reviewer accepts it (PENDING), call start_asset_processing.",
+    )
+
+
+def start_asset_processing(v: Vocabulary) -> Tool:
+    return _changes(
+        "start_asset_processing",
+        "Start making an asset",
+        "Start making a PENDING asset: IN_PROGRESS.",
+        {"assetId": v.id_arg("asset")},
+        ["assetId"],
+        lambda tx, a: assets.start_asset_processing(tx, a["assetId"]),
+        "When it is made, call complete_asset_processing with its content.",
+    )
+
+
+def complete_asset_processing(v: Vocabulary) -> Tool:
+    return _changes(
+        "complete_asset_processing",
+        "Deliver an asset",
+        "Finish an IN_PROGRESS asset: READY, with its content.",
+        {
+            "assetId": v.id_arg("asset"),
+            "content": nullable(v.large_text("The asset itself")),
+            "mediaType": nullable(v.short_text("How the content is written; replaces the proposed one")),
+        },
+        ["assetId"],
+        lambda tx, a: assets.complete_asset_processing(
+            tx, a["assetId"], a.get("content"), a.get("mediaType")
         ),
-        tool(
-            "retry_asset",
-            "Retry an asset in ERROR",
-            "An asset in ERROR goes back: to PROPOSED if a person rejected it, else to IN_PROGRESS.",
-            {"assetId": asset_id},
-            ["assetId"],
-            lambda tx, a: assets.retry_asset(tx, a["assetId"]),
-            "Make it again (IN_PROGRESS), or wait for a person to accept it (PROPOSED).",
-        ),
-        tool(
-            "cancel_hop",
-            "Cancel a hop",
-            "Cancel a hop that is not finished: CANCELLED with its unfinished tool steps, the mission "
-            "APPROVED again. Reviewer and admin keys, as in GraphQL.",
-            {"hopId": hop_id, "reason": reason},
-            ["hopId", "reason"],
-            lambda tx, a: proposals.cancel_hop(tx, a["hopId"], a["reason"]),
-            "The agent may propose_hop again.",
-            Access.DECIDE,
-            destructive=True,
-        ),
-        tool(
-            "cancel_mission",
-            "Cancel a mission",
-            "Cancel a mission that is not finished: CANCELLED with the reason, with its hop in progress "
-            "and that hop's unfinished tool steps; cannot be undone. Reviewer and admin keys, as in "
-            "GraphQL.",
-            {"missionId": mission_id, "reason": reason},
-            ["missionId", "reason"],
-            lambda tx, a: proposals.cancel_mission(tx, a["missionId"], a["reason"]),
-            "Nothing more happens on this mission.",
-            Access.DECIDE,
-            destructive=True,
-        ),
-    ]
-    return in_toolset(Toolset.MISSIONS, tools)
+        "The asset is ready.",
+    )
+
+
+def fail_asset(v: Vocabulary) -> Tool:
+    return _changes(
+        "fail_asset",
+        "Report an asset failed",
+        "Making an IN_PROGRESS asset failed, or a READY one is corrupt: ERROR, with the reason.",
+        {"assetId": v.id_arg("asset"), "reason": _reason(v)},
+        ["assetId", "reason"],
+        lambda tx, a: assets.fail_asset(tx, a["assetId"], a["reason"]),
+        "retry_asset takes it back to IN_PROGRESS.",
+        destructive=True,
+    )
+
+
+def retry_asset(v: Vocabulary) -> Tool:
+    return _changes(
+        "retry_asset",
+        "Retry an asset in ERROR",
+        "An asset in ERROR goes back: to PROPOSED if a person rejected it, else to IN_PROGRESS.",
+        {"assetId": v.id_arg("asset")},
+        ["assetId"],
+        lambda tx, a: assets.retry_asset(tx, a["assetId"]),
+        "Make it again (IN_PROGRESS), or wait for a person to accept it (PROPOSED).",
+    )
+
+
+def cancel_hop(v: Vocabulary) -> Tool:
+    return _changes(
+        "cancel_hop",
+        "Cancel a hop",
+        "Cancel an unfinished hop: CANCELLED with its unfinished tool steps, the mission APPROVED again.",
+        {"hopId": v.id_arg("hop"), "reason": _reason(v)},
+        ["hopId", "reason"],
+        lambda tx, a: proposals.cancel_hop(tx, a["hopId"], a["reason"]),
+        "The agent may propose_hop again.",
+        Access.DECIDE,
+        destructive=True,
+    )
+
+
+def cancel_mission(v: Vocabulary) -> Tool:
+    return _changes(
+        "cancel_mission",
+        "Cancel a mission",
+        "Cancel an unfinished mission: CANCELLED with the reason, with its hop in progress and that "
+        "hop's unfinished tool steps; cannot be undone.",
+        {"missionId": v.id_arg("mission"), "reason": _reason(v)},
+        ["missionId", "reason"],
+        lambda tx, a: proposals.cancel_mission(tx, a["missionId"], a["reason"]),
+        "Nothing more happens on this mission.",
+        Access.DECIDE,
+        destructive=True,
+    )
+
+
+# The toolset, in the order tools/list shows it.
+MISSION_TOOLS: tuple[ToolSpec, ...] = (
+    get_mission,
+    register_tool,
+    propose_mission,
+    propose_hop,
+    propose_hop_implementation,
+    select_tool,
+    configure_tool_step,
+    start_hop,
+    complete_tool_step,
+    fail_tool_step,
+    retry_tool_step,
+    propose_asset,
+    start_asset_processing,
+    complete_asset_processing,
+    fail_asset,
+    retry_asset,
+    cancel_hop,
+    cancel_mission,
+)
+
+
+def mission_tools(settings: Settings) -> list[Tool]:
+    return table(Toolset.MISSIONS, MISSION_TOOLS, Vocabulary.of(settings))

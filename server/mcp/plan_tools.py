@@ -7,7 +7,6 @@ from typing import Any
 from ..config import Settings
 from ..db.models import PlanStep, ResearchOutput, ResearchPlan, SkillExecution
 from ..errors import invalid
-from ..limits import SHORT_TEXT
 from ..machines.branching import BranchAction, BranchingCondition, BranchOp
 from ..machines.plan import PlanStatus, StepStatus
 from ..machines.stall import LONGEST_STALL_THRESHOLD, stall_threshold_problem
@@ -49,7 +48,7 @@ from .arguments import (
     states,
     text,
 )
-from .tools import Access, Answer, Call, Tool, in_toolset, reads, writes
+from .tools import Access, Answer, Call, Tool, ToolSpec, reads, table, writes
 from .toolsets import Toolset
 
 # -- what comes back --
@@ -212,46 +211,36 @@ def _skill_completed(row: SkillExecution) -> Answer:
     return Answer(skill_out(row), f"Skill execution {row.id} completed.")
 
 
-# -- the tools --
+# -- the arguments several tools share --
 
 
-def plan_tools(settings: Settings) -> list[Tool]:
-    """The tools, their schemas stating this server's limits."""
-    v = Vocabulary(settings.max_text_bytes, settings.max_result_bytes, SHORT_TEXT)
-    id_arg, long_text, short_text = v.id_arg, v.long_text, v.short_text
-    result_max, result_limit = v.result_max, v.result_limit
+def _session_id(v: Vocabulary) -> Schema:
+    return v.short_text("Your agent session; one other than the plan's last is recorded as resuming it")
 
-    session_id = short_text(
-        "The agent session (conversation) making the call; a session other than the plan's last one is "
-        "recorded as resuming it"
-    )
-    step_input = obj(
+
+def _step_input(v: Vocabulary) -> Schema:
+    return obj(
         {
             "stepType": enum(
                 StepType,
-                "What kind of work the step is (informational: it guides you, the server treats all alike).",
+                "The kind of work (a guide for you; the server treats all alike).",
             ),
-            "instructions": long_text("What to do in this step"),
-            "title": long_text("Short name; optional"),
+            "instructions": v.long_text("What to do in this step"),
+            "title": v.long_text("Short name"),
             "outputFormattingNotes": nullable(
-                long_text("How this step's results should appear in the final deliverable")
+                v.long_text("How this step's results should appear in the final deliverable")
             ),
         },
         ["stepType", "instructions"],
         "A new step; it starts pending.",
     )
-    steps_arg = array(
-        step_input,
-        f"The steps, in order: at least 1, at most {settings.max_steps}.",
-        minItems=1,
-        maxItems=settings.max_steps,
-    )
-    condition_input = obj(
+
+
+def _condition_input(v: Vocabulary) -> Schema:
+    return obj(
         {
-            "afterStepOrder": integer(
-                "The 1-based order of the step whose result it reads (among this plan's steps).", minimum=1
-            ),
-            "field": short_text(
+            "afterStepOrder": integer("The 1-based order of the step whose result it reads.", minimum=1),
+            "field": v.short_text(
                 "What it reads: confidence, resultSummary, or a key of the step's resultData"
             ),
             "op": enum(BranchOp, "The comparison; lt, lte, gt and gte need a number or string value."),
@@ -264,573 +253,609 @@ def plan_tools(settings: Settings) -> list[Tool]:
             ),
         },
         ["afterStepOrder", "field", "op", "value", "action"],
-        "After step afterStepOrder completes: if `field op value` holds, then `action`. A step's "
-        "conditions are checked in the order given; the first that matches fires.",
+        "After step afterStepOrder completes: if `field op value`, then `action`; a step's first "
+        "matching condition fires.",
     )
 
-    # create_research_plan
 
-    async def create_research_plan(call: Call) -> Answer:
-        a = call.args
-        new = NewPlan(
-            research_question=a["researchQuestion"],
-            steps=[_new_step(s) for s in a["steps"]],
-            title=a.get("title") or "",
-            branching_conditions=[
-                BranchingCondition(
-                    c["afterStepOrder"],
-                    c["field"],
-                    BranchOp(c["op"]),
-                    c["value"],
-                    BranchAction(c["action"]),
-                    c.get("targetStepOrder"),
-                )
-                for c in a.get("branchingConditions") or []
-            ],
-            output_formatting_notes=a.get("outputFormattingNotes"),
-            session_id=a.get("sessionId"),
-            stall_threshold_seconds=a.get("stallThresholdSeconds"),
-        )
-        created = await call.write(lambda tx: plan_create.create_research_plan(tx, new))
-        plan = created.plan
-        return Answer(
+STALL_MAX = int(LONGEST_STALL_THRESHOLD.total_seconds())
+
+
+# -- the tools, one function each: its handler (when it is more than one service call) and its spec --
+
+
+async def _create_research_plan(call: Call) -> Answer:
+    a = call.args
+    new = NewPlan(
+        research_question=a["researchQuestion"],
+        steps=[_new_step(s) for s in a["steps"]],
+        title=a.get("title") or "",
+        branching_conditions=[
+            BranchingCondition(
+                c["afterStepOrder"],
+                c["field"],
+                BranchOp(c["op"]),
+                c["value"],
+                BranchAction(c["action"]),
+                c.get("targetStepOrder"),
+            )
+            for c in a.get("branchingConditions") or []
+        ],
+        output_formatting_notes=a.get("outputFormattingNotes"),
+        session_id=a.get("sessionId"),
+        stall_threshold_seconds=a.get("stallThresholdSeconds"),
+    )
+    created = await call.write(lambda tx: plan_create.create_research_plan(tx, new))
+    plan = created.plan
+    return Answer(
+        {
+            "planId": plan.id,
+            "status": plan.status,
+            "stepIds": [s.id for s in created.steps],
+            "firstStep": step_out(created.steps[0]),
+        },
+        f"Created plan {plan.id} ({plan.status}) with {len(created.steps)} steps. "
+        "Next: call get_next_step with this planId to start step 1.",
+    )
+
+
+def create_research_plan(v: Vocabulary) -> Tool:
+    return Tool(
+        "create_research_plan",
+        "Create a research plan",
+        "Create a research plan (planning) with its steps (pending) and optional branching conditions; "
+        "returns the planId, step ids and step 1. Starts nothing: call get_next_step next. With "
+        "sessionId, the session's latest start_skill_execution is linked, and its output settings come "
+        "back when the plan completes.",
+        obj(
             {
-                "planId": plan.id,
-                "status": plan.status,
-                "stepIds": [s.id for s in created.steps],
-                "firstStep": step_out(created.steps[0]),
+                "researchQuestion": v.long_text("The question the plan answers"),
+                "steps": array(
+                    _step_input(v),
+                    f"The steps, in order: at least 1, at most {v.max_steps}.",
+                    minItems=1,
+                    maxItems=v.max_steps,
+                ),
+                "title": v.long_text("Short name"),
+                "branchingConditions": nullable(
+                    array(_condition_input(v), "Rules checked when a step completes; none by default.")
+                ),
+                "outputFormattingNotes": nullable(v.long_text("How the final deliverable should be written")),
+                "sessionId": nullable(_session_id(v)),
+                "stallThresholdSeconds": nullable(
+                    number(
+                        f"This plan's stall threshold in seconds, in (0, {STALL_MAX}]; default: the "
+                        "server's.",
+                        exclusiveMinimum=0,
+                        maximum=STALL_MAX,
+                    )
+                ),
             },
-            f"Created plan {plan.id} ({plan.status}) with {len(created.steps)} steps. "
-            "Next: call get_next_step with this planId to start step 1.",
+            ["researchQuestion", "steps"],
+        ),
+        output(
+            {"planId": STR, "status": PLAN_STATUS, "stepIds": IDS, "firstStep": STEP_OUT},
+            ["planId", "status", "stepIds", "firstStep"],
+        ),
+        Access.DRIVE,
+        _create_research_plan,
+    )
+
+
+async def _get_next_step(call: Call) -> Answer:
+    plan_id, session = call.args["planId"], call.args.get("sessionId")
+    nxt = await call.write(lambda tx: plan_execution.start_next_step(tx, plan_id, session))
+    data: dict[str, Any] = {"status": nxt.outcome.value, "planId": nxt.plan.id, "planStatus": nxt.plan.status}
+    if nxt.outcome is NextStepOutcome.STARTED:
+        assert nxt.step is not None
+        data["step"] = step_out(nxt.step)
+        summary = (
+            f"Started step {nxt.step.step_order} ({nxt.step.step_type}). Do its instructions, then call "
+            "submit_step_result with its stepId (or request_user_review to ask a person first)."
         )
-
-    # get_next_step
-
-    async def get_next_step(call: Call) -> Answer:
-        plan_id, session = call.args["planId"], call.args.get("sessionId")
-        nxt = await call.write(lambda tx: plan_execution.start_next_step(tx, plan_id, session))
-        data: dict[str, Any] = {
-            "status": nxt.outcome.value,
-            "planId": nxt.plan.id,
-            "planStatus": nxt.plan.status,
-        }
-        if nxt.outcome is NextStepOutcome.STARTED:
-            assert nxt.step is not None
-            data["step"] = step_out(nxt.step)
-            summary = (
-                f"Started step {nxt.step.step_order} ({nxt.step.step_type}). Do its instructions, then call "
-                "submit_step_result with its stepId (or request_user_review to ask a person first)."
-            )
-        elif nxt.outcome is NextStepOutcome.PLAN_COMPLETE:
-            data["outputMediaType"] = nxt.output_media_type
-            data["outputFormattingInstructions"] = nxt.output_formatting_instructions
-            data["planFormattingNotes"] = nxt.plan.output_formatting_notes
-            data["stepFormattingNotes"] = [
-                {"stepId": s.id, "order": s.step_order, "notes": s.output_formatting_notes or ""}
-                for s in nxt.step_formatting_notes
-            ]
-            summary = (
-                "The plan is complete. Write the deliverable following the formatting notes, then call "
-                "store_research_output."
-            )
-        elif nxt.outcome is NextStepOutcome.PLAN_FAILED:
-            data["failureReason"] = nxt.plan.failure_reason
-            summary = "The plan has failed; no step will start. Tell the user why (failureReason)."
-        elif nxt.outcome is NextStepOutcome.AWAITING_REVIEW:
-            summary = (
-                "The plan awaits a person's review: call wait_for_decision with this planId to wait for the "
-                "reviewer's submit_user_decision, then call get_next_step again."
-            )
-        else:
-            data["inProgressCount"] = nxt.in_progress_count
-            data["failedCount"] = nxt.failed_count
-            summary = (
-                f"No pending step: {nxt.in_progress_count} in progress (submit their results), "
-                f"{nxt.failed_count} failed (retry_step, or fail_plan)."
-            )
-        return Answer(data, summary)
-
-    # submit_step_result
-
-    async def submit_step_result(call: Call) -> Answer:
-        a = call.args
-        result = StepResult(
-            step_id=a["stepId"],
-            result_summary=a["resultSummary"],
-            result_data=a.get("resultData"),
-            confidence=a.get("confidence"),
-            step_execution_report=a.get("stepExecutionReport"),
-            output_formatting_notes=a.get("outputFormattingNotes"),
+    elif nxt.outcome is NextStepOutcome.PLAN_COMPLETE:
+        data["outputMediaType"] = nxt.output_media_type
+        data["outputFormattingInstructions"] = nxt.output_formatting_instructions
+        data["planFormattingNotes"] = nxt.plan.output_formatting_notes
+        data["stepFormattingNotes"] = [
+            {"stepId": s.id, "order": s.step_order, "notes": s.output_formatting_notes or ""}
+            for s in nxt.step_formatting_notes
+        ]
+        summary = (
+            "The plan is complete. Write the deliverable following the formatting notes, then call "
+            "store_research_output."
         )
-        done = await call.write(lambda tx: plan_execution.submit_step_result(tx, result))
-        data = {
-            **step_and_plan(done.plan, done.step),
-            "branchFired": condition_out(done.fired) if done.fired else None,
-            "skippedStepIds": [s.id for s in done.skipped],
-        }
-        fired = f" Branch {done.fired.action} fired." if done.fired else ""
-        return Answer(
-            data,
-            f"Step {done.step.step_order} completed; plan is {done.plan.status}.{fired} "
-            "Next: call get_next_step.",
+    elif nxt.outcome is NextStepOutcome.PLAN_FAILED:
+        data["failureReason"] = nxt.plan.failure_reason
+        summary = "The plan has failed; no step will start. Tell the user why (failureReason)."
+    elif nxt.outcome is NextStepOutcome.AWAITING_REVIEW:
+        summary = (
+            "The plan awaits a person's review: call wait_for_decision with this planId to wait for the "
+            "reviewer's submit_user_decision, then call get_next_step again."
         )
-
-    # modify_plan
-
-    async def modify_plan(call: Call) -> Answer:
-        a = call.args
-        mod = PlanModification(
-            plan_id=a["planId"],
-            action=ModifyAction(a["action"]),
-            steps=[_new_step(s) for s in a.get("steps") or []],
-            insert_after_order=a.get("insertAfterOrder"),
-            step_id=a.get("stepId"),
-            step_ids=list(a.get("stepIds") or []),
-            instructions=a.get("instructions"),
-            reason=a.get("reason"),
-            rationale=a.get("rationale"),
+    else:
+        data["inProgressCount"] = nxt.in_progress_count
+        data["failedCount"] = nxt.failed_count
+        summary = (
+            f"No pending step: {nxt.in_progress_count} in progress (submit their results), "
+            f"{nxt.failed_count} failed (retry_step, or fail_plan)."
         )
-        done = await call.write(lambda tx: plan_modify.modify_plan(tx, mod))
-        return Answer(
+    return Answer(data, summary)
+
+
+def get_next_step(v: Vocabulary) -> Tool:
+    return Tool(
+        "get_next_step",
+        "Start the next step",
+        "Start the plan's first pending step, or say why there is none. `status`: started (`step` is now "
+        "in_progress: do it, then submit_step_result, or request_user_review to ask a person); "
+        "plan_complete (write the deliverable as the formatting fields say, then store_research_output); "
+        "plan_failed (stop; see failureReason); awaiting_review (a reviewer must call "
+        "submit_user_decision: wait_for_decision waits); no_pending_steps (inProgressCount need "
+        "submit_step_result, failedCount retry_step). A planning or stalled plan starts (or resumes) "
+        "executing. Starts at most one step; concurrent calls never start the same step twice.",
+        obj({"planId": v.id_arg("plan"), "sessionId": nullable(_session_id(v))}, ["planId"]),
+        output(
             {
-                "planId": done.plan.id,
-                "planStatus": done.plan.status,
-                "affectedStepIds": done.affected_step_ids,
+                "status": {"type": "string", "enum": [o.value for o in NextStepOutcome]},
+                "planId": STR,
+                "planStatus": PLAN_STATUS,
+                "step": STEP_OUT,
+                "failureReason": STR_OR_NULL,
+                "inProgressCount": INT,
+                "failedCount": INT,
+                "outputMediaType": STR_OR_NULL,
+                "outputFormattingInstructions": STR_OR_NULL,
+                "planFormattingNotes": STR_OR_NULL,
+                "stepFormattingNotes": {
+                    "type": "array",
+                    "items": output(
+                        {"stepId": STR, "order": INT, "notes": STR}, ["stepId", "order", "notes"]
+                    ),
+                },
             },
-            f"{mod.action.value} done on plan {done.plan.id} ({len(done.affected_step_ids)} steps affected).",
-        )
+            ["status", "planId", "planStatus"],
+        ),
+        Access.DRIVE,
+        _get_next_step,
+    )
 
-    # get_plan_status
 
-    async def get_plan_status(call: Call) -> Answer:
-        plan_id, per_call = call.args["planId"], call.args.get("stallThresholdSeconds")
-        if per_call is not None and (why := stall_threshold_problem(per_call)):
-            raise invalid(why, ["stallThresholdSeconds"])
-        settings_threshold = call.runtime.settings.stall_threshold_seconds
-        now = call.runtime.clock.now()
-        report = await call.read(
-            lambda s: plan_reads.plan_status(
-                s, call.principal.tenant_id, plan_id, now, settings_threshold, per_call
-            )
-        )
-        data = {
-            "planId": report.plan.id,
-            "status": report.plan.status,
-            "derivedStatus": report.derived_status.value,
-            "progressPercent": report.progress_percent,
-            "stalled": report.stalled,
-            "stalledStepIds": report.stalled_step_ids,
-            "stallThresholdSeconds": report.threshold.total_seconds(),
-            "totalSteps": len(report.steps),
-            "counts": {state.value: n for state, n in report.counts.items()},
-        }
-        stalled = f", {len(report.stalled_step_ids)} step(s) stalled" if report.stalled else ""
-        return Answer(
-            data,
-            f"Plan {report.plan.status}: {report.progress_percent:g}% of {len(report.steps)} steps{stalled}.",
-        )
+async def _submit_step_result(call: Call) -> Answer:
+    a = call.args
+    result = StepResult(
+        step_id=a["stepId"],
+        result_summary=a["resultSummary"],
+        result_data=a.get("resultData"),
+        confidence=a.get("confidence"),
+        step_execution_report=a.get("stepExecutionReport"),
+        output_formatting_notes=a.get("outputFormattingNotes"),
+    )
+    done = await call.write(lambda tx: plan_execution.submit_step_result(tx, result))
+    data = {
+        **step_and_plan(done.plan, done.step),
+        "branchFired": condition_out(done.fired) if done.fired else None,
+        "skippedStepIds": [s.id for s in done.skipped],
+    }
+    fired = f" Branch {done.fired.action} fired." if done.fired else ""
+    return Answer(
+        data,
+        f"Step {done.step.step_order} completed; plan is {done.plan.status}.{fired} "
+        "Next: call get_next_step.",
+    )
 
-    # get_research_context
 
-    async def get_research_context(call: Call) -> Answer:
-        plan_id, session = call.args["planId"], call.args.get("sessionId")
-        check_session_id(session)
-        found = await call.read(lambda s: plan_reads.research_context(s, call.principal.tenant_id, plan_id))
-        done = len(found.prior_results)
-        # A read records nothing: get_next_step with the new session records the resume.
-        resuming = bool(session) and session != found.plan.session_id
-        follow = " with this sessionId: that records this session resuming the plan" if resuming else ""
-        return Answer(
+def submit_step_result(v: Vocabulary) -> Tool:
+    return Tool(
+        "submit_step_result",
+        "Submit a step's result",
+        "Complete an in_progress (or pending) step with its result, then apply its branching conditions "
+        "(skip_to skips steps, fail fails the plan); the plan completes when every step is finished. "
+        "Next: get_next_step. Refused for a step awaiting_input (a reviewer decides it) or a finished "
+        "plan.",
+        obj(
             {
-                "plan": plan_out(found.plan),
-                "steps": [step_full(s) for s in found.steps],
-                "resuming": resuming,
+                "stepId": v.id_arg("step"),
+                "resultSummary": v.long_text("What the step found"),
+                "resultData": nullable(
+                    json_object(
+                        "Structured result, a JSON object whose keys branching conditions read; "
+                        f"{v.result_limit}."
+                    )
+                ),
+                "confidence": nullable(number("Confidence in the result, in [0, 1].", minimum=0, maximum=1)),
+                "stepExecutionReport": nullable(
+                    text(f"How the step was done (sources, method); {v.result_limit}.", v.result_max)
+                ),
+                "outputFormattingNotes": nullable(
+                    v.long_text("Replaces the step's formatting notes; omitted or null keeps them")
+                ),
             },
-            f"Plan {found.plan.status}, {done} of {len(found.steps)} steps completed. To continue, call "
-            f"get_next_step{follow}.",
-        )
+            ["stepId", "resultSummary"],
+        ),
+        output(
+            {
+                **STEP_AND_PLAN_OUT["properties"],
+                "branchFired": {"type": ["object", "null"]},
+                "skippedStepIds": IDS,
+            },
+            [*STEP_AND_PLAN_OUT["required"], "skippedStepIds"],
+        ),
+        Access.DRIVE,
+        _submit_step_result,
+    )
 
-    stall_max = int(LONGEST_STALL_THRESHOLD.total_seconds())
-    tools = [
-        Tool(
-            "create_research_plan",
-            "Create a research plan",
-            "Create a research plan (status planning) with its steps (each pending) and optional branching "
-            "conditions. Returns the planId, the step ids and step 1 (still pending). It does not start "
-            "anything: call get_next_step next. If sessionId is given, the session's latest started skill "
-            "execution (start_skill_execution) is linked to the plan, and its output settings come back "
-            "when the plan completes.",
-            obj(
-                {
-                    "researchQuestion": long_text("The question the plan answers"),
-                    "steps": steps_arg,
-                    "title": long_text("Short name; optional"),
-                    "branchingConditions": nullable(
-                        array(condition_input, "Rules checked when a step completes; none by default.")
-                    ),
-                    "outputFormattingNotes": nullable(
-                        long_text("How the final deliverable should be written")
-                    ),
-                    "sessionId": nullable(session_id),
-                    "stallThresholdSeconds": nullable(
-                        number(
-                            f"This plan's stall threshold in seconds, in (0, {stall_max}]; default: the "
-                            "server's.",
-                            exclusiveMinimum=0,
-                            maximum=stall_max,
-                        )
-                    ),
-                },
-                ["researchQuestion", "steps"],
-            ),
-            output(
-                {"planId": STR, "status": PLAN_STATUS, "stepIds": IDS, "firstStep": STEP_OUT},
-                ["planId", "status", "stepIds", "firstStep"],
-            ),
-            Access.DRIVE,
-            create_research_plan,
-        ),
-        Tool(
-            "get_next_step",
-            "Start the next step",
-            "Start the plan's first pending step and return it, or say why there is none. `status` is one "
-            "of: started (the step, now in_progress, is in `step`: do its instructions, then call "
-            "submit_step_result, or request_user_review to pause for a person); plan_complete (every step is "
-            "finished: write the deliverable using outputMediaType, outputFormattingInstructions, "
-            "planFormattingNotes and stepFormattingNotes, then call store_research_output); plan_failed "
-            "(stop; failureReason says why); awaiting_review (a step awaits a person: a reviewer must call "
-            "submit_user_decision; call again later); no_pending_steps (inProgressCount steps still need "
-            "submit_step_result, failedCount can be retried with retry_step). A planning or stalled plan "
-            "starts (or resumes) executing. Each call starts at most one step, and concurrent calls never "
-            "start the same step twice.",
-            obj({"planId": id_arg("plan"), "sessionId": nullable(session_id)}, ["planId"]),
-            output(
-                {
-                    "status": {"type": "string", "enum": [o.value for o in NextStepOutcome]},
-                    "planId": STR,
-                    "planStatus": PLAN_STATUS,
-                    "step": STEP_OUT,
-                    "failureReason": STR_OR_NULL,
-                    "inProgressCount": INT,
-                    "failedCount": INT,
-                    "outputMediaType": STR_OR_NULL,
-                    "outputFormattingInstructions": STR_OR_NULL,
-                    "planFormattingNotes": STR_OR_NULL,
-                    "stepFormattingNotes": {
-                        "type": "array",
-                        "items": output(
-                            {"stepId": STR, "order": INT, "notes": STR}, ["stepId", "order", "notes"]
-                        ),
-                    },
-                },
-                ["status", "planId", "planStatus"],
-            ),
-            Access.DRIVE,
-            get_next_step,
-        ),
-        Tool(
-            "submit_step_result",
-            "Submit a step's result",
-            "Complete a step (in_progress, or pending: it is started and completed at once) with its result, "
-            "then evaluate its branching conditions: a skip_to condition skips steps, a fail condition fails "
-            "the plan. The plan completes when every step is finished. Call get_next_step next. Does not "
-            "work on a step awaiting_input (a reviewer decides it) or on a finished plan.",
-            obj(
-                {
-                    "stepId": id_arg("step"),
-                    "resultSummary": long_text("What the step found"),
-                    "resultData": nullable(
-                        json_object(
-                            "Structured result, a JSON object whose keys branching conditions read; "
-                            f"{result_limit}."
-                        )
-                    ),
-                    "confidence": nullable(
-                        number("Confidence in the result, in [0, 1].", minimum=0, maximum=1)
-                    ),
-                    "stepExecutionReport": nullable(
-                        text(f"How the step was done (sources, method); {result_limit}.", result_max)
-                    ),
-                    "outputFormattingNotes": nullable(
-                        long_text("Replaces the step's formatting notes; omitted or null keeps them")
-                    ),
-                },
-                ["stepId", "resultSummary"],
-            ),
-            output(
-                {
-                    **STEP_AND_PLAN_OUT["properties"],
-                    "branchFired": {"type": ["object", "null"]},
-                    "skippedStepIds": IDS,
-                },
-                [*STEP_AND_PLAN_OUT["required"], "skippedStepIds"],
-            ),
-            Access.DRIVE,
-            submit_step_result,
-        ),
-        Tool(
-            "request_user_review",
-            "Ask a person to review a step",
-            "Pause an in_progress step of an executing plan for a person: the step goes awaiting_input, the "
-            "plan awaiting_review, and get_next_step answers awaiting_review until a reviewer calls "
-            "submit_user_decision (approve, reject, modify with feedback, or skip). This tool does not "
-            "decide anything itself.",
-            obj(
-                {
-                    "stepId": id_arg("step"),
-                    "summary": long_text("What the person should review"),
-                    "questions": nullable(
-                        array(
-                            long_text("A question for the reviewer, non-empty"), "Questions for the reviewer."
-                        )
-                    ),
-                },
-                ["stepId", "summary"],
-            ),
-            STEP_AND_PLAN_OUT,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: plan_review.request_user_review(
-                    tx, a["stepId"], a["summary"], a.get("questions") or []
+
+def request_user_review(v: Vocabulary) -> Tool:
+    return Tool(
+        "request_user_review",
+        "Ask a person to review a step",
+        "Pause an in_progress step of an executing plan for a person: step awaiting_input, plan "
+        "awaiting_review, until a reviewer calls submit_user_decision (approve, reject, modify with "
+        "feedback, skip). Decides nothing itself.",
+        obj(
+            {
+                "stepId": v.id_arg("step"),
+                "summary": v.long_text("What the person should review"),
+                "questions": nullable(
+                    array(
+                        v.long_text("A question for the reviewer, non-empty"), "Questions for the reviewer."
+                    )
                 ),
-                _review_requested,
-            ),
+            },
+            ["stepId", "summary"],
         ),
-        Tool(
-            "submit_user_decision",
-            "Decide on a step awaiting review",
-            "A person's decision on a step awaiting_input: approve (step completed, plan resumes), reject "
-            "(step failed, plan fails), modify (feedback appended to the instructions, step back to "
-            "in_progress for the agent to redo), skip (step skipped, plan resumes). Reviewer and admin keys "
-            "only.",
-            obj(
-                {
-                    "stepId": id_arg("step"),
-                    "decision": enum(Decision, "The decision."),
-                    "feedback": nullable(
-                        long_text("Required for modify: appended to the step's instructions")
-                    ),
-                },
-                ["stepId", "decision"],
+        STEP_AND_PLAN_OUT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: plan_review.request_user_review(
+                tx, a["stepId"], a["summary"], a.get("questions") or []
             ),
-            STEP_AND_PLAN_OUT,
-            Access.DECIDE,
-            writes(
-                lambda tx, a: plan_review.submit_user_decision(
-                    tx, a["stepId"], Decision(a["decision"]), a.get("feedback")
+            _review_requested,
+        ),
+    )
+
+
+def submit_user_decision(v: Vocabulary) -> Tool:
+    return Tool(
+        "submit_user_decision",
+        "Decide on a step awaiting review",
+        "A person decides a step awaiting_input: approve (completed, plan resumes), reject (failed, plan "
+        "fails), modify (feedback appended to its instructions, back to in_progress for the agent), skip "
+        "(skipped, plan resumes).",
+        obj(
+            {
+                "stepId": v.id_arg("step"),
+                "decision": enum(Decision, "The decision."),
+                "feedback": nullable(v.long_text("Required for modify: appended to the step's instructions")),
+            },
+            ["stepId", "decision"],
+        ),
+        STEP_AND_PLAN_OUT,
+        Access.DECIDE,
+        writes(
+            lambda tx, a: plan_review.submit_user_decision(
+                tx, a["stepId"], Decision(a["decision"]), a.get("feedback")
+            ),
+            _decided,
+        ),
+    )
+
+
+async def _modify_plan(call: Call) -> Answer:
+    a = call.args
+    mod = PlanModification(
+        plan_id=a["planId"],
+        action=ModifyAction(a["action"]),
+        steps=[_new_step(s) for s in a.get("steps") or []],
+        insert_after_order=a.get("insertAfterOrder"),
+        step_id=a.get("stepId"),
+        step_ids=list(a.get("stepIds") or []),
+        instructions=a.get("instructions"),
+        reason=a.get("reason"),
+        rationale=a.get("rationale"),
+    )
+    done = await call.write(lambda tx: plan_modify.modify_plan(tx, mod))
+    return Answer(
+        {"planId": done.plan.id, "planStatus": done.plan.status, "affectedStepIds": done.affected_step_ids},
+        f"{mod.action.value} done on plan {done.plan.id} ({len(done.affected_step_ids)} steps affected).",
+    )
+
+
+def modify_plan(v: Vocabulary) -> Tool:
+    return Tool(
+        "modify_plan",
+        "Change a plan",
+        "Change a planning or executing plan (not awaiting_review, stalled or finished). `action`: "
+        "add_steps (steps, insertAfterOrder); remove_step (stepId, pending); reorder_steps (stepIds: all "
+        "of the plan's, in the new order); update_step_instructions (stepId, instructions; any status); "
+        "fail_step (stepId, reason; pending or in_progress). Each change is recorded with the optional "
+        "rationale.",
+        obj(
+            {
+                "planId": v.id_arg("plan"),
+                "action": enum(ModifyAction, "What to change."),
+                "steps": nullable(
+                    array(_step_input(v), "add_steps: the new steps (at least 1).", maxItems=v.max_steps)
                 ),
-                _decided,
-            ),
-        ),
-        Tool(
-            "modify_plan",
-            "Change a plan",
-            "Change a planning or executing plan (not one awaiting_review, stalled or finished). `action` is "
-            "one of: add_steps (steps, optional insertAfterOrder, 0 = first; default appends); remove_step "
-            "(stepId, a pending step); reorder_steps (stepIds: every step id of the plan in the new order); "
-            "update_step_instructions (stepId, instructions; any step status); fail_step (stepId, reason; "
-            "a pending or in_progress step). Every change is recorded with the optional rationale.",
-            obj(
-                {
-                    "planId": id_arg("plan"),
-                    "action": enum(ModifyAction, "What to change."),
-                    "steps": nullable(
-                        array(
-                            step_input, "add_steps: the new steps (at least 1).", maxItems=settings.max_steps
-                        )
-                    ),
-                    "insertAfterOrder": nullable(
-                        integer("add_steps: insert after this order (0 = first); default appends.", minimum=0)
-                    ),
-                    "stepId": nullable(id_arg("step")),
-                    "stepIds": nullable(
-                        array(id_arg("step"), "reorder_steps: every step id in the new order.")
-                    ),
-                    "instructions": nullable(long_text("update_step_instructions: the new instructions")),
-                    "reason": nullable(long_text("fail_step: why the step failed")),
-                    "rationale": nullable(long_text("Why, recorded in the event log")),
-                },
-                ["planId", "action"],
-            ),
-            output(
-                {"planId": STR, "planStatus": PLAN_STATUS, "affectedStepIds": IDS},
-                ["planId", "planStatus", "affectedStepIds"],
-            ),
-            Access.DRIVE,
-            modify_plan,
-            destructive=True,
-        ),
-        Tool(
-            "get_plan_status",
-            "Read a plan's progress",
-            "Progress of a plan: status as stored and as its steps imply (derivedStatus), percentage of "
-            "finished steps, step counts per state, and whether a step has been in_progress longer than the "
-            "stall threshold (the argument, else the plan's, else the server's). Changes nothing.",
-            obj(
-                {
-                    "planId": id_arg("plan"),
-                    "stallThresholdSeconds": nullable(
-                        number(
-                            f"Judge stalls by this many seconds, in (0, {stall_max}]; changes nothing "
-                            "stored.",
-                            exclusiveMinimum=0,
-                            maximum=stall_max,
-                        )
-                    ),
-                },
-                ["planId"],
-            ),
-            output(
-                {
-                    "planId": STR,
-                    "status": PLAN_STATUS,
-                    "derivedStatus": PLAN_STATUS,
-                    "progressPercent": {"type": "number"},
-                    "stalled": {"type": "boolean"},
-                    "stalledStepIds": IDS,
-                    "stallThresholdSeconds": {"type": "number"},
-                    "totalSteps": INT,
-                    "counts": output({s.value: INT for s in StepStatus}, [s.value for s in StepStatus]),
-                },
-                ["planId", "status", "derivedStatus", "progressPercent", "stalled", "totalSteps", "counts"],
-            ),
-            Access.READ,
-            get_plan_status,
-        ),
-        Tool(
-            "get_research_context",
-            "Read a plan to resume it",
-            "The whole plan with every step and its results, to resume work from a new session. "
-            "`resuming` says whether sessionId differs from the plan's last session. Changes nothing: "
-            "get_next_step with your sessionId continues and records the resume.",
-            obj(
-                {"planId": id_arg("plan"), "sessionId": nullable(v.short_text("Your agent session"))},
-                ["planId"],
-            ),
-            output(
-                {"plan": PLAN_OUT, "steps": {"type": "array", "items": STEP_FULL_OUT}, "resuming": BOOL},
-                ["plan", "steps", "resuming"],
-            ),
-            Access.READ,
-            get_research_context,
-        ),
-        Tool(
-            "get_step_context",
-            "Read a step with the results before it",
-            "One step with its plan and the completed steps before it (their results), to do the step well. "
-            "Changes nothing.",
-            obj({"stepId": id_arg("step")}, ["stepId"]),
-            output(
-                {
-                    "plan": PLAN_OUT,
-                    "step": STEP_FULL_OUT,
-                    "priorSteps": {"type": "array", "items": STEP_FULL_OUT},
-                },
-                ["plan", "step", "priorSteps"],
-            ),
-            Access.READ,
-            reads(lambda s, tenant, a: plan_reads.step_context(s, tenant, a["stepId"]), _step_context),
-        ),
-        Tool(
-            "store_research_output",
-            "Store the final deliverable",
-            "Store a plan's final deliverable (after get_next_step answered plan_complete; a plan may have "
-            "several). Returns the stored output's id.",
-            obj(
-                {
-                    "planId": id_arg("plan"),
-                    "content": text(f"The deliverable; {result_limit}.", result_max),
-                    "mediaType": short_text("How the content is written, e.g. text/markdown"),
-                    "title": long_text("Its title; optional"),
-                },
-                ["planId", "content", "mediaType"],
-            ),
-            OUTPUT.schema,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: skills.store_research_output(
-                    tx, a["planId"], a["content"], a["mediaType"], a.get("title") or ""
+                "insertAfterOrder": nullable(
+                    integer("add_steps: insert after this order (0 = first); default appends.", minimum=0)
                 ),
-                _stored,
-            ),
-        ),
-        Tool(
-            "start_skill_execution",
-            "Record that a skill started",
-            "Record that this session started a skill (status started), with how the final output should "
-            "look. Call it before create_research_plan with the same sessionId: the plan links to it and "
-            "get_next_step's plan_complete answer carries its outputMediaType and "
-            "outputFormattingInstructions.",
-            obj(
-                {
-                    "sessionId": short_text("The agent session"),
-                    "skillName": short_text("The skill"),
-                    "outputMediaType": nullable(short_text("The media type the final output should have")),
-                    "outputFormattingInstructions": nullable(
-                        long_text("How the final output should be formatted")
-                    ),
-                },
-                ["sessionId", "skillName"],
-            ),
-            SKILL_OUT,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: skills.start_skill_execution(
-                    tx,
-                    a["sessionId"],
-                    a["skillName"],
-                    a.get("outputMediaType"),
-                    a.get("outputFormattingInstructions"),
+                "stepId": nullable(v.id_arg("step")),
+                "stepIds": nullable(
+                    array(v.id_arg("step"), "reorder_steps: every step id in the new order.")
                 ),
-                _skill_started,
-            ),
+                "instructions": nullable(v.long_text("update_step_instructions: the new instructions")),
+                "reason": nullable(v.long_text("fail_step: why the step failed")),
+                "rationale": nullable(v.long_text("Why, recorded in the event log")),
+            },
+            ["planId", "action"],
         ),
-        Tool(
-            "complete_skill_execution",
-            "Record that a skill finished",
-            "Mark a started skill execution completed, with an optional summary of what it produced.",
-            obj(
-                {
-                    "skillExecutionId": id_arg("skill execution"),
-                    "resultSummary": nullable(long_text("What it produced")),
-                },
-                ["skillExecutionId"],
-            ),
-            SKILL_OUT,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: skills.complete_skill_execution(
-                    tx, a["skillExecutionId"], a.get("resultSummary")
+        output(
+            {"planId": STR, "planStatus": PLAN_STATUS, "affectedStepIds": IDS},
+            ["planId", "planStatus", "affectedStepIds"],
+        ),
+        Access.DRIVE,
+        _modify_plan,
+        destructive=True,
+    )
+
+
+async def _get_plan_status(call: Call) -> Answer:
+    plan_id, per_call = call.args["planId"], call.args.get("stallThresholdSeconds")
+    if per_call is not None and (why := stall_threshold_problem(per_call)):
+        raise invalid(why, ["stallThresholdSeconds"])
+    settings_threshold = call.runtime.settings.stall_threshold_seconds
+    now = call.runtime.clock.now()
+    report = await call.read(
+        lambda s: plan_reads.plan_status(
+            s, call.principal.tenant_id, plan_id, now, settings_threshold, per_call
+        )
+    )
+    data = {
+        "planId": report.plan.id,
+        "status": report.plan.status,
+        "derivedStatus": report.derived_status.value,
+        "progressPercent": report.progress_percent,
+        "stalled": report.stalled,
+        "stalledStepIds": report.stalled_step_ids,
+        "stallThresholdSeconds": report.threshold.total_seconds(),
+        "totalSteps": len(report.steps),
+        "counts": {state.value: n for state, n in report.counts.items()},
+    }
+    stalled = f", {len(report.stalled_step_ids)} step(s) stalled" if report.stalled else ""
+    return Answer(
+        data,
+        f"Plan {report.plan.status}: {report.progress_percent:g}% of {len(report.steps)} steps{stalled}.",
+    )
+
+
+def get_plan_status(v: Vocabulary) -> Tool:
+    return Tool(
+        "get_plan_status",
+        "Read a plan's progress",
+        "A plan's progress: status stored and as its steps imply (derivedStatus), percent of steps "
+        "finished, counts per state, and steps in_progress past the stall threshold (the argument's, "
+        "else the plan's, else the server's). Changes nothing.",
+        obj(
+            {
+                "planId": v.id_arg("plan"),
+                "stallThresholdSeconds": nullable(
+                    number(
+                        f"Judge stalls by this many seconds, in (0, {STALL_MAX}]; changes nothing stored.",
+                        exclusiveMinimum=0,
+                        maximum=STALL_MAX,
+                    )
                 ),
-                _skill_completed,
+            },
+            ["planId"],
+        ),
+        output(
+            {
+                "planId": STR,
+                "status": PLAN_STATUS,
+                "derivedStatus": PLAN_STATUS,
+                "progressPercent": {"type": "number"},
+                "stalled": {"type": "boolean"},
+                "stalledStepIds": IDS,
+                "stallThresholdSeconds": {"type": "number"},
+                "totalSteps": INT,
+                "counts": output({s.value: INT for s in StepStatus}, [s.value for s in StepStatus]),
+            },
+            ["planId", "status", "derivedStatus", "progressPercent", "stalled", "totalSteps", "counts"],
+        ),
+        Access.READ,
+        _get_plan_status,
+    )
+
+
+async def _get_research_context(call: Call) -> Answer:
+    plan_id, session = call.args["planId"], call.args.get("sessionId")
+    check_session_id(session)
+    found = await call.read(lambda s: plan_reads.research_context(s, call.principal.tenant_id, plan_id))
+    done = len(found.prior_results)
+    # A read records nothing: get_next_step with the new session records the resume.
+    resuming = bool(session) and session != found.plan.session_id
+    follow = " with this sessionId: that records this session resuming the plan" if resuming else ""
+    return Answer(
+        {"plan": plan_out(found.plan), "steps": [step_full(s) for s in found.steps], "resuming": resuming},
+        f"Plan {found.plan.status}, {done} of {len(found.steps)} steps completed. To continue, call "
+        f"get_next_step{follow}.",
+    )
+
+
+def get_research_context(v: Vocabulary) -> Tool:
+    return Tool(
+        "get_research_context",
+        "Read a plan to resume it",
+        "The whole plan, every step with its results, to resume from a new session; `resuming`: "
+        "sessionId differs from the plan's last. Changes nothing: get_next_step with your sessionId "
+        "continues and records the resume.",
+        obj(
+            {"planId": v.id_arg("plan"), "sessionId": nullable(v.short_text("Your agent session"))},
+            ["planId"],
+        ),
+        output(
+            {"plan": PLAN_OUT, "steps": {"type": "array", "items": STEP_FULL_OUT}, "resuming": BOOL},
+            ["plan", "steps", "resuming"],
+        ),
+        Access.READ,
+        _get_research_context,
+    )
+
+
+def get_step_context(v: Vocabulary) -> Tool:
+    return Tool(
+        "get_step_context",
+        "Read a step with the results before it",
+        "One step with its plan and the completed steps before it (their results), to do the step well. "
+        "Changes nothing.",
+        obj({"stepId": v.id_arg("step")}, ["stepId"]),
+        output(
+            {
+                "plan": PLAN_OUT,
+                "step": STEP_FULL_OUT,
+                "priorSteps": {"type": "array", "items": STEP_FULL_OUT},
+            },
+            ["plan", "step", "priorSteps"],
+        ),
+        Access.READ,
+        reads(lambda s, tenant, a: plan_reads.step_context(s, tenant, a["stepId"]), _step_context),
+    )
+
+
+def store_research_output(v: Vocabulary) -> Tool:
+    return Tool(
+        "store_research_output",
+        "Store the final deliverable",
+        "Store a plan's final deliverable (after get_next_step answered plan_complete; a plan may have "
+        "several). Returns the stored output's id.",
+        obj(
+            {
+                "planId": v.id_arg("plan"),
+                "content": text(f"The deliverable; {v.result_limit}.", v.result_max),
+                "mediaType": v.short_text("How the content is written, e.g. text/markdown"),
+                "title": v.long_text("Its title; optional"),
+            },
+            ["planId", "content", "mediaType"],
+        ),
+        OUTPUT.schema,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: skills.store_research_output(
+                tx, a["planId"], a["content"], a["mediaType"], a.get("title") or ""
             ),
+            _stored,
         ),
-        Tool(
-            "retry_step",
-            "Retry a failed step",
-            "Put a failed step back to pending, in a plan that is not finished; get_next_step then starts "
-            "it again.",
-            obj({"stepId": id_arg("step")}, ["stepId"]),
-            STEP_AND_PLAN_OUT,
-            Access.DRIVE,
-            writes(lambda tx, a: plan_modify.retry_step(tx, a["stepId"]), _retried),
+    )
+
+
+def start_skill_execution(v: Vocabulary) -> Tool:
+    return Tool(
+        "start_skill_execution",
+        "Record that a skill started",
+        "Record that this session started a skill, with how the final output should look. Call it "
+        "before create_research_plan with the same sessionId: the plan links to it, and get_next_step's "
+        "plan_complete answer carries its output settings.",
+        obj(
+            {
+                "sessionId": v.short_text("The agent session"),
+                "skillName": v.short_text("The skill"),
+                "outputMediaType": nullable(v.short_text("The media type the final output should have")),
+                "outputFormattingInstructions": nullable(
+                    v.long_text("How the final output should be formatted")
+                ),
+            },
+            ["sessionId", "skillName"],
         ),
-        Tool(
-            "fail_plan",
-            "Fail a plan",
-            "Fail a plan that is not finished, with a reason; its unfinished steps fail with it. This cannot "
-            "be undone.",
-            obj({"planId": id_arg("plan"), "reason": long_text("Why")}, ["planId", "reason"]),
-            output(
-                {"planId": STR, "planStatus": PLAN_STATUS, "failureReason": STR_OR_NULL},
-                ["planId", "planStatus"],
+        SKILL_OUT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: skills.start_skill_execution(
+                tx,
+                a["sessionId"],
+                a["skillName"],
+                a.get("outputMediaType"),
+                a.get("outputFormattingInstructions"),
             ),
-            Access.DRIVE,
-            writes(lambda tx, a: plan_modify.fail_plan(tx, a["planId"], a["reason"]), _failed),
-            destructive=True,
+            _skill_started,
         ),
-    ]
-    return in_toolset(Toolset.PLANS, tools)
+    )
+
+
+def complete_skill_execution(v: Vocabulary) -> Tool:
+    return Tool(
+        "complete_skill_execution",
+        "Record that a skill finished",
+        "Mark a started skill execution completed, with an optional summary of what it produced.",
+        obj(
+            {
+                "skillExecutionId": v.id_arg("skill execution"),
+                "resultSummary": nullable(v.long_text("What it produced")),
+            },
+            ["skillExecutionId"],
+        ),
+        SKILL_OUT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: skills.complete_skill_execution(tx, a["skillExecutionId"], a.get("resultSummary")),
+            _skill_completed,
+        ),
+    )
+
+
+def retry_step(v: Vocabulary) -> Tool:
+    return Tool(
+        "retry_step",
+        "Retry a failed step",
+        "Put a failed step back to pending, in a plan that is not finished; get_next_step then starts "
+        "it again.",
+        obj({"stepId": v.id_arg("step")}, ["stepId"]),
+        STEP_AND_PLAN_OUT,
+        Access.DRIVE,
+        writes(lambda tx, a: plan_modify.retry_step(tx, a["stepId"]), _retried),
+    )
+
+
+def fail_plan(v: Vocabulary) -> Tool:
+    return Tool(
+        "fail_plan",
+        "Fail a plan",
+        "Fail a plan that is not finished, with a reason; its unfinished steps fail with it. This cannot "
+        "be undone.",
+        obj({"planId": v.id_arg("plan"), "reason": v.long_text("Why")}, ["planId", "reason"]),
+        output(
+            {"planId": STR, "planStatus": PLAN_STATUS, "failureReason": STR_OR_NULL},
+            ["planId", "planStatus"],
+        ),
+        Access.DRIVE,
+        writes(lambda tx, a: plan_modify.fail_plan(tx, a["planId"], a["reason"]), _failed),
+        destructive=True,
+    )
+
+
+# The toolset, in the order tools/list shows it.
+PLAN_TOOLS: tuple[ToolSpec, ...] = (
+    create_research_plan,
+    get_next_step,
+    submit_step_result,
+    request_user_review,
+    submit_user_decision,
+    modify_plan,
+    get_plan_status,
+    get_research_context,
+    get_step_context,
+    store_research_output,
+    start_skill_execution,
+    complete_skill_execution,
+    retry_step,
+    fail_plan,
+)
+
+
+def plan_tools(settings: Settings) -> list[Tool]:
+    """The tools, their schemas stating this server's limits."""
+    return table(Toolset.PLANS, PLAN_TOOLS, Vocabulary.of(settings))
 
 
 def _new_step(s: dict[str, Any]) -> NewStep:

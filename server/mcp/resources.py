@@ -3,7 +3,7 @@
 A resource is read with the read tool of its kind (get_research_context, get_workflow, get_mission),
 so it shows exactly what that tool's structured result shows, scoped to the caller's tenant. Update
 notifications go to subscribers on a long-lived session (stdio), driven by the event log: see
-docs/decisions.md, "MCP: workers, missions, the tool-call log, resources (issue 12)".
+docs/decisions/0020-mcp-workers-missions-tool-log-resources.md.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
@@ -22,7 +23,7 @@ from ..services.runtime import Runtime
 from .call_log import record_call
 from .mission_tools import mission_tools
 from .plan_tools import plan_tools
-from .prompts import get_prompt, list_prompts, prompts
+from .prompts import Prompt, get_prompt, list_prompts, prompts
 from .recent import list_recent
 from .resources import ResourceWatch, read_resource, resource_templates
 from .tools import Tool, in_toolset, run_tool
@@ -78,6 +79,102 @@ def session_of(ctx: ServerRequestContext[Any, Any], arguments: dict[str, Any]) -
     return header if isinstance(header, str) else None
 
 
+Context = ServerRequestContext[Any, Any]
+
+
+@dataclass
+class Handlers:
+    """The server's request handlers, one method each, over one table of tools."""
+
+    runtime: Runtime
+    principal_of: PrincipalOf
+    toolsets_of: SelectionOf
+    transport: str
+    watch: ResourceWatch | None
+    tools: dict[str, Tool]
+    catalogue: dict[str, Prompt]
+
+    def offered(self, ctx: Context, tool: Tool, principal: Principal) -> bool:
+        assert tool.toolset is not None  # build_server checks every tool has one
+        return selected(tool.toolset, self.toolsets_of(ctx)) and tool.access.allows(principal)
+
+    def caller(self, ctx: Context) -> Principal:
+        principal = self.principal_of(ctx)
+        if principal is None:  # the endpoint authenticates first; this is a wiring bug
+            raise MCPError(code=types.INTERNAL_ERROR, message="no authenticated caller")
+        return principal
+
+    async def list_tools(
+        self, ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        principal = self.caller(ctx)
+        return types.ListToolsResult(
+            tools=[t.describe() for t in self.tools.values() if self.offered(ctx, t, principal)]
+        )
+
+    async def call_tool(self, ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+        principal = self.caller(ctx)
+        started = time.perf_counter()
+        arguments = dict(params.arguments or {})
+        session = session_of(ctx, arguments)
+        tool = self.tools.get(params.name)
+        if tool is None:
+            record_call(
+                self.runtime, principal, params.name, self.transport, session, started, arguments, None
+            )
+            raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {params.name[:100]!r}")
+        if tool.toolset is not None and not selected(tool.toolset, self.toolsets_of(ctx)):
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"tool {tool.name} is in the toolset {set_names(tool.toolset)}, which this "
+                "connection did not enable: add it to /mcp?toolsets= or to flightdeck mcp --toolsets",
+            )
+        REQUEST.set(ctx)  # progress and elicitation (waiting.py) need the request
+        result = await run_tool(tool, self.runtime, principal, arguments)
+        record_call(self.runtime, principal, tool.name, self.transport, session, started, arguments, result)
+        if result.is_error:
+            logger.info("refused tool %s for %s: %s", tool.name, principal.name, result.content[0].text[:200])  # type: ignore[union-attr]
+        return result
+
+    async def list_resource_templates(
+        self, ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        self.caller(ctx)
+        return resource_templates()
+
+    async def list_resources(
+        self, ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return await list_recent(self.runtime, self.caller(ctx), params.cursor if params else None)
+
+    async def list_prompts(
+        self, ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        self.caller(ctx)
+        return list_prompts(self.catalogue)
+
+    async def get_prompt(self, ctx: Context, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        self.caller(ctx)
+        return get_prompt(self.catalogue, params)
+
+    async def read_resource(
+        self, ctx: Context, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await read_resource(params.uri, self.runtime, self.caller(ctx), self.tools)
+
+    async def subscribe(self, ctx: Context, params: types.SubscribeRequestParams) -> types.EmptyResult:
+        self.caller(ctx)
+        assert self.watch is not None
+        await self.watch.subscribe(ctx.session, params.uri)
+        return types.EmptyResult()
+
+    async def unsubscribe(self, ctx: Context, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        self.caller(ctx)
+        assert self.watch is not None
+        self.watch.unsubscribe(params.uri)
+        return types.EmptyResult()
+
+
 def build_server(
     runtime: Runtime,
     principal_of: PrincipalOf,
@@ -89,119 +186,21 @@ def build_server(
     tools = {t.name: t for t in all_tools(runtime)}
     if unplaced := [name for name, t in tools.items() if t.toolset is None]:
         raise ValueError(f"every tool needs a toolset (in_toolset, or toolset=): {', '.join(unplaced)}")
-
-    def offered(ctx: ServerRequestContext[Any, Any], tool: Tool, principal: Principal) -> bool:
-        assert tool.toolset is not None  # checked above
-        return selected(tool.toolset, toolsets_of(ctx)) and tool.access.allows(principal)
-
-    def caller(ctx: ServerRequestContext[Any, Any]) -> Principal:
-        principal = principal_of(ctx)
-        if principal is None:  # the endpoint authenticates first; this is a wiring bug
-            raise MCPError(code=types.INTERNAL_ERROR, message="no authenticated caller")
-        return principal
-
-    async def list_tools(
-        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        principal = caller(ctx)
-        return types.ListToolsResult(
-            tools=[t.describe() for t in tools.values() if offered(ctx, t, principal)]
-        )
-
-    async def call_tool(
-        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        principal = caller(ctx)
-        started = time.perf_counter()
-        arguments = dict(params.arguments or {})
-        tool = tools.get(params.name)
-        if tool is None:
-            record_call(
-                runtime,
-                principal,
-                params.name,
-                transport,
-                session_of(ctx, arguments),
-                started,
-                arguments,
-                None,
-            )
-            raise MCPError(code=types.INVALID_PARAMS, message=f"unknown tool {params.name[:100]!r}")
-        if tool.toolset is not None and not selected(tool.toolset, toolsets_of(ctx)):
-            raise MCPError(
-                code=types.INVALID_PARAMS,
-                message=f"tool {tool.name} is in the toolset {set_names(tool.toolset)}, which this "
-                "connection did not enable: add it to /mcp?toolsets= or to flightdeck mcp --toolsets",
-            )
-        REQUEST.set(ctx)  # progress and elicitation (waiting.py) need the request
-        result = await run_tool(tool, runtime, principal, arguments)
-        record_call(
-            runtime, principal, tool.name, transport, session_of(ctx, arguments), started, arguments, result
-        )
-        if result.is_error:
-            logger.info("refused tool %s for %s: %s", tool.name, principal.name, result.content[0].text[:200])  # type: ignore[union-attr]
-        return result
-
-    async def list_resource_templates(
-        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourceTemplatesResult:
-        caller(ctx)
-        return resource_templates()
-
-    async def list_resources(
-        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourcesResult:
-        return await list_recent(runtime, caller(ctx), params.cursor if params else None)
-
-    catalogue = prompts(runtime.settings)
-
-    async def list_prompts_(
-        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListPromptsResult:
-        caller(ctx)
-        return list_prompts(catalogue)
-
-    async def get_prompt_(
-        ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
-    ) -> types.GetPromptResult:
-        caller(ctx)
-        return get_prompt(catalogue, params)
-
-    async def read(
-        ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
-    ) -> types.ReadResourceResult:
-        return await read_resource(params.uri, runtime, caller(ctx), tools)
-
-    async def subscribe(
-        ctx: ServerRequestContext[Any, Any], params: types.SubscribeRequestParams
-    ) -> types.EmptyResult:
-        caller(ctx)
-        assert watch is not None
-        await watch.subscribe(ctx.session, params.uri)
-        return types.EmptyResult()
-
-    async def unsubscribe(
-        ctx: ServerRequestContext[Any, Any], params: types.UnsubscribeRequestParams
-    ) -> types.EmptyResult:
-        caller(ctx)
-        assert watch is not None
-        watch.unsubscribe(params.uri)
-        return types.EmptyResult()
-
+    h = Handlers(runtime, principal_of, toolsets_of, transport, watch, tools, prompts(runtime.settings))
     return Server(
         "flightdeck",
         version=server_version(),
         title="Flightdeck",
         instructions=INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_list_resource_templates=list_resource_templates,
-        on_list_prompts=list_prompts_,
-        on_get_prompt=get_prompt_,
-        on_read_resource=read,
-        on_subscribe_resource=subscribe if watch is not None else None,
-        on_unsubscribe_resource=unsubscribe if watch is not None else None,
+        on_list_tools=h.list_tools,
+        on_call_tool=h.call_tool,
+        on_list_resources=h.list_resources,
+        on_list_resource_templates=h.list_resource_templates,
+        on_list_prompts=h.list_prompts,
+        on_get_prompt=h.get_prompt,
+        on_read_resource=h.read_resource,
+        on_subscribe_resource=h.subscribe if watch is not None else None,
+        on_unsubscribe_resource=h.unsubscribe if watch is not None else None,
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -17,7 +17,7 @@ from ..echo import ECHO_LIMIT, clipped
 from ..errors import ErrorCode, Problem, ServiceError, from_invalid_transition
 from ..machines.errors import InvalidTransition
 from ..services.runtime import Runtime, Tx, unit_of_work
-from .arguments import ArgumentCheck, Schema
+from .arguments import ArgumentCheck, Schema, Vocabulary
 from .toolsets import Membership
 
 R = TypeVar("R")
@@ -142,6 +142,15 @@ class Tool:
 def in_toolset(toolset: Membership, tools: list[Tool]) -> list[Tool]:
     """The tools, each in ``toolset`` unless it names another."""
     return [t if t.toolset is not None else replace(t, toolset=toolset) for t in tools]
+
+
+# One tool: its spec and handler, its schemas stating this server's limits (``Vocabulary``).
+ToolSpec = Callable[[Vocabulary], Tool]
+
+
+def table(toolset: Membership, specs: Iterable[ToolSpec], v: Vocabulary) -> list[Tool]:
+    """A toolset's tools, in the order given, each in ``toolset`` unless it names another."""
+    return in_toolset(toolset, [spec(v) for spec in specs])
 
 
 def refusal(problems: list[Problem]) -> types.CallToolResult:

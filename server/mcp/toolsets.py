@@ -14,7 +14,7 @@ class Toolset(StrEnum):
     PLANS = "plans"  # seed 003: research plans, reviews, skills, outputs
     WORKFLOWS = "workflows"  # seed 002: defining, starting and working workflows
     MISSIONS = "missions"  # seed 004: the agent's side of missions, hops, tool steps and assets
-    ADMIN = "admin"  # a person's overrides of work under way: starting and cancelling hops and missions
+    ADMIN = "admin"  # a person's overrides of work under way: hops, missions and whole workflows
 
 
 Selection = frozenset[Toolset] | None  # None: every set

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -22,7 +23,6 @@ from mcp.server.context import ServerRequestContext
 from ..config import Settings
 from ..db.decision_models import Decision
 from ..errors import ErrorCode, ServiceError
-from ..limits import SHORT_TEXT
 from ..machines.decision import OPEN_STATUSES, DecisionKind, DecisionStatus
 from ..services.decisions import waiting
 from ..services.decisions.waiting import LONGEST_WAIT_SECONDS, Waited
@@ -127,79 +127,76 @@ class ReviewForm:
         return {k: v for k, v in self.schema.items() if k != "additionalProperties"}
 
 
-def waiting_tools(settings: Settings) -> list[Tool]:
-    v = Vocabulary(settings.max_text_bytes, settings.max_result_bytes, SHORT_TEXT)
-    form = ReviewForm(v)
+async def _wait_for_decision(form: ReviewForm, call: Call) -> Answer:
+    ctx = REQUEST.get()
+    given = call.args.get("timeoutSeconds")
+    seconds = waiting.checked_bound(DEFAULT_WAIT_SECONDS if given is None else float(given))
+    decision = await waiting.find_decision(call.runtime, call.principal.tenant_id, call.args["id"])
 
-    async def wait_for_decision(call: Call) -> Answer:
-        ctx = REQUEST.get()
-        given = call.args.get("timeoutSeconds")
-        seconds = waiting.checked_bound(DEFAULT_WAIT_SECONDS if given is None else float(given))
-        decision = await waiting.find_decision(call.runtime, call.principal.tenant_id, call.args["id"])
+    async def progress(waited: float, total: float, message: str) -> None:
+        if ctx is not None:
+            await ctx.session.report_progress(waited, total, message)
 
-        async def progress(waited: float, total: float, message: str) -> None:
-            if ctx is not None:
-                await ctx.session.report_progress(waited, total, message)
-
-        with waiting.slot(call.runtime, call.principal):  # before asking: a refused wait asks nobody
-            wait = asyncio.create_task(
-                waiting.wait_for_decision(call.runtime, call.principal, decision, seconds, progress)
-            )
-            asked = False
-            try:
-                if call.args.get("askInClient", True) and _may_ask(ctx, call, decision):
-                    assert ctx is not None
-                    asked = True
-                    answered = await _ask_while_waiting(ctx, call, form, decision, wait)
-                    if answered is not None:
-                        return _answer(answered, seconds, asked)
-                return _answer(await wait, seconds, asked)
-            finally:
-                if not wait.done():
-                    wait.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await wait
-
-    return [
-        WaitingTool(
-            "wait_for_decision",
-            "Wait for a person's decision",
-            "Wait, up to timeoutSeconds, for a person to answer a decision point, instead of reading in "
-            "a loop. id: a plan step after request_user_review (or its plan), a workflow step at an "
-            "approval gate (or its workflow), a mission or hop awaiting approval, or a decision id. "
-            "Returns status decided, defaulted (the deadline applied the default) or withdrawn, with the "
-            "decision; or waiting when the time is up: call again. Sends progress if the request has a "
-            "progressToken. A reviewer or admin key on a client with elicitation (stdio) may be asked the "
-            "plan review as a form (askInClient: false not to). Too many waits per key: TOO_MANY_WAITS.",
-            obj(
-                {
-                    "id": v.id_arg("plan step, plan, workflow step, workflow, mission, hop or decision"),
-                    "timeoutSeconds": number(
-                        f"How long to wait at most, in seconds, in [1, {LONGEST_WAIT_SECONDS}]; default "
-                        f"{DEFAULT_WAIT_SECONDS} (under most clients' request timeout).",
-                        minimum=1,
-                        maximum=LONGEST_WAIT_SECONDS,
-                    ),
-                    "askInClient": boolean(
-                        "Whether a reviewer or admin key's client may be asked directly; default true."
-                    ),
-                },
-                ["id"],
-            ),
-            output(
-                {
-                    "status": {"type": "string", "enum": ["decided", "defaulted", "withdrawn", "waiting"]},
-                    "decision": DECISION.schema,
-                    "waitedSeconds": {"type": "number"},
-                    "askedInClient": {"type": "boolean"},
-                    "retryAfterSeconds": {"type": "number"},
-                },
-                ["status", "decision", "waitedSeconds", "askedInClient"],
-            ),
-            Access.READ,
-            wait_for_decision,
+    with waiting.slot(call.runtime, call.principal):  # before asking: a refused wait asks nobody
+        wait = asyncio.create_task(
+            waiting.wait_for_decision(call.runtime, call.principal, decision, seconds, progress)
         )
-    ]
+        asked = False
+        try:
+            if call.args.get("askInClient", True) and _may_ask(ctx, call, decision):
+                assert ctx is not None
+                asked = True
+                answered = await _ask_while_waiting(ctx, call, form, decision, wait)
+                if answered is not None:
+                    return _answer(answered, seconds, asked)
+            return _answer(await wait, seconds, asked)
+        finally:
+            if not wait.done():
+                wait.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await wait
+
+
+def wait_for_decision(v: Vocabulary) -> Tool:
+    return WaitingTool(
+        "wait_for_decision",
+        "Wait for a person's decision",
+        "Wait up to timeoutSeconds for a person to answer a decision point, instead of polling. id: a "
+        "plan step in review (or its plan), a workflow step at an approval gate (or its workflow), a "
+        "mission or hop awaiting approval, or a decision. status: decided, defaulted (its deadline "
+        "applied the default), withdrawn, or waiting (time is up: call again). Sends progress given a "
+        "progressToken. A reviewer or admin key's client with elicitation (stdio) may be asked the plan "
+        "review as a form (askInClient: false not to). Too many waits per key: TOO_MANY_WAITS.",
+        obj(
+            {
+                "id": v.id_arg("plan step, plan, workflow step, workflow, mission, hop or decision"),
+                "timeoutSeconds": number(
+                    f"Seconds to wait at most, in [1, {LONGEST_WAIT_SECONDS}]; default "
+                    f"{DEFAULT_WAIT_SECONDS} (under most clients' request timeout).",
+                    minimum=1,
+                    maximum=LONGEST_WAIT_SECONDS,
+                ),
+                "askInClient": boolean("false: never ask the client directly; default true."),
+            },
+            ["id"],
+        ),
+        output(
+            {
+                "status": {"type": "string", "enum": ["decided", "defaulted", "withdrawn", "waiting"]},
+                "decision": DECISION.schema,
+                "waitedSeconds": {"type": "number"},
+                "askedInClient": {"type": "boolean"},
+                "retryAfterSeconds": {"type": "number"},
+            },
+            ["status", "decision", "waitedSeconds", "askedInClient"],
+        ),
+        Access.READ,
+        functools.partial(_wait_for_decision, ReviewForm(v)),
+    )
+
+
+def waiting_tools(settings: Settings) -> list[Tool]:
+    return [wait_for_decision(Vocabulary.of(settings))]
 
 
 def _may_ask(ctx: ServerRequestContext[Any, Any] | None, call: Call, decision: Decision) -> bool:

@@ -11,10 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..config import Settings
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
-from ..limits import MAX_BATCH_STEPS, SHORT_TEXT
+from ..limits import MAX_BATCH_STEPS
 from ..machines.retry import ErrorCategory
 from ..machines.workflow import CompensationStatus, WorkflowOutcome, WorkflowStatus, WorkflowStepStatus
-from ..services.workflows import claims, compensation, create, reports
+from ..services.workflows import claims, compensation, control, create, reports
 from ..services.workflows import queries as workflow_queries
 from ..services.workflows.claims import Claim, ClaimOutcome, ClaimWait
 from ..services.workflows.compensation import CompensationReport
@@ -37,7 +37,7 @@ from .arguments import (
     output,
     states,
 )
-from .tools import Access, Answer, Args, Tool, in_toolset, reads, writes
+from .tools import Access, Answer, Args, Tool, ToolSpec, reads, table, writes
 from .toolsets import Toolset
 
 WORKFLOW = Shape(
@@ -121,25 +121,37 @@ def _claimed(batch: list[Claim]) -> Answer:
         "workflow": workflow_out(claim.workflow) if claim.workflow else None,
     }
     if claim.step is not None:
-        data["step"] = step_out(claim.step)
-        data["steps"] = [step_out(c.step) for c in batch if c.step is not None]
-        named = ", ".join(f"{c.step.name} (attempt {c.step.attempt})" for c in batch if c.step is not None)
-        summary = (
-            f"Claimed step{'s' if len(batch) > 1 else ''} {named}. Do it, call heartbeat_workflow_step "
-            "while it takes long, then complete_workflow_step or fail_workflow_step."
-        )
-    elif claim.compensation is not None:
-        data["compensation"] = compensation_out(claim.compensation)
-        summary = (
-            f"Claimed the compensation of {claim.compensation.step_name}: {claim.compensation.action}. Undo "
-            "it, then complete_workflow_compensation or fail_workflow_compensation."
-        )
-    else:
-        data["reason"] = claim.reason.value if claim.reason else None
-        data["retryAt"] = claim.retry_at.isoformat() if claim.retry_at else None
-        when = f"after {data['retryAt']}" if claim.retry_at else "when other work has moved on"
-        summary = f"Nothing to claim for this agent now ({data['reason']}); call again {when}."
-    return Answer(data, summary)
+        return _claimed_steps(data, [c.step for c in batch if c.step is not None])
+    if claim.compensation is not None:
+        return _claimed_compensation(data, claim.compensation)
+    return _nothing_claimed(data, claim)
+
+
+def _claimed_steps(data: dict[str, Any], steps: list[WorkflowStep]) -> Answer:
+    data["step"] = step_out(steps[0])
+    data["steps"] = [step_out(s) for s in steps]
+    named = ", ".join(f"{s.name} (attempt {s.attempt})" for s in steps)
+    return Answer(
+        data,
+        f"Claimed step{'s' if len(steps) > 1 else ''} {named}. Do it, call heartbeat_workflow_step "
+        "while it takes long, then complete_workflow_step or fail_workflow_step.",
+    )
+
+
+def _claimed_compensation(data: dict[str, Any], comp: WorkflowCompensation) -> Answer:
+    data["compensation"] = compensation_out(comp)
+    return Answer(
+        data,
+        f"Claimed the compensation of {comp.step_name}: {comp.action}. Undo "
+        "it, then complete_workflow_compensation or fail_workflow_compensation.",
+    )
+
+
+def _nothing_claimed(data: dict[str, Any], claim: Claim) -> Answer:
+    data["reason"] = claim.reason.value if claim.reason else None
+    data["retryAt"] = claim.retry_at.isoformat() if claim.retry_at else None
+    when = f"after {data['retryAt']}" if claim.retry_at else "when other work has moved on"
+    return Answer(data, f"Nothing to claim for this agent now ({data['reason']}); call again {when}.")
 
 
 def _created(done: CreatedWorkflow) -> Answer:
@@ -179,219 +191,318 @@ def _shown(found: tuple[Workflow, list[WorkflowStep], list[WorkflowCompensation]
     )
 
 
-def workflow_tools(settings: Settings) -> list[Tool]:
-    v = Vocabulary(settings.max_text_bytes, settings.max_result_bytes, SHORT_TEXT)
-    agent = v.short_text("Your agent name, the one you claimed the work with")
-    attempt = nullable(
-        integer("The attempt you claimed (step.attempt); a report for an older one is CONFLICT.", minimum=0)
-    )
-    step_id = v.id_arg("workflow step")
-    comp_id = v.id_arg("compensation")
-    step_report = output({"workflow": WORKFLOW_OUT, "step": STEP_OUT}, ["workflow", "step"])
-    comp_report = output(
-        {"workflow": WORKFLOW_OUT, "compensation": COMPENSATION_OUT, "alreadyReported": {"type": "boolean"}},
-        ["workflow", "compensation", "alreadyReported"],
-    )
-    the_workflow: Schema = output({"workflow": WORKFLOW_OUT}, ["workflow"])
+# -- the arguments and answers several tools share --
 
-    tools = [
-        Tool(
-            "create_workflow_from_yaml",
-            "Define a workflow from YAML",
-            "Define a workflow (status idle) from seed 002's YAML: spec.steps (or steps at the top) with "
-            "name, dependsOn, agent, timeout, retryPolicy, onFailure (abort, skip, compensate), approval; "
-            "spec.compensation lists how to undo steps and which agent does it. `name` overrides "
-            "metadata.name. Warnings are advice; the definition was accepted. Next: start_workflow.",
-            obj(
-                {
-                    "yaml": v.large_text("The definition as seed 002 writes it"),
-                    "name": nullable(v.short_text("The workflow's name")),
-                },
-                ["yaml"],
-            ),
-            output(
-                {
-                    "workflow": WORKFLOW_OUT,
-                    "steps": items(STEP_OUT),
-                    "warnings": items(output({"code": STR, "message": STR, "field": items(STR)})),
-                },
-                ["workflow", "steps", "warnings"],
-            ),
-            Access.DRIVE,
-            writes(lambda tx, a: create.create_workflow_from_yaml(tx, a["yaml"], a.get("name")), _created),
+
+def _agent(v: Vocabulary) -> Schema:
+    return v.short_text("Your agent name, as claimed")
+
+
+def _attempt() -> Schema:
+    return nullable(integer("The attempt you claimed (step.attempt); an older one is CONFLICT.", minimum=0))
+
+
+STEP_REPORT = output({"workflow": WORKFLOW_OUT, "step": STEP_OUT}, ["workflow", "step"])
+COMPENSATION_REPORT = output(
+    {"workflow": WORKFLOW_OUT, "compensation": COMPENSATION_OUT, "alreadyReported": {"type": "boolean"}},
+    ["workflow", "compensation", "alreadyReported"],
+)
+THE_WORKFLOW: Schema = output({"workflow": WORKFLOW_OUT}, ["workflow"])
+
+
+# -- the tools, one function each --
+
+
+def create_workflow_from_yaml(v: Vocabulary) -> Tool:
+    return Tool(
+        "create_workflow_from_yaml",
+        "Define a workflow from YAML",
+        "Define a workflow (idle) from seed 002's YAML: spec.steps or top-level steps (name, dependsOn, "
+        "agent, timeout, retryPolicy, onFailure: abort, skip or compensate, approval) and "
+        "spec.compensation (how to undo steps, by which agent). `name` overrides metadata.name. Warnings "
+        "are advice; it was accepted. Next: start_workflow.",
+        obj(
+            {
+                "yaml": v.large_text("The definition as seed 002 writes it"),
+                "name": nullable(v.short_text("The workflow's name")),
+            },
+            ["yaml"],
         ),
-        Tool(
-            "start_workflow",
-            "Start a workflow",
-            "idle -> queued, and executing at once if one of the tenant's slots is free. Then workers claim "
-            "its steps with claim_workflow_step.",
-            obj({"workflowId": v.id_arg("workflow")}, ["workflowId"]),
-            the_workflow,
-            Access.DRIVE,
-            writes(lambda tx, a: create.start_workflow(tx, a["workflowId"]), _started),
+        output(
+            {
+                "workflow": WORKFLOW_OUT,
+                "steps": items(STEP_OUT),
+                "warnings": items(output({"code": STR, "message": STR, "field": items(STR)})),
+            },
+            ["workflow", "steps", "warnings"],
         ),
-        Tool(
-            "get_workflow",
-            "Read a workflow",
-            "A workflow with every step (status, attempt, who holds it, output, last error) and its "
-            "compensations. Changes nothing.",
-            obj({"workflowId": v.id_arg("workflow")}, ["workflowId"]),
-            output(
-                {
-                    "workflow": WORKFLOW_OUT,
-                    "steps": items(STEP_OUT),
-                    "compensations": items(COMPENSATION_OUT),
-                },
-                ["workflow", "steps", "compensations"],
-            ),
-            Access.READ,
-            reads(_get, _shown),
+        Access.DRIVE,
+        writes(lambda tx, a: create.create_workflow_from_yaml(tx, a["yaml"], a.get("name")), _created),
+    )
+
+
+def start_workflow(v: Vocabulary) -> Tool:
+    return Tool(
+        "start_workflow",
+        "Start a workflow",
+        "idle -> queued, and executing at once if one of the tenant's slots is free. Then workers claim "
+        "its steps with claim_workflow_step.",
+        obj({"workflowId": v.id_arg("workflow")}, ["workflowId"]),
+        THE_WORKFLOW,
+        Access.DRIVE,
+        writes(lambda tx, a: create.start_workflow(tx, a["workflowId"]), _started),
+    )
+
+
+def get_workflow(v: Vocabulary) -> Tool:
+    return Tool(
+        "get_workflow",
+        "Read a workflow",
+        "A workflow with every step (status, attempt, who holds it, output, last error) and its "
+        "compensations. Changes nothing.",
+        obj({"workflowId": v.id_arg("workflow")}, ["workflowId"]),
+        output(
+            {"workflow": WORKFLOW_OUT, "steps": items(STEP_OUT), "compensations": items(COMPENSATION_OUT)},
+            ["workflow", "steps", "compensations"],
         ),
-        Tool(
-            "claim_workflow_step",
-            "Claim work",
-            "Take one runnable step of an executing workflow (or, while it is compensating, your next "
-            "compensation). `outcome` is one of: step (the step, now running and yours, is in `step`: do "
-            "it, then complete_workflow_step or fail_workflow_step with its stepId and attempt); "
-            "compensation (undo what `compensation.action` says, then complete_workflow_compensation or "
-            "fail_workflow_compensation); none (nothing for you now: `reason` says why; call again after "
-            "`retryAt` when it is set, else later). Steps naming "
-            "another agent are never handed to you. Concurrent claims never hand out the same work twice. "
-            f"With maxSteps (1 to {MAX_BATCH_STEPS}), up to that many steps at once, each claimed as one "
-            "claim would be (its own attempt), all in `steps` (the first also in `step`); a compensation "
-            "still comes alone.",
-            obj(
-                {
-                    "agent": agent,
-                    "workflowId": nullable(
-                        v.id_arg("workflow") | {"description": "Only from this workflow; omitted: from any."}
-                    ),
-                    "maxSteps": nullable(
-                        integer(f"The most steps to hand out, 1 to {MAX_BATCH_STEPS}; default 1.")
-                    ),
-                },
-                ["agent"],
-            ),
-            output(
-                {
-                    "outcome": states(ClaimOutcome),
-                    "workflow": or_null(WORKFLOW_OUT),
-                    "step": STEP_OUT,
-                    "steps": items(STEP_OUT),
-                    "compensation": COMPENSATION_OUT,
-                    "reason": or_null(states(ClaimWait)),
-                    "retryAt": STR_OR_NULL,
-                },
-                ["outcome"],
-            ),
-            Access.DRIVE,
-            writes(
-                lambda tx, a: claims.claim_many(
-                    tx, a["agent"], a.get("workflowId"), 1 if a.get("maxSteps") is None else a["maxSteps"]
+        Access.READ,
+        reads(_get, _shown),
+    )
+
+
+def claim_workflow_step(v: Vocabulary) -> Tool:
+    return Tool(
+        "claim_workflow_step",
+        "Claim work",
+        "Take a runnable step of an executing workflow (or, while it compensates, your next "
+        "compensation). `outcome`: step (`step` is now running and yours: do it, then "
+        "complete_workflow_step or fail_workflow_step with its stepId and attempt); compensation (undo "
+        "`compensation.action`, then complete_workflow_compensation or fail_workflow_compensation); none "
+        "(`reason` says why; call again after `retryAt`, else later). Never hands out a step naming "
+        "another agent, nor the same work twice. With maxSteps, up to that many steps (each its own "
+        "attempt) in `steps`, the first also in `step`; a compensation comes alone.",
+        obj(
+            {
+                "agent": _agent(v),
+                "workflowId": nullable(
+                    v.id_arg("workflow") | {"description": "Only from this workflow; omitted: from any."}
                 ),
-                _claimed,
-            ),
-        ),
-        Tool(
-            "heartbeat_workflow_step",
-            "Prove a claimed step is alive",
-            "Proof of life for your running step (it does not extend its timeout). A CONFLICT refusal says "
-            "the step is no longer yours: stop working on it.",
-            obj({"stepId": step_id, "agent": agent, "attempt": attempt}, ["stepId", "agent"]),
-            step_report,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: reports.heartbeat_workflow_step(tx, a["stepId"], a["agent"], a.get("attempt")),
-                _step_report,
-            ),
-            idempotent=True,
-        ),
-        Tool(
-            "complete_workflow_step",
-            "Report a step done",
-            "Report your running step completed, with what it produced; the steps depending on it may "
-            "run. Next: claim_workflow_step.",
-            obj(
-                {
-                    "stepId": step_id,
-                    "agent": agent,
-                    "output": nullable(v.json_value("What the step produced")),
-                    "attempt": attempt,
-                },
-                ["stepId", "agent"],
-            ),
-            step_report,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: reports.complete_workflow_step(
-                    tx, a["stepId"], a["agent"], a.get("output"), a.get("attempt")
+                "maxSteps": nullable(
+                    integer(f"The most steps to hand out, 1 to {MAX_BATCH_STEPS}; default 1.")
                 ),
-                _step_report,
-            ),
+            },
+            ["agent"],
         ),
-        Tool(
-            "fail_workflow_step",
-            "Report a step failed",
-            "Report your running step failed. The category decides what happens: a retry (the step is "
-            "pending again after its backoff) when its retryPolicy covers it, an escalation to a reviewer "
-            "(governance: the workflow is blocked), or the step's onFailure (abort fails the workflow, skip "
-            "goes on without it, compensate undoes the completed steps).",
-            obj(
-                {
-                    "stepId": step_id,
-                    "agent": agent,
-                    "category": enum(ErrorCategory, "What kind of failure it is."),
-                    "message": v.long_text("What went wrong"),
-                    "attempt": attempt,
-                },
-                ["stepId", "agent", "category", "message"],
-            ),
-            step_report,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: reports.fail_workflow_step(
-                    tx, a["stepId"], a["agent"], ErrorCategory(a["category"]), a["message"], a.get("attempt")
-                ),
-                _step_report,
-            ),
+        output(
+            {
+                "outcome": states(ClaimOutcome),
+                "workflow": or_null(WORKFLOW_OUT),
+                "step": STEP_OUT,
+                "steps": items(STEP_OUT),
+                "compensation": COMPENSATION_OUT,
+                "reason": or_null(states(ClaimWait)),
+                "retryAt": STR_OR_NULL,
+            },
+            ["outcome"],
         ),
-        Tool(
-            "complete_workflow_compensation",
-            "Report a compensation done",
-            "Report your running compensation completed (reporting it again changes nothing); after the "
-            "last one the workflow is completed, rolled back.",
-            obj({"compensationId": comp_id, "agent": agent}, ["compensationId", "agent"]),
-            comp_report,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: compensation.complete_compensation(tx, a["compensationId"], a["agent"]),
-                _compensation_report,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: claims.claim_many(
+                tx, a["agent"], a.get("workflowId"), 1 if a.get("maxSteps") is None else a["maxSteps"]
             ),
-            idempotent=True,
+            _claimed,
         ),
-        Tool(
-            "fail_workflow_compensation",
-            "Report a compensation failed",
-            "Report your compensation failed: the workflow ends failed, partially rolled back, and no "
-            "further compensation runs (reporting it again changes nothing).",
-            obj(
-                {
-                    "compensationId": comp_id,
-                    "agent": agent,
-                    "message": v.long_text("What went wrong"),
-                },
-                ["compensationId", "agent", "message"],
-            ),
-            comp_report,
-            Access.DRIVE,
-            writes(
-                lambda tx, a: compensation.fail_compensation(
-                    tx, a["compensationId"], a["agent"], a["message"]
-                ),
-                _compensation_report,
-            ),
-            idempotent=True,
-            destructive=True,
+    )
+
+
+def heartbeat_workflow_step(v: Vocabulary) -> Tool:
+    return Tool(
+        "heartbeat_workflow_step",
+        "Prove a claimed step is alive",
+        "Proof of life for your running step (it does not extend its timeout). A CONFLICT refusal says "
+        "the step is no longer yours: stop working on it.",
+        obj(
+            {"stepId": v.id_arg("workflow step"), "agent": _agent(v), "attempt": _attempt()},
+            ["stepId", "agent"],
         ),
-    ]
-    return in_toolset(Toolset.WORKFLOWS, tools)
+        STEP_REPORT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: reports.heartbeat_workflow_step(tx, a["stepId"], a["agent"], a.get("attempt")),
+            _step_report,
+        ),
+        idempotent=True,
+    )
+
+
+def complete_workflow_step(v: Vocabulary) -> Tool:
+    return Tool(
+        "complete_workflow_step",
+        "Report a step done",
+        "Report your running step completed, with what it produced; the steps depending on it may "
+        "run. Next: claim_workflow_step.",
+        obj(
+            {
+                "stepId": v.id_arg("workflow step"),
+                "agent": _agent(v),
+                "output": nullable(v.json_value("What the step produced")),
+                "attempt": _attempt(),
+            },
+            ["stepId", "agent"],
+        ),
+        STEP_REPORT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: reports.complete_workflow_step(
+                tx, a["stepId"], a["agent"], a.get("output"), a.get("attempt")
+            ),
+            _step_report,
+        ),
+    )
+
+
+def fail_workflow_step(v: Vocabulary) -> Tool:
+    return Tool(
+        "fail_workflow_step",
+        "Report a step failed",
+        "Report your running step failed. By category: a retry after its backoff when its retryPolicy "
+        "covers it, a reviewer's escalation (governance: the workflow blocks), or the step's onFailure "
+        "(abort fails the workflow, skip goes on without it, compensate undoes completed steps).",
+        obj(
+            {
+                "stepId": v.id_arg("workflow step"),
+                "agent": _agent(v),
+                "category": enum(ErrorCategory, "What kind of failure it is."),
+                "message": v.long_text("What went wrong"),
+                "attempt": _attempt(),
+            },
+            ["stepId", "agent", "category", "message"],
+        ),
+        STEP_REPORT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: reports.fail_workflow_step(
+                tx, a["stepId"], a["agent"], ErrorCategory(a["category"]), a["message"], a.get("attempt")
+            ),
+            _step_report,
+        ),
+    )
+
+
+def complete_workflow_compensation(v: Vocabulary) -> Tool:
+    return Tool(
+        "complete_workflow_compensation",
+        "Report a compensation done",
+        "Report your running compensation completed (reporting it again changes nothing); after the "
+        "last one the workflow is completed, rolled back.",
+        obj({"compensationId": v.id_arg("compensation"), "agent": _agent(v)}, ["compensationId", "agent"]),
+        COMPENSATION_REPORT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: compensation.complete_compensation(tx, a["compensationId"], a["agent"]),
+            _compensation_report,
+        ),
+        idempotent=True,
+    )
+
+
+def fail_workflow_compensation(v: Vocabulary) -> Tool:
+    return Tool(
+        "fail_workflow_compensation",
+        "Report a compensation failed",
+        "Report your compensation failed: the workflow ends failed, partially rolled back, and no "
+        "further compensation runs (reporting it again changes nothing).",
+        obj(
+            {
+                "compensationId": v.id_arg("compensation"),
+                "agent": _agent(v),
+                "message": v.long_text("What went wrong"),
+            },
+            ["compensationId", "agent", "message"],
+        ),
+        COMPENSATION_REPORT,
+        Access.DRIVE,
+        writes(
+            lambda tx, a: compensation.fail_compensation(tx, a["compensationId"], a["agent"], a["message"]),
+            _compensation_report,
+        ),
+        idempotent=True,
+        destructive=True,
+    )
+
+
+# A person's controls of a whole workflow: listed with the workflows set and with the admin set of
+# every person's overrides of work under way.
+PERSON_OVERRIDE = frozenset({Toolset.WORKFLOWS, Toolset.ADMIN})
+
+
+def _cancelled(wf: Workflow) -> Answer:
+    return Answer(
+        {"workflow": workflow_out(wf)},
+        f"Workflow {wf.name} is {wf.status}. When it has ended, rerun_workflow runs it again.",
+    )
+
+
+def _rerun(done: CreatedWorkflow) -> Answer:
+    wf = done.workflow
+    return Answer(
+        {"workflow": workflow_out(wf), "rerunOfId": wf.rerun_of_id},
+        f"Workflow {wf.id} reruns {wf.rerun_of_id}: {wf.status}. Workers take its steps with "
+        "claim_workflow_step.",
+    )
+
+
+def cancel_workflow(v: Vocabulary) -> Tool:
+    return Tool(
+        "cancel_workflow",
+        "Cancel a workflow",
+        "A person stops an executing or blocked workflow: failed (running steps fail), or compensating "
+        "under a compensate failurePolicy, as on timeout; the reason goes into failureReason and the "
+        "event. Refused when idle, queued or ended (INVALID_TRANSITION). Undoes completed steps only by "
+        "compensation. Then: rerun_workflow.",
+        obj(
+            {"workflowId": v.id_arg("workflow"), "reason": v.long_text("Why; kept in failureReason")},
+            ["workflowId", "reason"],
+        ),
+        THE_WORKFLOW,
+        Access.DECIDE,
+        writes(lambda tx, a: control.cancel_workflow(tx, a["workflowId"], a["reason"]), _cancelled),
+        destructive=True,
+        toolset=PERSON_OVERRIDE,
+    )
+
+
+def rerun_workflow(v: Vocabulary) -> Tool:
+    return Tool(
+        "rerun_workflow",
+        "Run a workflow again",
+        "Run an ended (completed or failed) workflow again as a new one from the same definition, "
+        "started at once (queued, or executing if a slot is free); rerunOfId names the old one, which is "
+        "unchanged. Refused while it runs (INVALID_TRANSITION: cancel_workflow first). Then workers "
+        "claim_workflow_step.",
+        obj({"workflowId": v.id_arg("workflow")}, ["workflowId"]),
+        output({"workflow": WORKFLOW_OUT, "rerunOfId": STR}, ["workflow", "rerunOfId"]),
+        Access.DECIDE,
+        writes(lambda tx, a: control.rerun_workflow(tx, a["workflowId"]), _rerun),
+        toolset=PERSON_OVERRIDE,
+    )
+
+
+# The toolset, in the order tools/list shows it.
+WORKFLOW_TOOLS: tuple[ToolSpec, ...] = (
+    create_workflow_from_yaml,
+    start_workflow,
+    get_workflow,
+    claim_workflow_step,
+    heartbeat_workflow_step,
+    complete_workflow_step,
+    fail_workflow_step,
+    complete_workflow_compensation,
+    fail_workflow_compensation,
+    cancel_workflow,
+    rerun_workflow,
+)
+
+
+def workflow_tools(settings: Settings) -> list[Tool]:
+    return table(Toolset.WORKFLOWS, WORKFLOW_TOOLS, Vocabulary.of(settings))

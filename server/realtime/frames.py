@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Protocol
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Scope, Send
 
 VERIFIED_WITH = "0.54.0"  # uvicorn
 
@@ -44,17 +44,11 @@ PROTOCOL_ATTRIBUTES = (
 _RAW_SEND = "flightdeck.websocket_send"  # the server's own ASGI send, kept in the scope
 
 
-class KeepsWebSocketSend:
-    """ASGI middleware, outermost: keeps the server's ``send`` of a WebSocket in its scope, so that
-    ``frame_writer`` can recognise the protocol behind it."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
-            scope[_RAW_SEND] = send
-        await self.app(scope, receive, send)
+def keep_websocket_send(scope: Scope, send: Send) -> None:
+    """Keep the server's own ``send`` of a WebSocket in its scope, so that ``frame_writer`` can recognise
+    the protocol behind it (called by the request layer, which Starlette's error middleware hands a
+    WebSocket's ``send`` unwrapped)."""
+    scope[_RAW_SEND] = send
 
 
 class FrameWriter(Protocol):

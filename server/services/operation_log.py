@@ -15,6 +15,7 @@ from ..db.engine import Database
 from ..db.models import McpToolCallLog, OperationLog
 from ..errors import invalid
 from .pages import Page, decode_cursor, encode_cursor
+from .retention.space import vacuum_tables
 
 PRUNE_BATCH = 5_000  # rows deleted per transaction, so a prune never holds the write lock for long
 OPERATION_TYPES = ("query", "mutation", "subscription")
@@ -160,11 +161,16 @@ async def prune_operation_log(
 
 
 async def prune_logs(db: Database, now: datetime, max_age: timedelta, max_rows: int) -> list[Pruned]:
-    """Retention for both logs: the operation log and the MCP tool-call log, the same limits."""
-    return [
-        await prune_operation_log(db, now, max_age, max_rows, model)
-        for model in (OperationLog, McpToolCallLog)
-    ]
+    """Retention for both logs: the operation log and the MCP tool-call log, the same limits.
+
+    On PostgreSQL a log that lost rows is vacuumed at once, as the retention loop does for its tables:
+    with autovacuum off or behind, a log kept at a fixed row count would otherwise still grow on disk."""
+    models = (OperationLog, McpToolCallLog)
+    pruned = [await prune_operation_log(db, now, max_age, max_rows, model) for model in models]
+    await vacuum_tables(
+        db, [model.__tablename__ for model, p in zip(models, pruned, strict=True) if p.by_age or p.by_size]
+    )
+    return pruned
 
 
 async def _delete_batches(db: Database, model: LogModel, ids: Callable[[], Select[Any]]) -> int:

@@ -11,7 +11,7 @@ from ..machines.skill import SKILL_MACHINE, SkillStatus
 from .aggregates import SKILL_EXECUTION, lock_root
 from .plans.rows import lock_plan
 from .runtime import Tx
-from .transitions import change_state
+from .transitions import enter
 from .validation import Problems, check_text
 
 
@@ -59,8 +59,7 @@ async def complete_skill_execution(
     check_text(result_summary, ["resultSummary"], tx.settings.max_text_bytes)
     skill = await lock_root(tx, SKILL_EXECUTION, skill_execution_id)
     root_type, root_id = ("plan", skill.plan_id) if skill.plan_id else ("skill_execution", skill.id)
-    change_state(tx, SKILL_MACHINE, skill, SkillStatus.COMPLETED, root_type=root_type, root_id=root_id)
-    skill.completed_at = tx.now
+    enter(tx, SKILL_MACHINE, skill, SkillStatus.COMPLETED, root_type=root_type, root_id=root_id)
     skill.result_summary = result_summary
     tx.events.record(
         AuditEvent.SKILL_COMPLETED,

@@ -8,12 +8,13 @@ check as a yes or no, for acts that pick their rows.
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
 from ..errors import from_invalid_transition
 from ..machines.errors import InvalidTransition
-from ..machines.machine import Machine
+from ..machines.machine import Deadline, Machine
 from .runtime import Tx
 
 
@@ -64,7 +65,8 @@ def enter(
     data: dict[str, Any] | None = None,
 ) -> None:
     """One transition (``change_state``) with what the machine stamps on entering ``to_state``: its
-    timestamps, ``failed_from`` into and out of its failure state, the reason for the new state."""
+    timestamps, ``failed_from`` into and out of its failure state, the reason for the new state, the
+    columns it computes on entering (``Machine.computed``)."""
     from_state = row.status
     if reason is not None:
         data = {**(data or {}), "reason": reason}
@@ -85,31 +87,44 @@ def enter(
         stamped[column] = tx.now
     if stamped:
         tx.write(row, **stamped)
+    compute = machine.computed.get(to_state)
+    computed = compute(row, tx.now) if compute is not None else None
+    if computed:  # after the stamps, which it may read (a deadline from started_at)
+        tx.write(row, **computed)
 
 
-def _facts(machine: Machine[S], row: Any, action: str) -> tuple[S, S | None, dict[str, Any]]:
+def _facts(
+    machine: Machine[S], row: Any, action: str, now: datetime | None
+) -> tuple[S, S | None, dict[str, Any]]:
     """What ``machine.path`` looks at on the row: its state, the state it failed from, guarded columns."""
     state = type(machine.initial)
     failed_from = getattr(row, "failed_from", None)
-    facts = {g.column: getattr(row, g.column) for g in machine.action(action).guards}
+    guards = machine.action(action).guards
+    if now is None and any(isinstance(g, Deadline) for g in guards):
+        # Without the time a deadline refuses nothing: an act that forgot it would slip past the rule.
+        raise TypeError(f"{machine.entity}.{action} has a deadline guard: pass now")
+    facts = {g.column: getattr(row, g.column) for g in guards}
     return state(row.status), state(failed_from) if failed_from else None, facts
 
 
-def require(machine: Machine[S], row: Any, action: str, field: str) -> list[S]:
+def require(
+    machine: Machine[S], row: Any, action: str, field: str, *, now: datetime | None = None
+) -> list[S]:
     """The states ``action`` walks from the row's state; INVALID_TRANSITION on ``field`` when it may
-    not start there (the error carries the entity, the from-state and, as its cause, the action)."""
-    from_state, failed_from, facts = _facts(machine, row, action)
+    not start there or a guard refuses at ``now`` (the error carries the entity, the from-state and,
+    as its cause, the action)."""
+    from_state, failed_from, facts = _facts(machine, row, action, now)
     try:
-        return machine.path(action, from_state, failed_from, row.id, facts)
+        return machine.path(action, from_state, failed_from, row.id, facts, now)
     except InvalidTransition as exc:
         raise from_invalid_transition(exc, [field]) from exc
 
 
-def allowed(machine: Machine[S], row: Any, action: str) -> bool:
-    """Whether ``action`` may start from the row's state: for acts that pick their rows (a timer's
-    pass, a claim, a settle step) rather than refuse a caller."""
-    from_state, failed_from, facts = _facts(machine, row, action)
-    return machine.allows(action, from_state, failed_from, facts)
+def allowed(machine: Machine[S], row: Any, action: str, *, now: datetime | None = None) -> bool:
+    """Whether ``action`` may start from the row's state (its guards judged at ``now``): for acts that
+    pick their rows (a timer's pass, a claim, a settle step) rather than refuse a caller."""
+    from_state, failed_from, facts = _facts(machine, row, action, now)
+    return machine.allows(action, from_state, failed_from, facts, now)
 
 
 def apply(
@@ -125,5 +140,5 @@ def apply(
     data: dict[str, Any] | None = None,
 ) -> None:
     """Run the machine's action ``action`` on ``row``: check, then enter each state on its path."""
-    for state in require(machine, row, action, field):
+    for state in require(machine, row, action, field, now=tx.now):
         enter(tx, machine, row, state, root_type=root_type, root_id=root_id, reason=reason, data=data)

@@ -1,4 +1,4 @@
-"""GraphQL documents of the mission API tests (the README's mission tour uses the same operations)."""
+"""GraphQL documents of the mission API tests (the mission tutorial uses the same operations)."""
 
 from __future__ import annotations
 

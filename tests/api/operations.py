@@ -1,4 +1,4 @@
-"""GraphQL documents the API tests send (the same operations the README's tour shows)."""
+"""GraphQL documents the API tests send (the same operations the tutorial shows)."""
 
 PLAN_FIELDS = """
   id status title researchQuestion failureReason sessionId progressPercent

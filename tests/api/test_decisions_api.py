@@ -1,4 +1,4 @@
-"""Decision deadlines, escalation and the "mine" inbox over HTTP against a real server (issue 17).
+"""Decision deadlines, escalation and the "mine" inbox over HTTP against a real server.
 
 The server's own decision timer runs with a long interval; the test moves the fake clock and runs
 one pass on the server's event loop, as the loop would.

@@ -1,5 +1,5 @@
 """Dev mode is decided once, at start-up, and answers only requests addressed to loopback names
-(issue 10, item 1): revoking the last key never turns authentication off on a running server, and a web
+so revoking the last key never turns authentication off on a running server, and a web
 page cannot reach a dev-mode server through DNS rebinding."""
 
 from __future__ import annotations
@@ -226,7 +226,7 @@ async def test_when_the_keys_cannot_be_counted_the_server_starts_with_authentica
     ],
 )
 def test_dev_mode_answers_loopback_names_and_allowed_hosts_only(header: str | None, allowed: bool) -> None:
-    check = HostCheck(app=None, allowed_hosts=["Dev.Example"])  # type: ignore[arg-type]
+    check = HostCheck(allowed_hosts=["Dev.Example"])
     assert check.allows(header) is allowed
 
 

@@ -1,4 +1,4 @@
-"""What the server log says about errors and what error messages repeat (issue 10 item 6), on a real server.
+"""What the server log says about errors and what error messages repeat, on a real server.
 
 An expected refusal (FORBIDDEN, UNAUTHENTICATED, a userError, a request error, a bad argument) is at most
 one log line, no traceback. An unexpected error is one traceback naming the request id, and the client's

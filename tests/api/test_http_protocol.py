@@ -380,7 +380,7 @@ async def test_healthz_says_ok(http: httpx.AsyncClient) -> None:
     assert response.json() == {"status": "ok"}
 
 
-# -- session 6: media types and documents of several operations --
+# -- media types and documents of several operations --
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Inputs that used to slip past validation (issue 10, items 3 and 4), on SQLite and PostgreSQL alike.
+"""Inputs that used to slip past validation, on SQLite and PostgreSQL alike.
 
 NUL characters, lone UTF-16 surrogates, strings longer than their column, NaN and Infinity, JSON
 nested too deeply: each is refused before the database with a VALIDATION_FAILED userError naming the
@@ -246,7 +246,7 @@ async def test_control_characters_other_than_nul_are_stored_alike_in_long_free_t
 
 
 # Names, titles and short texts take no C0 control character but tab, line feed and carriage return
-# (session 6): (document, variables, the userError's field).
+# (document, variables, the userError's field).
 SHORT_TEXT_CASES: dict[str, tuple[str, dict[str, Any], list[str]]] = {
     "ESC in a plan's title": (
         ops.CREATE_PLAN,

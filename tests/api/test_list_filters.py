@@ -1,4 +1,4 @@
-"""Lists' filters, orders and search over HTTP on a real server; past stall alerts from the log (issue 16)."""
+"""Lists' filters, orders and search over HTTP on a real server; past stall alerts from the log."""
 
 from __future__ import annotations
 
@@ -208,7 +208,7 @@ async def _walk(client: GraphQLClient, query: str, variables: dict[str, Any]) ->
 async def test_a_page_without_edge_cursors_pages_like_one_with_them(
     client: GraphQLClient, live_server: LiveServer
 ) -> None:
-    """Without ``edges { cursor }`` only the end cursor is made (issue 14, item 2, session 6); the pages
+    """Without ``edges { cursor }`` only the end cursor is made; the pages
     are the same, in every order and with one or several states."""
     for n in range(5):
         await _plan(client, f"plan {n}")

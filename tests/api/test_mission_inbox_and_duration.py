@@ -1,5 +1,5 @@
 """The mission review inbox as one filtered, paged, counted list, and the duration order of the root
-lists, over HTTP on a real server, on both databases (issue 16, session 5)."""
+lists, over HTTP on a real server, on both databases."""
 
 from __future__ import annotations
 

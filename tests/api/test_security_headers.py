@@ -1,4 +1,4 @@
-"""Browser security headers on the dashboard, GraphiQL, static assets and API answers (issue 10, item 7)."""
+"""Browser security headers on the dashboard, GraphiQL, static assets and API answers."""
 
 from __future__ import annotations
 
@@ -60,7 +60,8 @@ def test_every_answer_carries_the_security_headers(
     assert policy["base-uri"] == "'none'"
     assert policy["worker-src"] == "'self'"
     graphiql = path == "/graphql" and accept == "text/html"
-    # Only GraphiQL's editor needs inline styles (docs/decisions.md); nothing may run inline scripts.
+    # Only GraphiQL's editor needs inline styles (docs/decisions/0014-authentication-and-browser-security.md);
+    # nothing may run inline scripts.
     assert policy["style-src"] == ("'self' 'unsafe-inline'" if graphiql else "'self'")
     assert "unsafe-eval" not in answer.headers["content-security-policy"]
 

@@ -1,4 +1,4 @@
-"""A tool's JSON Schema cannot stall the server (issue 10 item 5), through a real server on both databases.
+"""A tool's JSON Schema cannot stall the server, through a real server on both databases.
 
 Patterns run on RE2 (linear time); what RE2 cannot run, references leaving the schema and ``$schema``
 below its top are refused when the tool is registered; checking spends at most ``schema_check_steps``;

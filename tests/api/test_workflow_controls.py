@@ -305,3 +305,39 @@ def test_every_offered_action_names_a_mutation_that_checks_a_role() -> None:
     for offers in ALL_OFFERS:
         for mutation, _ in offers.pairs:
             assert _permissions(schema, mutation), mutation
+
+
+PLAN_STEP_ACTIONS = f"""
+query Plan($id: ID!) {{
+  researchPlan(id: $id) {{ status {ACTIONS} steps {{ id status {ACTIONS} }} }}
+}}
+"""
+
+
+async def test_a_failed_plans_steps_offer_nothing_the_plan_machine_refuses(
+    keys: dict[str, GraphQLClient],
+) -> None:
+    """A failed step offers retryStep while its plan works on; once the plan is FAILED (final in the plan
+    machine), none of its steps' actions is offered, and retryStep is refused as offered."""
+    admin = keys["admin"]
+    created = await admin.execute(plan_ops.CREATE_PLAN, {"input": plan_ops.plan_input(2)})
+    plan_id = created["createResearchPlan"]["plan"]["id"]
+    started = await admin.execute(plan_ops.START_NEXT_STEP, {"planId": plan_id, "sessionId": "s"})
+    step_id = started["startNextStep"]["step"]["id"]
+    failed = await admin.execute(
+        plan_ops.MODIFY,
+        {"input": {"planId": plan_id, "action": "FAIL_STEP", "stepId": step_id, "reason": "no data"}},
+    )
+    assert failed["modifyPlan"]["userErrors"] == [], failed
+    read = (await admin.execute(PLAN_STEP_ACTIONS, {"id": plan_id}))["researchPlan"]
+    step = next(s for s in read["steps"] if s["id"] == step_id)
+    assert step["status"] == "FAILED"
+    assert ("retryStep", "retry") in actions(step)
+
+    ended = await admin.execute(plan_ops.FAIL_PLAN, {"planId": plan_id, "reason": "abandoned"})
+    assert ended["failPlan"]["plan"]["status"] == "FAILED"
+    read = (await admin.execute(PLAN_STEP_ACTIONS, {"id": plan_id}))["researchPlan"]
+    assert all(actions(s) == [] for s in read["steps"]), read
+    assert actions(read) == []
+    refused = (await admin.execute(plan_ops.RETRY, {"stepId": step_id}))["retryStep"]
+    assert [e["code"] for e in refused["userErrors"]] == ["INVALID_TRANSITION"]

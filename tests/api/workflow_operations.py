@@ -1,4 +1,4 @@
-"""GraphQL documents the workflow API tests send (the README's workflow tour shows the same operations)."""
+"""GraphQL documents the workflow API tests send (the workflow tutorial shows the same operations)."""
 
 from __future__ import annotations
 

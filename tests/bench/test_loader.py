@@ -1,4 +1,4 @@
-"""The benchmarks' bulk loader writes rows the server reads and moves like its own (issue 14, item 2).
+"""The benchmarks' bulk loader writes rows the server reads and moves like its own.
 
 A small load on each database, then a real server lists the plans with their steps and conditions,
 replays the events, and runs a loaded plan's first step to the loaded condition (confidence below 0.1

@@ -1,4 +1,4 @@
-"""The workflow-size benchmark (issue 13 item 7) drains a small workflow through the real services."""
+"""The workflow-size benchmark drains a small workflow through the real services."""
 
 from __future__ import annotations
 

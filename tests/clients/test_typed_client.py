@@ -15,6 +15,8 @@ from flightdeck_client.generated.enums import (
     HopStatus,
     MissionStatus,
     UserDecision,
+    UserErrorCode,
+    WorkflowStatus,
 )
 from flightdeck_client.generated.input_types import (
     DecisionTermsInput,
@@ -28,6 +30,7 @@ from graphql.language import DocumentNode, FragmentDefinitionNode, FragmentSprea
 from server.api.schema import build_schema
 from server.config import Settings
 from tests.conftest import LiveServer
+from tests.services.workflow_helpers import seed_4_3_yaml
 
 OPERATIONS = Path(__file__).resolve().parents[2] / "clients" / "python" / "flightdeck_client" / "operations"
 
@@ -134,6 +137,29 @@ async def test_a_mission_is_proposed_approved_and_read_through_the_typed_client(
         assert mission.current_hop is not None
         listed = (await client.missions()).missions
         assert [edge.node.id for edge in listed.edges] == [mission_id]
+
+
+async def test_a_workflow_is_cancelled_and_rerun_through_the_typed_client(live_server: LiveServer) -> None:
+    async with connect(live_server.url) as client:
+        created = (await client.create_workflow_from_yaml(seed_4_3_yaml())).create_workflow_from_yaml
+        assert created.workflow is not None
+        old = created.workflow.id
+        started = (await client.start_workflow(old)).start_workflow
+        assert started.workflow is not None
+        assert started.workflow.status is WorkflowStatus.EXECUTING
+        running = (await client.rerun_workflow(old)).rerun_workflow
+        assert running.workflow is None
+        assert [e.code for e in running.user_errors] == [UserErrorCode.INVALID_TRANSITION]
+        cancelled = (await client.cancel_workflow(old, "wrong input")).cancel_workflow
+        assert cancelled.user_errors == []
+        assert cancelled.workflow is not None
+        assert cancelled.workflow.status is WorkflowStatus.FAILED
+        assert "wrong input" in (cancelled.workflow.failure_reason or "")
+        rerun = (await client.rerun_workflow(old)).rerun_workflow
+        assert rerun.user_errors == []
+        assert rerun.workflow is not None
+        assert (rerun.workflow.rerun_of_id, rerun.workflow.status) == (old, WorkflowStatus.EXECUTING)
+        assert rerun.workflow.id != old
 
 
 async def test_the_event_log_is_read_and_followed_through_the_typed_client(live_server: LiveServer) -> None:

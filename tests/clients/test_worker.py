@@ -1,4 +1,4 @@
-"""The Python client's Worker in real processes against a real server (issue 13 item 6).
+"""The Python client's Worker in real processes against a real server.
 
 Four worker processes run seed 002 §4.3 (one step fails, the others are undone in reverse order by
 their undo handlers) and a 50-step DAG; a worker killed with kill -9 mid-step loses its step to the

@@ -1,7 +1,7 @@
-"""The Worker's completions ride on its claims (issue 13 item 7), against a real server.
+"""The Worker's completions ride on its claims, against a real server.
 
 ``claimWorkflowSteps(completed: ...)`` reports the completions first and claims in the same
-transaction (session 7; session 6 sent two root fields, two transactions): their dependents may be
+transaction: their dependents may be
 claimed in the same request, each completion answers with its own userErrors, a refused claim leaves
 the completions done, and a request that fails on the server leaves both undone.
 """

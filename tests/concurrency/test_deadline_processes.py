@@ -1,4 +1,4 @@
-"""Decision deadlines with two timer processes on one PostgreSQL database (issue 17, item 1: "exactly
+"""Decision deadlines with two timer processes on one PostgreSQL database ("exactly
 once with several server processes").
 
 Two child processes (``deadline_timer_process``), each a runtime with its own connections and its own

@@ -22,7 +22,7 @@ _RUN_AXE = """async () => {
     }));
 }"""
 
-# Roles a person operates; each one's accessible name must be unique on the page (issue 16 item 5).
+# Roles a person operates; each one's accessible name must be unique on the page.
 CONTROL_ROLES = {
     "button",
     "link",

@@ -98,7 +98,7 @@ class BrowserPage:
     # goto): Chromium reports them ERR_ABORTED; they are not the server's or the app's failures.
     left_behind: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
-    # What the Content-Security-Policy blocked: the fixture fails the test on any (issue 10, item 7).
+    # What the Content-Security-Policy blocked: the fixture fails the test on any.
     csp_violations: list[str] = field(default_factory=list)
 
     def csp_report(self) -> str:

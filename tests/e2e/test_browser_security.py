@@ -1,4 +1,4 @@
-"""The Content-Security-Policy as a browser applies it (issue 10, item 7): no other site can frame the
+"""The Content-Security-Policy as a browser applies it: no other site can frame the
 dashboard or GraphiQL, and the shared page fixture notices whatever the policy blocks."""
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ async def test_a_plan_created_through_the_api_appears_and_progresses_without_rel
     await open_dashboard(browser_page, live_server.url)
     empty = page.get_by_test_id("empty-state")
     await expect(empty).to_contain_text("No research plans yet")
-    await expect(empty).to_contain_text("A five-minute tour")
+    await expect(empty).to_contain_text("docs/tutorial/plans.md")
     await expect(empty.get_by_role("link", name="GraphiQL")).to_have_attribute("href", "/graphql")
     await look(browser_page, "empty")
 

@@ -1,5 +1,5 @@
 """A plan driven through `flightdeck mcp` (stdio) shows up live in a running server's dashboard on the
-same SQLite file: another process's commits reach the page without a reload (issue 12)."""
+same SQLite file: another process's commits reach the page without a reload."""
 
 from __future__ import annotations
 

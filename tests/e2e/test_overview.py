@@ -6,12 +6,17 @@ has its own section of the overview, and each section follows its domain live, w
 
 from __future__ import annotations
 
+import json
+import re
+from typing import Any
+
 import pytest
 from playwright.async_api import expect
 
 from tests.conftest import GraphQLClient, LiveServer
 from tests.e2e.conftest import BrowserPage
 from tests.e2e.dashboard import (
+    assert_clean,
     create_plan,
     go,
     look,
@@ -61,7 +66,7 @@ async def test_the_overview_shows_plans_missions_and_workflows_each_in_its_secti
     await expect(plan).to_have_attribute("data-status", "planning")
     await expect(mission).to_have_attribute("data-status", "proposed")
     await expect(workflow).to_have_attribute("data-status", "idle")
-    await expect(page.get_by_test_id("missions-summary")).to_have_text("1 mission · 1 proposed")
+    await expect(page.get_by_test_id("missions-summary")).to_have_text("1 mission")
 
     # Each domain moves on; its section follows. A plan review, the mission proposal and the workflow's
     # approval gate all wait on the one Reviews page, and the nav badge adds them up.
@@ -133,3 +138,48 @@ async def test_the_overview_summarises_counts_and_what_needs_a_person_and_stays_
         await page.emulate_media(color_scheme=theme)
         await assert_axe_clean(page, f"overview ({theme})")
     await look_and_finish(browser_page, "overview-glance")
+
+
+def _operations(browser_page: BrowserPage) -> list[tuple[str, int | None]]:
+    """Every GraphQL operation the page sent over HTTP from now on: (name, its `first`), as recorded."""
+    sent: list[tuple[str, int | None]] = []
+
+    def on_request(request: Any) -> None:
+        if not request.url.endswith("/graphql") or request.method != "POST":
+            return
+        body = json.loads(request.post_data or "{}")
+        name = re.search(r"(?:query|mutation)\s+(\w+)", body.get("query", ""))
+        sent.append((name.group(1) if name else "?", (body.get("variables") or {}).get("first")))
+
+    browser_page.page.on("request", on_request)
+    return sent
+
+
+async def test_no_page_loads_a_list_it_does_not_show(
+    live_server: LiveServer, client: GraphQLClient, browser_page: BrowserPage
+) -> None:
+    """The navigation's review badge is a count; the plans table reads its page and counts, not the
+    overview's lists; the overview reads the newest few of each domain, as many as it shows."""
+    page = browser_page.page
+    plan_id = await create_plan(client, 2)
+    await request_review(client, await start_next(client, plan_id), "Which one?", [])
+    for i in range(7):
+        await create_workflow(client, {**GATED, "name": f"flow-{i}"})
+    sent = _operations(browser_page)
+    await page.goto(f"{live_server.url}/#/plans")
+    await expect(page.locator("[data-connection=live]")).to_be_visible()
+    await expect(page.get_by_test_id("review-count")).to_have_text("1")
+    await expect(page.get_by_test_id("plans-count")).to_be_visible()
+    on_table = {name for name, _ in sent}
+    assert on_table.isdisjoint({"Plans", "Missions", "Workflows", "ReviewInbox", "WorkflowGates"}), sent
+    assert {"PlanReviewCount", "WorkflowGateCount", "MissionReviewCount"} <= on_table, sent
+
+    sent.clear()
+    await go(page, "Overview")
+    await expect(page.locator("[data-workflow-id]")).to_have_count(5)
+    await expect(page.get_by_test_id("glance-workflows").locator("[data-status=idle]")).to_contain_text("7")
+    lists = {name: first for name, first in sent if name in {"Plans", "Missions", "Workflows"}}
+    assert lists == {"Plans": 5, "Missions": 5, "Workflows": 5}, sent
+    assert not {name for name, _ in sent} & {"ReviewInbox", "WorkflowGates"}, sent
+    await expect(page.get_by_test_id("workflows-summary")).to_have_text("7 workflows")
+    assert_clean(browser_page)

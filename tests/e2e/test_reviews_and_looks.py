@@ -1,4 +1,4 @@
-"""Issue 16 items 4-7 in headless Chromium against a real server (both databases): the ELK-laid-out DAG
+"""The DAG, reviews and looks in headless Chromium on a real server (both databases): the ELK-laid-out DAG
 with pan, zoom, fit and its cut-off cue; the Reviews page sorted by waiting time, with bulk decisions
 behind a confirmation and a unique name on every control; dark mode and the time zone; axe-core on
 every dashboard page, in both themes. Screenshots at 1280 and 390 px go to test-artifacts/."""

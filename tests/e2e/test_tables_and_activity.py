@@ -1,4 +1,4 @@
-"""The plans table, the stall-alert history and the activity page (issue 16 items 2, 3), in headless Chromium.
+"""The plans table, the stall-alert history and the activity page (3), in headless Chromium.
 
 Plans are driven through the GraphQL API; the table's view (filter, sort, page) lives in the URL and
 survives a reload; live changes update the rows shown in place, and what is not on the page only counts
@@ -58,7 +58,7 @@ async def test_the_plans_table_filters_sorts_pages_by_url_and_merges_live_change
     await expect(count).to_have_text(showing(1, 2, 5))
 
     # Oldest first by clicking the sorted column; the sort is in the URL.
-    await table.get_by_role("button", name="Started").click()
+    await table.get_by_role("button", name="Created").click()
     await expect(rows.first).to_have_attribute("data-plan-row", ids[0])
     assert "sort=CREATED_AT.ASC" in page.url
 

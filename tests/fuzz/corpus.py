@@ -1,4 +1,4 @@
-"""The hand-written hostile corpus: what a hostile but fair tester sends (issue 10 and more).
+"""The hand-written hostile corpus: what a hostile but fair tester sends.
 
 A case is a coroutine that may set things up through ``ctx.run`` (each step must succeed) and returns
 the request under test. ``expect`` says what the answer must be beyond the oracle's rules: "refused"
@@ -83,8 +83,8 @@ Build = Callable[[Ctx], Awaitable[Request]]
 class Case:
     build: Build
     expect: str = REFUSED  # or ANY, or a media type the answer must have
-    open_item: str | None = None  # the open item of issue 10 it fails on until that item is fixed
-    found: str | None = None  # a defect this suite found outside issue 10's list, still open
+    open_item: str | None = None  # the open class of defect it fails on until that is fixed
+    found: str | None = None  # a defect this suite found itself, still open
 
 
 def request(label: str, query: str, variables: dict[str, Any] | None = None, **kw: Any) -> Request:
@@ -299,10 +299,9 @@ LONG_STRINGS: dict[str, Build] = {
         s=LONG,
     ),
 }
-ITEM5 = "item 5: a tool's regex pattern blocks the event loop (ReDoS)"
 
 CASES: dict[str, Case] = {
-    # -- item 2: malformed bodies --
+    # -- malformed bodies --
     "body is a JSON number": Case(raw("body", b"42")),
     "body is a JSON string": Case(raw("body", b'"{ latestSeq }"')),
     "body is null": Case(raw("body", b"null")),
@@ -352,7 +351,7 @@ CASES: dict[str, Case] = {
         gql("get", 'mutation { failPlan(planId: "x", reason: "r") { userErrors { code } } }', method="GET")
     ),
     "GET with variables that are not JSON": Case(raw_get("get", "{ latestSeq }", "{not json")),
-    # -- item 3: strings --
+    # -- strings --
     "lone surrogate in a String variable": Case(
         _with_plan("surrogate", lambda p: {**p, "researchQuestion": "q\ud800"})
     ),
@@ -378,7 +377,7 @@ CASES: dict[str, Case] = {
         _with_plan("control", lambda p: {**p, "title": "\x1b[2J\x07\x08\r\n\t\x7f\u202e"}), expect=ANY
     ),
     "text over the byte limit": Case(_with_plan("limit", lambda p: {**p, "researchQuestion": "q" * 70_000})),
-    # -- item 3/4: numbers --
+    # -- numbers --
     "Float literal 1e309": Case(
         gql(
             "float",

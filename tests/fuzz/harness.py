@@ -39,7 +39,7 @@ ID_POOL_LIMIT = 2000
 class Failure:
     problems: list[str]
     reproducer: str
-    open_class: str | None  # the open item of issue 10 that explains it, if any
+    open_class: str | None  # the open class of defect that explains it, if any
 
 
 @dataclass

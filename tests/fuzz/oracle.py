@@ -11,7 +11,7 @@ import graphql
 
 UNEXPECTED = "Unexpected error."
 # The longest string a column holds on PostgreSQL (SQLite stores any length): past it, a string that
-# slipped through validation fails in the database (issue 10, item 3).
+# slipped through validation fails in the database.
 LONGEST_COLUMN = 200
 DEEP = 64  # nesting past this counts as deep (JSON values, JSON Schemas)
 
@@ -111,11 +111,11 @@ def _user_error_codes(data: Any) -> list[str]:
     return codes
 
 
-# -- what is hostile about a request (to name the open classes of issue 10) --
+# -- what is hostile about a request (to name the class of defect a crash belongs to) --
 
 
 def features(request: Request) -> set[str]:
-    """Traits of the input that issue 10 items 2-5 name: surrogates, NUL, long strings, ..."""
+    """Traits of the input that hostile requests use: surrogates, NUL, long strings, ..."""
     found: set[str] = set()
     if request.body is not None:
         try:

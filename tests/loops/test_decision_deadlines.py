@@ -1,4 +1,4 @@
-"""The decision timer in a real server, and its due reads served by their indexes (issue 17)."""
+"""The decision timer in a real server, and its due reads served by their indexes."""
 
 from __future__ import annotations
 

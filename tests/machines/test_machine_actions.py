@@ -1,14 +1,15 @@
-"""Actions as data (issue 11 item 1): each machine names what may happen from which state and what it
+"""Actions as data: each machine names what may happen from which state and what it
 walks; a path the table does not hold is refused when the machine is defined."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 import pytest
 
 from server.machines.errors import InvalidMachine, InvalidTransition
-from server.machines.machine import Action, Guard, Machine
+from server.machines.machine import Action, Deadline, Guard, Machine
 from server.machines.mission import ASSET_MACHINE, HOP_MACHINE, MISSION_MACHINE, TOOL_STEP_MACHINE
 from server.machines.plan import PLAN_MACHINE, STEP_MACHINE, StepStatus
 from server.machines.registry import MACHINES
@@ -144,8 +145,8 @@ def _ids(item: tuple[Machine[StrEnum], Action[StrEnum]]) -> str:
 
 
 def _facts(action: Action[StrEnum]) -> dict[str, object]:
-    """Column values every guard of ``action`` accepts."""
-    return {g.column: next(iter(g.allowed)) for g in action.guards}
+    """Column values every guard of ``action`` accepts (a deadline, judged without a clock, any)."""
+    return {g.column: next(iter(g.allowed)) if isinstance(g, Guard) else None for g in action.guards}
 
 
 @pytest.mark.parametrize("item", ACTIONS, ids=[_ids(i) for i in ACTIONS])
@@ -178,7 +179,7 @@ def test_every_action_walks_table_edges_from_every_start_state_and_refuses_elsew
                 assert (path[-1] if path else state) == end
 
 
-# Typed from the services' rules (issue 11 item 1), not derived from the machines: action -> (start
+# Typed from the services' rules, not derived from the machines: action -> (start
 # states, target, internal).
 WS = WorkflowStepStatus
 WORKFLOW_STEP_ACTIONS = {
@@ -303,3 +304,66 @@ def test_entering_a_state_clears_and_stamps_what_the_machines_say() -> None:
     assert {
         s for s, cols in WORKFLOW_MACHINE.stamps.items() if "completed_at" in cols
     } == WORKFLOW_MACHINE.final
+
+
+# --- deadlines: a guard on a time column, judged at the transaction's time ---------------------------
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+SECOND = timedelta(seconds=1)
+
+
+@pytest.mark.parametrize(
+    ("expires_at", "live", "due"),
+    [(None, True, False), (NOW + SECOND, True, False), (NOW, False, True), (NOW - SECOND, False, True)],
+)
+def test_an_asset_is_live_until_its_ttl_runs_out_and_only_then_due(
+    expires_at: datetime | None, live: bool, due: bool
+) -> None:
+    facts = {"expires_at": expires_at}
+    for action in ("accept", "reject"):
+        assert ASSET_MACHINE.allows(action, ASSET_MACHINE.initial, facts=facts, now=NOW) is live
+    assert ASSET_MACHINE.allows("expire", ASSET_MACHINE.initial, facts=facts, now=NOW) is due
+
+
+def test_every_asset_act_but_expiry_refuses_past_the_ttl_and_names_expired() -> None:
+    """The expiry rule is one guard on every act the asset takes (the timer's expire has its converse)."""
+    for action in ASSET_MACHINE.actions:
+        if action.name == "expire":
+            continue
+        start = next(iter(action.sources))
+        failed_from = next(iter(ASSET_MACHINE.retry_targets)) if action.target is None else None
+        with pytest.raises(InvalidTransition) as caught:
+            ASSET_MACHINE.path(action.name, start, failed_from, "a", {"expires_at": NOW}, NOW)
+        assert caught.value.to_state == "EXPIRED"
+        assert (
+            str(caught.value)
+            == f"asset a is {start}: its TTL ran out at {NOW.isoformat()}; it is about to expire"
+        )
+
+
+def test_a_deadline_without_a_clock_refuses_nothing_and_wants_a_time() -> None:
+    due = Deadline("at", True, "not yet")
+    assert due.refuses(None) is None
+    assert due.refuses(None, NOW) == "not yet"
+    with pytest.raises(TypeError):
+        due.refuses("2026-01-01", NOW)
+
+
+def test_a_workflow_step_action_walks_at_most_one_edge() -> None:
+    """step_act notes ``dependents`` on the action's target: every step action enters at most that one
+    state (no ``via``, no retry target to choose)."""
+    for action in WORKFLOW_STEP_MACHINE.actions:
+        assert action.via is None
+        assert action.internal or action.target is not None
+
+
+def test_the_first_executing_starts_the_workflow_and_its_deadline() -> None:
+    class Row:
+        started_at: datetime | None = None
+        timeout_seconds: float | None = 60.0
+
+    row = Row()
+    entering = WORKFLOW_MACHINE.computed[WorkflowStatus.EXECUTING]
+    assert entering(row, NOW) == {"started_at": NOW, "timeout_at": NOW + timedelta(seconds=60)}
+    row.started_at = NOW - SECOND  # resumed after a block: its start and deadline stand
+    assert entering(row, NOW) == {}

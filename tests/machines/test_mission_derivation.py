@@ -1,4 +1,4 @@
-"""Missions follow their hops and hops their tool steps (issue 11 item 2): pure derivations, checked
+"""Missions follow their hops and hops their tool steps: pure derivations, checked
 against the coordination tables they read the other way."""
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ SEED_ASSET = {
     ("READY", "ERROR"),
 }
 
-# DESIGN.md "Missions": rejection and retry as transitions (docs/decisions.md has the asset's).
+# DESIGN.md "Missions": rejection and retry as transitions (docs/decisions/0002-missions.md has the asset's).
 REJECTION_AND_RETRY = {
     "mission": {("BUILDING_HOP", "APPROVED"), ("FAILED", "EXECUTING_HOP")},
     "hop": {

@@ -83,14 +83,18 @@ async def every_tool(agent: McpAgent, viewer: McpAgent, reviewer: Reviewer) -> S
     s = Session(agent)
     await s.start()
     await _plans(s)
-    await _workflows(s)
+    ended = await _workflows(s)
+    await _workflow_controls(s, ended)
     await _missions(s, reviewer)
     seen = Session(viewer)
     await seen.start()
     await seen.refused(
         ErrorCode.FORBIDDEN, "create_research_plan", {"researchQuestion": "q", "steps": steps(1)}
     )
-    s.refusals["create_research_plan"] |= seen.codes
+    await seen.refused(ErrorCode.FORBIDDEN, "cancel_workflow", {"workflowId": ended, "reason": "stop"})
+    await seen.refused(ErrorCode.FORBIDDEN, "rerun_workflow", {"workflowId": ended})
+    for name, codes in seen.refusals.items():
+        s.refusals[name] |= codes
     return s
 
 
@@ -132,7 +136,9 @@ async def _plans(s: Session) -> None:
     await s.ok("fail_plan", {"planId": doomed["planId"], "reason": "abandoned"})
 
 
-async def _workflows(s: Session) -> None:
+async def _workflows(s: Session) -> str:
+    """Two workflows run to their end, compensated and failing to; the id of the last."""
+    workflow_id = ""
     for failing_compensation in (False, True):
         created = await s.ok("create_workflow_from_yaml", {"yaml": seed_4_3_yaml()})
         workflow_id = created["workflow"]["workflowId"]
@@ -159,6 +165,23 @@ async def _workflows(s: Session) -> None:
         else:
             await s.ok("complete_workflow_compensation", comp)
         await s.ok("get_workflow", {"workflowId": workflow_id})
+    return workflow_id
+
+
+async def _workflow_controls(s: Session, ended: str) -> None:
+    """A person's controls: an ended workflow runs again as a new one, which is then cancelled."""
+    await s.refused(ErrorCode.INVALID_TRANSITION, "cancel_workflow", {"workflowId": ended, "reason": "late"})
+    rerun = await s.ok("rerun_workflow", {"workflowId": ended})
+    new = rerun["workflow"]["workflowId"]
+    assert (rerun["rerunOfId"], rerun["workflow"]["status"]) == (ended, "executing"), rerun
+    assert new != ended
+    await s.refused(ErrorCode.INVALID_TRANSITION, "rerun_workflow", {"workflowId": new})
+    empty = await s.refused(ErrorCode.VALIDATION_FAILED, "cancel_workflow", {"workflowId": new, "reason": ""})
+    assert empty["field"] == ["reason"], empty
+    await s.refused(ErrorCode.NOT_FOUND, "cancel_workflow", {"workflowId": MISSING, "reason": "stop"})
+    cancelled = await s.ok("cancel_workflow", {"workflowId": new, "reason": "wrong input"})
+    assert cancelled["workflow"]["status"] == "failed", cancelled
+    assert "wrong input" in cancelled["workflow"]["failureReason"], cancelled
 
 
 async def _missions(s: Session, reviewer: Reviewer) -> None:

@@ -1,5 +1,5 @@
-"""The examples in examples/ run as the README shows them, so they never rot. (Their --stdio path is
-left out to keep CI short: stdio itself is tested in test_mcp_stdio.py.)"""
+"""The examples in examples/ run as the MCP guide (docs/guides/mcp.md) shows them, so they never rot.
+(Their --stdio path is left out to keep CI short: stdio itself is tested in test_mcp_stdio.py.)"""
 
 from __future__ import annotations
 

@@ -51,7 +51,14 @@ DRIVE_TOOLS = {
     "fail_asset",
     "retry_asset",
 }
-DECIDE_TOOLS = {"submit_user_decision", "start_hop", "cancel_hop", "cancel_mission"}
+DECIDE_TOOLS = {
+    "submit_user_decision",
+    "start_hop",
+    "cancel_hop",
+    "cancel_mission",
+    "cancel_workflow",
+    "rerun_workflow",
+}
 # Every key may wait; not read-only, since a reviewer may answer in the client while it waits.
 WAIT_TOOLS = {"wait_for_decision"}
 

@@ -60,7 +60,9 @@ async def test_each_toolset_lists_its_own_tools_and_the_lists_fit_their_byte_tar
 ) -> None:
     assert members(runtime, Toolset.PLANS) == SEED_003_TOOLS | SHARED
     assert {t.name for t in plan_tools(runtime.settings)} == SEED_003_TOOLS
-    assert members(runtime, Toolset.ADMIN) == {"start_hop", "cancel_hop", "cancel_mission"}
+    overrides = {"start_hop", "cancel_hop", "cancel_mission", "cancel_workflow", "rerun_workflow"}
+    assert members(runtime, Toolset.ADMIN) == overrides
+    assert {"cancel_workflow", "rerun_workflow"} <= members(runtime, Toolset.WORKFLOWS)
     for chosen in ([Toolset.PLANS], [Toolset.WORKFLOWS], [Toolset.MISSIONS, Toolset.ADMIN]):
         query = ",".join(t.value for t in chosen)
         async with mcp_client(live_server.url, query=f"toolsets={query}") as client:

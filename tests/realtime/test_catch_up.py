@@ -1,5 +1,5 @@
 """A replay (`events(after: 0)`) of thousands of events: batched reads, payloads written once, many
-frames per write (issue 14, item 3). Every event arrives once and in order, the replay hands over to
+frames per write. Every event arrives once and in order, the replay hands over to
 live events without a gap or a repeat, a reader that stops holds the server to a bounded buffer, and a
 live subscriber of the same selection is never held behind somebody's replay."""
 

@@ -1,5 +1,5 @@
 """The feed takes the events this process commits as they were written, without reading them back from
-the log (issue 13 item 7, session 7), and only when they follow what it holds: a gap (another process's
+the log, and only when they follow what it holds: a gap (another process's
 events, a notice lost) is still filled by a read, and a read in flight when events are handed over
 adds none of them twice. On both databases, through real transactions."""
 

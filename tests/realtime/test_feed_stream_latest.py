@@ -1,5 +1,5 @@
 """FeedStream's ``latest_only``: of the live events the feed hands over together, only the last
-selected one is delivered (workAvailable's wake-ups, issue 13 item 7); a replay of what was logged
+selected one is delivered (workAvailable's wake-ups); a replay of what was logged
 before the stream started, and a stream without it, deliver every selected event."""
 
 from __future__ import annotations

@@ -128,6 +128,6 @@ async def test_the_event_stream_filtered_to_a_mission_carries_its_hops_steps_and
         ("asset_transitioned", asset["id"]),
         ("asset_expired", asset["id"]),
     ]
-    # The asset's acceptance opened a decision, withdrawn when the asset expired (issue 17).
+    # The asset's acceptance opened a decision, withdrawn when the asset expired.
     decision = [r["kind"] for r in results[len(expected) :] if r["entityType"] == "decision"]
     assert decision == ["review_requested", "decision_transitioned", "decision_withdrawn"]

@@ -1,4 +1,4 @@
-"""workAvailable (issue 13 item 2) over graphql-transport-ws against a real server: driven by the event
+"""workAvailable over graphql-transport-ws against a real server: driven by the event
 log, resumable with a cursor, held to the agent a key acts as, and scoped to the tenant."""
 
 from __future__ import annotations
@@ -140,8 +140,8 @@ async def claim_one(client: GraphQLClient, workflow_id: str) -> dict[str, Any]:
 async def test_only_finishing_a_step_that_others_depend_on_wakes_workers(
     live_server: LiveServer, client: GraphQLClient
 ) -> None:
-    """Completing or skipping a step wakes workers only when a step depends on it (issue 13 item 7,
-    session 6); compensation still wakes its agent when it is planned and after each one is undone."""
+    """Completing or skipping a step wakes workers only when a step depends on it;
+    compensation still wakes its agent when it is planned and after each one is undone."""
     no_retry = {"maxRetries": 0, "backoff": "CONSTANT", "initialDelay": "1s"}
     skip = {"onFailure": "SKIP", "retryPolicy": no_retry}
     dag = await started(

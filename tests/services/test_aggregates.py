@@ -1,4 +1,4 @@
-"""The one lock helper for every aggregate root (issue 11 item 2), on both databases."""
+"""The one lock helper for every aggregate root, on both databases."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Lists filter by state, time and text, sort by their columns and page by cursor, per tenant (issue 16).
+"""Lists filter by state, time and text, sort by their columns and page by cursor, per tenant.
 
 Run on both databases: the text search is FTS5 (trigram) on SQLite and pg_trgm on PostgreSQL, and both
 must find the same rows.

@@ -1,7 +1,7 @@
-"""Every statement the server issues on a hot or list path is served by an index (issue 14, item 1).
+"""Every statement the server issues on a hot or list path is served by an index.
 
-A real server runs the README's tours (every domain's mutations, claims and timers), the lists with their
-filters and pages, and each timer loop's pass; every statement it sends is captured at the driver and
+A real server runs the documentation's tours (every domain's mutations, claims and timers), the lists with
+their filters and pages, and each timer loop's pass; every statement it sends is captured at the driver and
 explained on the same database: SQLite's query plan, and PostgreSQL's with sequential scans disabled (its
 planner would otherwise prefer them on tables this small, which says nothing about a large one). A
 statement fails when it reads a whole table, or when a paged statement (one with LIMIT) sorts its rows
@@ -44,7 +44,7 @@ LISTS = [
     "{ events(after: 3, first: 5) { edges { node { seq } } } }",
     "{ operationLog(first: 5, filter: {errorsOnly: true}) { edges { node { name } } } }",
     "{ latestSeq }",
-    # issue 16: every list's filters and orders, and the history reads
+    # every list's filters and orders, and the history reads
     *(
         f"{{ {name}(first: 5{extra}) {{ totalCount edges {{ cursor }} }} }}"
         for name in ("researchPlans", "missions", "workflows")
@@ -61,7 +61,7 @@ LISTS = [
             ', filter: {search: "battery"}',
             ', filter: {search: "battery"}, orderBy: {field: UPDATED_AT}',
             ', status: [COMPLETED], filter: {search: "battery"}, orderBy: {field: STATUS}',
-            # session 5: the duration order (a generated column's index)
+            # the duration order (a generated column's index)
             ", orderBy: {field: DURATION}",
             ", orderBy: {field: DURATION, direction: ASC}",
             ", status: [COMPLETED], orderBy: {field: DURATION}",
@@ -73,7 +73,7 @@ LISTS = [
     '{ reviewInbox(first: 5, after: "MjAyNi0wMS0wMVQwMDowMDowMCswMDowMHxh", newestFirst: true) { totalCount } }',  # noqa: E501
     '{ workflowStepsAwaitingReview(first: 5, filter: {search: "deploy"}) { totalCount edges { cursor } } }',
     '{ workflowStepsAwaitingReview(newestFirst: true, filter: {until: "2100-01-01T00:00:00Z"}) { totalCount } }',  # noqa: E501
-    # session 5: the mission review inbox as one paged list
+    # the mission review inbox as one paged list
     "{ missionReviews(first: 5) { totalCount edges { cursor node { kind } } } }",
     "{ missionReviews(first: 5, newestFirst: true) { totalCount edges { cursor } } }",
     '{ missionReviews(first: 5, filter: {kinds: [ASSET, HOP_PLAN], search: "battery"}) { totalCount } }',

@@ -1,5 +1,5 @@
 """transitions.require and transitions.allowed: a machine's action checked against a row's state and the
-columns its guards read (issue 11 item 1)."""
+columns its guards read."""
 
 from __future__ import annotations
 

@@ -375,7 +375,8 @@ class Worker:
         except asyncio.CancelledError:
             # Shut down past the grace: left RUNNING it would be stuck (a compensation has no timeout and
             # is handed out once), so it is reported failed like any failed undo: the workflow ends FAILED,
-            # partially rolled back, for an operator to finish (docs/decisions.md, "Left-alone defects").
+            # partially rolled back, for an operator to finish
+            # (docs/decisions/0035-sqlite-connections-timers-shutdown.md).
             await self._fail_undo(compensation, UNDO_INTERRUPTED)
             raise
         except Exception as exc:

@@ -7,6 +7,7 @@ const at = (rootId: string, seq: number): LoggedEvent => ({
   kind: 'step_transitioned',
   entityType: 'step',
   entityId: 's',
+  rootType: 'plan',
   rootId,
   fromState: null,
   toState: null,

@@ -35,3 +35,30 @@ export function formatPercent(value: number): string {
 export function formatConfidence(value: number | null | undefined): string {
   return value == null ? '–' : `${Math.round(value * 100)}%`;
 }
+
+const COUNT = new Intl.NumberFormat('en');
+
+/** A count with thousands separators: 100000 → "100,000". */
+export function formatCount(n: number): string {
+  return COUNT.format(n);
+}
+
+/**
+ * How long ago (or from now) an ISO time is, in words: "just now", "5 min ago", "in 3 h", "2 days ago".
+ * The absolute time goes beside it (a tooltip, see ui/Time.tsx).
+ */
+export function formatRelative(iso: string | null | undefined, now: number): string {
+  if (!iso) return '–';
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return iso;
+  const ms = at - now;
+  const future = ms > 0;
+  const s = Math.abs(ms) / 1000;
+  if (s < 10) return 'just now';
+  const say = (n: number, unit: string) => (future ? `in ${n} ${unit}` : `${n} ${unit} ago`);
+  if (s < 60) return say(Math.floor(s), 's');
+  if (s < 3600) return say(Math.floor(s / 60), 'min');
+  if (s < 48 * 3600) return say(Math.floor(s / 3600), 'h');
+  const days = Math.floor(s / 86400);
+  return say(days, days === 1 ? 'day' : 'days');
+}

@@ -347,7 +347,7 @@ export type UserErrorCode =
   | 'CONFLICT'
   /** Your API key may not do this: it acts as other agents (see the key's agents), so claiming or reporting under this name is refused. */
   | 'FORBIDDEN'
-  /** The events asked for were archived and deleted from the log: `extensions.earliestSeq` (top-level errors) is the lowest seq it still has; resume with `after` = earliestSeq - 1, accepting the hole (README: Live updates). */
+  /** The events asked for were archived and deleted from the log: `extensions.earliestSeq` (top-level errors) is the lowest seq it still has; resume with `after` = earliestSeq - 1, accepting the hole (docs/tutorial/live-updates.md). */
   | 'HISTORY_TRUNCATED'
   /** The object's current state does not allow this (fromState says which state); retrying the same call will not help until the state changes. */
   | 'INVALID_TRANSITION'
@@ -480,7 +480,7 @@ export type LatestSeqQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type LatestSeqQuery = { latestSeq: number };
 
-export type EventFieldsFragment = { seq: number, kind: string, entityType: string, entityId: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string };
+export type EventFieldsFragment = { seq: number, kind: string, entityType: string, entityId: string, rootType: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string };
 
 export type HistoryQueryVariables = Exact<{
   rootId: string | number;
@@ -489,7 +489,7 @@ export type HistoryQueryVariables = Exact<{
 }>;
 
 
-export type HistoryQuery = { events: { edges: Array<{ node: { seq: number, kind: string, entityType: string, entityId: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } }>, pageInfo: { hasNextPage: boolean } } };
+export type HistoryQuery = { events: { edges: Array<{ node: { seq: number, kind: string, entityType: string, entityId: string, rootType: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } }>, pageInfo: { hasNextPage: boolean } } };
 
 export type EventsSubscriptionVariables = Exact<{
   after?: number | null | undefined;
@@ -497,7 +497,7 @@ export type EventsSubscriptionVariables = Exact<{
 }>;
 
 
-export type EventsSubscription = { events: { seq: number, kind: string, entityType: string, entityId: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } };
+export type EventsSubscription = { events: { seq: number, kind: string, entityType: string, entityId: string, rootType: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } };
 
 export type StateMachinesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -513,7 +513,7 @@ export type ActivityQueryVariables = Exact<{
 }>;
 
 
-export type ActivityQuery = { events: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { seq: number, kind: string, entityType: string, entityId: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } }> } };
+export type ActivityQuery = { events: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { seq: number, kind: string, entityType: string, entityId: string, rootType: string, rootId: string, fromState: string | null, toState: string | null, actor: string, data: unknown, createdAt: string } }> } };
 
 export type OverviewCountsQueryVariables = Exact<{
   since?: string | null | undefined;
@@ -535,7 +535,7 @@ export type HopFieldsFragment = { id: string, missionId: string, sequence: numbe
 
 export type ToolStepFieldsFragment = { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string };
 
-export type AssetFieldsFragment = { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string };
+export type AssetFieldsFragment = { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string, availableActions: Array<{ mutation: string, action: string }> };
 
 export type MissionsQueryVariables = Exact<{
   first: number;
@@ -556,7 +556,7 @@ export type MissionUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type MissionUpdatedSubscription = { missionUpdated: { id: string, title: string, goal: string, status: MissionStatus, statusReason: string | null, createdAt: string, updatedAt: string, completedAt: string | null, hops: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> }, availableActions: Array<{ mutation: string, action: string }> } }> }, assets: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string } }> } } };
+export type MissionUpdatedSubscription = { missionUpdated: { id: string, title: string, goal: string, status: MissionStatus, statusReason: string | null, createdAt: string, updatedAt: string, completedAt: string | null, availableActions: Array<{ mutation: string, action: string }>, hops: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> }, availableActions: Array<{ mutation: string, action: string }> } }> }, assets: { totalCount: number, edges: Array<{ node: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string, availableActions: Array<{ mutation: string, action: string }> } }> } } };
 
 export type MissionReviewCountQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -571,7 +571,7 @@ export type MissionReviewsQueryVariables = Exact<{
 }>;
 
 
-export type MissionReviewsQuery = { missionReviews: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { kind: MissionReviewKind, waitingSince: string, mission: { id: string, title: string, goal: string, status: MissionStatus, createdAt: string, updatedAt: string }, hop: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> }, availableActions: Array<{ mutation: string, action: string }> } | null, asset: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string } | null } }> } };
+export type MissionReviewsQuery = { missionReviews: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { kind: MissionReviewKind, waitingSince: string, mission: { id: string, title: string, goal: string, status: MissionStatus, createdAt: string, updatedAt: string }, hop: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> }, availableActions: Array<{ mutation: string, action: string }> } | null, asset: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string, availableActions: Array<{ mutation: string, action: string }> } | null } }> } };
 
 export type MissionDecisionFieldsFragment = { mission: { id: string, status: MissionStatus } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> };
 
@@ -741,6 +741,11 @@ export type StallAlertHistoryQueryVariables = Exact<{
 
 
 export type StallAlertHistoryQuery = { stallAlerts: { totalCount: number, edges: Array<{ node: { seq: number, planId: string, thresholdSeconds: number, detectedAt: string, steps: Array<{ stepId: string, runningSeconds: number }>, plan: { title: string, researchQuestion: string, status: PlanStatus } | null } }> } };
+
+export type PlanReviewCountQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type PlanReviewCountQuery = { reviewInbox: { totalCount: number } };
 
 export type DecisionFieldsFragment = { id: string, kind: DecisionKind, status: DecisionStatus, subjectType: string, subjectId: string, rootType: string, rootId: string, assignee: string | null, defaultOutcome: DecisionOutcome | null, deadlineAt: string | null, escalateAt: string | null, escalationRole: string | null, escalatedAt: string | null, outcome: string | null, statusReason: string | null, createdAt: string, closedAt: string | null };
 
@@ -926,6 +931,11 @@ export type RerunWorkflowMutationVariables = Exact<{
 
 export type RerunWorkflowMutation = { rerunWorkflow: { workflow: { id: string, status: WorkflowStatus, rerunOfId: string | null } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> } };
 
+export type WorkflowGateCountQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WorkflowGateCountQuery = { workflowStepsAwaitingReview: { totalCount: number } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -950,6 +960,7 @@ export const EventFieldsFragmentDoc = new TypedDocumentString(`
   kind
   entityType
   entityId
+  rootType
   rootId
   fromState
   toState
@@ -1051,6 +1062,10 @@ export const AssetFieldsFragmentDoc = new TypedDocumentString(`
   expiresInSeconds
   createdAt
   updatedAt
+  availableActions {
+    mutation
+    action
+  }
 }
     `, {"fragmentName":"AssetFields"}) as unknown as TypedDocumentString<AssetFieldsFragment, unknown>;
 export const UserErrorFieldsFragmentDoc = new TypedDocumentString(`
@@ -1368,6 +1383,7 @@ export const HistoryDocument = new TypedDocumentString(`
   kind
   entityType
   entityId
+  rootType
   rootId
   fromState
   toState
@@ -1386,6 +1402,7 @@ export const EventsDocument = new TypedDocumentString(`
   kind
   entityType
   entityId
+  rootType
   rootId
   fromState
   toState
@@ -1431,6 +1448,7 @@ export const ActivityDocument = new TypedDocumentString(`
   kind
   entityType
   entityId
+  rootType
   rootId
   fromState
   toState
@@ -1602,6 +1620,10 @@ export const MissionUpdatedDocument = new TypedDocumentString(`
     createdAt
     updatedAt
     completedAt
+    availableActions {
+      mutation
+      action
+    }
     hops(first: 100) {
       totalCount
       edges {
@@ -1673,6 +1695,10 @@ fragment AssetFields on Asset {
   expiresInSeconds
   createdAt
   updatedAt
+  availableActions {
+    mutation
+    action
+  }
 }`) as unknown as TypedDocumentString<MissionUpdatedSubscription, MissionUpdatedSubscriptionVariables>;
 export const MissionReviewCountDocument = new TypedDocumentString(`
     query MissionReviewCount {
@@ -1769,6 +1795,10 @@ fragment AssetFields on Asset {
   expiresInSeconds
   createdAt
   updatedAt
+  availableActions {
+    mutation
+    action
+  }
 }`) as unknown as TypedDocumentString<MissionReviewsQuery, MissionReviewsQueryVariables>;
 export const ApproveMissionDocument = new TypedDocumentString(`
     mutation ApproveMission($id: ID!) {
@@ -2343,6 +2373,13 @@ export const StallAlertHistoryDocument = new TypedDocumentString(`
     status
   }
 }`) as unknown as TypedDocumentString<StallAlertHistoryQuery, StallAlertHistoryQueryVariables>;
+export const PlanReviewCountDocument = new TypedDocumentString(`
+    query PlanReviewCount {
+  reviewInbox(first: 1) {
+    totalCount
+  }
+}
+    `) as unknown as TypedDocumentString<PlanReviewCountQuery, PlanReviewCountQueryVariables>;
 export const DecisionInboxDocument = new TypedDocumentString(`
     query DecisionInbox($mine: Boolean!, $first: Int!) {
   decisionInbox(mine: $mine, first: $first) {
@@ -2953,3 +2990,10 @@ export const RerunWorkflowDocument = new TypedDocumentString(`
   fromState
   toState
 }`) as unknown as TypedDocumentString<RerunWorkflowMutation, RerunWorkflowMutationVariables>;
+export const WorkflowGateCountDocument = new TypedDocumentString(`
+    query WorkflowGateCount {
+  workflowStepsAwaitingReview(first: 1) {
+    totalCount
+  }
+}
+    `) as unknown as TypedDocumentString<WorkflowGateCountQuery, WorkflowGateCountQueryVariables>;

@@ -8,7 +8,7 @@ interface Row {
   version: string;
 }
 
-function setup(pages: Page<Row>[], rows: Record<string, Row>) {
+function setup(pages: Page<Row>[], rows: Record<string, Row>, matches?: (row: Row) => boolean) {
   const http = new ScriptedHttp({ LatestSeq: () => ({ latestSeq: 7 }) });
   const server = new FakeLiveServer();
   const reads: string[] = [];
@@ -17,6 +17,7 @@ function setup(pages: Page<Row>[], rows: Record<string, Row>) {
       rootType: 'thing',
       readPage: async () => pages.shift() ?? { totalCount: 0, pageInfo: { hasNextPage: false }, edges: [] },
       readRow: async (_http, id) => (reads.push(id), rows[id] ?? null),
+      matches,
     },
     { http, client: server, onFailure: () => {}, schedule: (run) => run() },
   );
@@ -53,5 +54,29 @@ describe('a live page of a table', () => {
     await live.reload();
     expect(live.store.get()).toMatchObject({ total: 6, unseen: 0 });
     expect(live.store.get().rows.map((r) => r.id)).toEqual(['c', 'a']);
+  });
+
+  it('marks and counts a row that stops matching the filter, and takes the mark off if it matches again', async () => {
+    const rows: Record<string, Row> = {};
+    const { server, live } = setup([page(['a', 'b'], 2), page(['a'], 1)], rows, (row) => row.version === 'v1');
+    await live.start();
+    rows.b = { id: 'b', version: 'v2' };
+    server.append({ seq: 8, kind: 'plan_transitioned', entityType: 'plan', rootId: 'b' });
+    await settle();
+    expect([...live.store.get().leaving]).toEqual(['b']);
+    expect(live.store.get().total).toBe(1);
+    expect(live.store.get().rows.map((r) => r.id)).toEqual(['a', 'b']);
+    rows.b = { id: 'b', version: 'v1' };
+    server.append({ seq: 9, kind: 'plan_transitioned', entityType: 'plan', rootId: 'b' });
+    await settle();
+    expect(live.store.get().leaving.size).toBe(0);
+    expect(live.store.get().total).toBe(2);
+    rows.b = { id: 'b', version: 'v3' };
+    server.append({ seq: 10, kind: 'plan_transitioned', entityType: 'plan', rootId: 'b' });
+    await settle();
+    await live.reload();
+    expect(live.store.get()).toMatchObject({ total: 1 });
+    expect(live.store.get().leaving.size).toBe(0);
+    expect(live.store.get().rows.map((r) => r.id)).toEqual(['a']);
   });
 });

@@ -2,7 +2,9 @@
  * One page of a table (plans, missions, workflows) kept live without making it jump: a row on the page
  * whose root an event names is re-read and replaced where it stands; a root that is not on the page
  * (a new one, or one beyond it) only counts towards "N new since you looked", which `reload` clears by
- * reading the page again. The page's total comes from the server (`totalCount`).
+ * reading the page again. A row re-read that no longer matches the table's filter (a plan that started,
+ * under "Planning") stays where it stands, marked and counted as leaving, and goes at the next reload;
+ * it is not counted in the total any more. The page's total comes from the server (`totalCount`).
  *
  * Start: read `latestSeq`, then the page, then follow `events(after: latestSeq, filter: {rootType})`.
  * Re-reads of a burst of events are gathered (core/batch.ts); the answer to the latest read of a row wins.
@@ -26,6 +28,8 @@ export interface PageSource<T extends { id: string }> {
   readPage(http: GraphQLHttp): Promise<Page<T>>;
   /** One row as it is now; null when it is gone. */
   readRow(http: GraphQLHttp, id: string): Promise<T | null>;
+  /** Whether a row (re-read) still matches the page's filter; omitted: every row does. */
+  matches?(row: T): boolean;
 }
 
 export interface PageState<T> {
@@ -36,8 +40,12 @@ export interface PageState<T> {
   endCursor: string | null;
   /** Roots changed or created since the page was read that are not on it. */
   unseen: number;
+  /** Rows on the page that no longer match its filter: they leave at the next reload. */
+  leaving: ReadonlySet<string>;
   error: string | null;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 export interface LivePageDeps {
   http: GraphQLHttp;
@@ -54,6 +62,7 @@ export class LivePage<T extends { id: string }> {
     hasNext: false,
     endCursor: null,
     unseen: 0,
+    leaving: NONE,
     error: null,
   });
   private stream: Resumable | null = null;
@@ -109,6 +118,7 @@ export class LivePage<T extends { id: string }> {
       hasNext: page.pageInfo.hasNextPage,
       endCursor: page.pageInfo.endCursor ?? null,
       unseen: 0,
+      leaving: NONE,
       error: null,
     }));
   }
@@ -132,7 +142,16 @@ export class LivePage<T extends { id: string }> {
       const row = await this.source.readRow(this.deps.http, id);
       if (this.stopped || !row || (this.shown.get(id) ?? 0) > ticket) return;
       this.shown.set(id, ticket);
-      this.store.update((s) => ({ ...s, rows: s.rows.map((r) => (r.id === id ? row : r)) }));
+      const fits = this.source.matches?.(row) ?? true;
+      this.store.update((s) => {
+        const was = s.leaving.has(id);
+        const leaving = new Set(s.leaving);
+        if (fits) leaving.delete(id);
+        else leaving.add(id);
+        // The server's total counted the row when the page was read; it does not any more (or again).
+        const total = s.total + (was && fits ? 1 : 0) - (!was && !fits ? 1 : 0);
+        return { ...s, rows: s.rows.map((r) => (r.id === id ? row : r)), leaving: was === !fits ? s.leaving : leaving, total };
+      });
     } catch (error) {
       this.deps.onFailure(error);
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { DEFAULT_QUERY, formatTableQuery, hashQuery, listVariables, parseTableQuery, rangeAllowed, sortedBy, withChange } from './tableQuery';
+import { DEFAULT_QUERY, formatTableQuery, hashQuery, listVariables, parseTableQuery, rangeAllowed, searchTooShort, sortedBy, withChange } from './tableQuery';
 
 const STATUSES = ['PLANNING', 'STALLED', 'COMPLETED'];
 
@@ -47,5 +47,16 @@ describe('table query', () => {
     expect(parseTableQuery('sort=STATUS.DESC&until=2026-01-01T00:00', STATUSES).until).toBe('');
     expect(parseTableQuery('sort=UPDATED_AT.DESC&until=2026-01-01T00:00', STATUSES).until).toBe('2026-01-01T00:00');
     expect(['CREATED_AT', 'UPDATED_AT', 'STATUS', 'DURATION'].map((f) => rangeAllowed(f as 'STATUS'))).toEqual([true, true, false, false]);
+  });
+});
+
+describe('a search too short for the index', () => {
+  it('is one of 1 or 2 bytes, not an empty one, and counts bytes, not characters', () => {
+    expect(searchTooShort('')).toBe(false);
+    expect(searchTooShort('  ')).toBe(false);
+    expect(searchTooShort('ab')).toBe(true);
+    expect(searchTooShort('abc')).toBe(false);
+    expect(searchTooShort('é')).toBe(true);
+    expect(searchTooShort('éé')).toBe(false);
   });
 });

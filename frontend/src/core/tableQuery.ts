@@ -110,3 +110,12 @@ export function sortedBy(q: TableQuery, field: SortField): TableQuery {
   const range = rangeAllowed(field) ? {} : { since: '', until: '' };
   return withChange(q, { sort: field, dir: q.sort === field && q.dir === 'DESC' ? 'ASC' : 'DESC', ...range });
 }
+
+/** The shortest search the server's index answers (bytes of UTF-8); a shorter one would match everything. */
+export const MIN_SEARCH_BYTES = 3;
+
+/** A search typed but too short to be applied. */
+export function searchTooShort(search: string): boolean {
+  const bytes = new TextEncoder().encode(search.trim()).length;
+  return bytes > 0 && bytes < MIN_SEARCH_BYTES;
+}

@@ -77,6 +77,7 @@ export function asset(id: string, over: Partial<Asset> = {}): Asset {
     expiresInSeconds: null,
     createdAt: '2026-01-01T00:00:00Z',
     updatedAt: '2026-01-01T00:00:00Z',
+    availableActions: [],
     ...over,
   };
 }
@@ -91,6 +92,7 @@ export function detail(hops: HopDetail[], assets: Asset[], over: Partial<Mission
     createdAt: '2026-01-01T00:00:00Z',
     updatedAt: '2026-01-01T00:00:00Z',
     completedAt: null,
+    availableActions: [],
     hops: nodes(hops),
     assets: nodes(assets),
     ...over,
@@ -108,6 +110,7 @@ export function missionEvent(over: Partial<LoggedEvent> = {}): LoggedEvent {
     kind: 'mission_transitioned',
     entityType: 'mission',
     entityId: 'm',
+    rootType: 'mission',
     rootId: 'm',
     fromState: null,
     toState: null,

@@ -22,6 +22,7 @@ export function event(over: Partial<PlanEvent> = {}): PlanEvent {
     kind: 'step_transitioned',
     entityType: 'step',
     entityId: 's',
+    rootType: 'plan',
     rootId: 'p',
     fromState: null,
     toState: null,

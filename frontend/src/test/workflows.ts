@@ -71,6 +71,7 @@ export function wfEvent(over: Partial<LoggedEvent> = {}): LoggedEvent {
     kind: 'workflow_step_transitioned',
     entityType: 'workflow_step',
     entityId: 'id-fetch',
+    rootType: 'workflow',
     rootId: 'w1',
     fromState: 'pending',
     toState: 'running',

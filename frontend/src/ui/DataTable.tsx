@@ -6,12 +6,15 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 
 import { useConnection } from '../core/connection';
+import { formatCount } from '../core/format';
 import { useHashQuery, useStarted, useStore } from '../core/hooks';
 import { LivePage, type PageSource } from '../core/livePage';
 import {
   formatTableQuery,
   parseTableQuery,
   rangeAllowed,
+  searchTooShort,
+  MIN_SEARCH_BYTES,
   sortedBy,
   withChange,
   type SortField,
@@ -43,7 +46,12 @@ export function DataTable<T extends { id: string }>(props: DataTableProps<T>) {
   const query = parseTableQuery(raw, statuses);
   const key = formatTableQuery(query);
   const { http, live, report } = useConnection();
-  const page = useStarted(() => new LivePage(props.source(query), { http, client: live, onFailure: report }), [key]);
+  const page = useStarted(() => {
+    const source = props.source(query);
+    // A re-read row whose state left the status filter no longer matches it.
+    const matches = query.status.length ? (row: T) => query.status.includes(String((row as { status?: unknown }).status)) : undefined;
+    return new LivePage({ ...source, matches }, { http, client: live, onFailure: report });
+  }, [key]);
   const show = (next: TableQuery) => {
     const text = formatTableQuery(next);
     window.location.hash = text ? `${path}?${text}` : path;
@@ -51,7 +59,14 @@ export function DataTable<T extends { id: string }>(props: DataTableProps<T>) {
   return (
     <div className="data-table" data-testid={`${noun}-table`}>
       <Filters query={query} statuses={statuses} noun={noun} onChange={show} />
-      {page ? <Body page={page} query={query} columns={columns} noun={noun} rowAttr={rowAttr} onChange={show} /> : null}
+      {searchTooShort(query.search) ? (
+        <p className="card empty-small" role="status" data-testid={`${noun}-search-short`}>
+          A search needs {MIN_SEARCH_BYTES} characters or more: “{query.search.trim()}” is too short to search {noun} by.
+          Type more, or clear the search to list every one.
+        </p>
+      ) : page ? (
+        <Body page={page} query={query} columns={columns} noun={noun} rowAttr={rowAttr} onChange={show} />
+      ) : null}
     </div>
   );
 }
@@ -113,7 +128,7 @@ function Filters({ query, statuses, noun, onChange }: { query: TableQuery; statu
       </label>
       {ranged ? null : (
         <p className="range-note" id={`${noun}-range-note`}>
-          A time range goes with the Started or Updated sort.
+          A time range goes with the Created or Updated sort.
         </p>
       )}
       <button type="submit">Search</button>
@@ -150,8 +165,13 @@ function Body<T extends { id: string }>({ page, query, columns, noun, rowAttr, o
         <span className="lede" data-testid={`${noun}-count`}>
           {state.total === 0
             ? `No ${noun} match`
-            : `${first + 1}–${first + state.rows.length} of ${state.total} ${noun}`}
+            : `${formatCount(first + 1)}–${formatCount(first + state.rows.length)} of ${formatCount(state.total)} ${noun}`}
         </span>
+        {state.leaving.size ? (
+          <button type="button" className="new-since" data-testid="leaving" onClick={() => void page.reload()}>
+            {state.leaving.size} no longer match{state.leaving.size === 1 ? 'es' : ''} the filter — refresh
+          </button>
+        ) : null}
         {state.unseen ? (
           <button type="button" className="new-since" data-testid="new-since" onClick={() => void page.reload()}>
             {state.unseen} new or changed since you looked — show
@@ -178,9 +198,17 @@ function Body<T extends { id: string }>({ page, query, columns, noun, rowAttr, o
           </thead>
           <tbody>
             {state.rows.map((row) => (
-              <tr key={row.id} {...{ [`data-${rowAttr}`]: row.id }}>
-                {columns.map((c) => (
-                  <td key={c.label}>{c.cell(row)}</td>
+              <tr
+                key={row.id}
+                className={state.leaving.has(row.id) ? 'row-leaving' : undefined}
+                data-leaving={state.leaving.has(row.id) || undefined}
+                {...{ [`data-${rowAttr}`]: row.id }}
+              >
+                {columns.map((c, i) => (
+                  <td key={c.label}>
+                    {c.cell(row)}
+                    {i === 0 && state.leaving.has(row.id) ? <span className="leaving-note"> no longer matches the filter</span> : null}
+                  </td>
                 ))}
               </tr>
             ))}

@@ -1,19 +1,23 @@
 /** A root's event log (a plan's, a mission's, a workflow's), oldest first, growing live; one row per seq. */
 import type { LoggedEvent } from '../core/events';
-import { formatTime } from '../core/format';
+import { formatCount } from '../core/format';
+import { href } from '../core/router';
+import { Time } from './Time';
 
 interface Props {
   events: readonly LoggedEvent[];
   loaded: boolean;
   /** One line, in words, for the "What happened" column. */
   describe: (event: LoggedEvent) => string;
+  /** Where the event's object is shown (its root's page), when the row should link to it. */
+  link?: (event: LoggedEvent) => string | null;
 }
 
-export function EventHistory({ events, loaded, describe }: Props) {
+export function EventHistory({ events, loaded, describe, link }: Props) {
   return (
     <>
       <p className="meta" aria-live="polite" data-testid="event-count">
-        {loaded ? `${events.length} event${events.length === 1 ? '' : 's'}` : 'Loading the history…'}
+        {loaded ? `${formatCount(events.length)} event${events.length === 1 ? '' : 's'}` : 'Loading the history…'}
       </p>
       <div className="table-scroll">
         <table className="events">
@@ -30,11 +34,13 @@ export function EventHistory({ events, loaded, describe }: Props) {
             {events.map((event) => (
               <tr key={event.seq} data-seq={event.seq}>
                 <td>{event.seq}</td>
-                <td className="nowrap">{formatTime(event.createdAt)}</td>
+                <td className="nowrap">
+                  <Time iso={event.createdAt} />
+                </td>
                 <td>
                   <code>{event.kind}</code>
                 </td>
-                <td>{describe(event)}</td>
+                <td>{link?.(event) ? <a href={href(link(event) ?? '')}>{describe(event)}</a> : describe(event)}</td>
                 <td>{event.actor}</td>
               </tr>
             ))}

@@ -40,7 +40,8 @@ export function StateDiagram({ machine, current, title }: Props) {
         <strong>{title}</strong>
         {now.length ? ` — now: ${now.join(', ')}` : ''}
       </figcaption>
-      <div className="diagram-scroll" ref={frame}>
+      {/* Focusable, so a keyboard can scroll a diagram wider than a phone's screen. */}
+      <div className="diagram-scroll" ref={frame} tabIndex={0} role="group" aria-label={`${title}: scroll sideways to see all of it`}>
         <svg
           viewBox={`0 0 ${layout.width} ${layout.height}`}
           width={layout.width}

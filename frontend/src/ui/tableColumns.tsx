@@ -1,8 +1,9 @@
 /** Columns every root table shows the same way: its name as a link, status, the times and the duration. */
-import { elapsed, formatDuration, formatTime } from '../core/format';
+import { elapsed, formatDuration } from '../core/format';
 import { href } from '../core/router';
 import type { Column } from './DataTable';
 import { StatusBadge } from './StatusBadge';
+import { Time } from './Time';
 
 interface Timed {
   id: string;
@@ -15,17 +16,34 @@ export function nameColumn<T extends { id: string }>(route: string, name: (row: 
   return { label: 'Name', cell: (row) => <a href={href(`${route}/${row.id}`)}>{name(row)}</a> };
 }
 
-export function statusColumn<T extends Timed>(): Column<T> {
-  return { label: 'Status', sort: 'STATUS', cell: (row) => <StatusBadge status={row.status} /> };
+/** `tone`: how the row ended, when that colours it rather than its state (a workflow COMPLETED by rolling
+ * back is not a success). */
+export function statusColumn<T extends Timed>(tone?: (row: T) => string | null): Column<T> {
+  return { label: 'Status', sort: 'STATUS', cell: (row) => <StatusBadge status={row.status} tone={tone?.(row)} /> };
 }
 
-/** Started, updated and how long it ran (to its end, or to now while it runs). The server's DURATION
- * order puts what still runs first (the longest running first), then what ended, longest first. */
-export function timeColumns<T extends Timed>(started: (row: T) => string | null, ended: (row: T) => string | null): Column<T>[] {
+/**
+ * Created, started (where the domain records a start: a workflow's startWorkflow), ended, updated, and
+ * how long it ran: from its start (or its creation, where there is no start) to its end, or to now while
+ * it runs. A workflow not started shows no start and no duration, rather than its creation time and a
+ * duration that grows. Times read relative ("5 min ago"), the absolute time in the tooltip. The server's
+ * DURATION order puts what still runs first (the longest running first), then what ended, longest first.
+ */
+export function timeColumns<T extends Timed>(
+  ended: (row: T) => string | null,
+  started?: (row: T) => string | null,
+): Column<T>[] {
+  const from = (row: T) => (started ? started(row) : row.createdAt);
   return [
-    { label: 'Started', sort: 'CREATED_AT', cell: (row) => formatTime(started(row)) },
-    { label: 'Updated', sort: 'UPDATED_AT', cell: (row) => formatTime(row.updatedAt) },
-    { label: 'Duration', sort: 'DURATION', cell: (row) => formatDuration(elapsed(started(row), ended(row), Date.now()) ?? Number.NaN) },
+    { label: 'Created', sort: 'CREATED_AT', cell: (row) => <Time iso={row.createdAt} /> },
+    ...(started ? [{ label: 'Started', cell: (row: T) => (started(row) ? <Time iso={started(row)} /> : <span className="hint">not started</span>) }] : []),
+    { label: 'Ended', cell: (row) => <Time iso={ended(row)} /> },
+    { label: 'Updated', sort: 'UPDATED_AT', cell: (row) => <Time iso={row.updatedAt} /> },
+    {
+      label: 'Duration',
+      sort: 'DURATION',
+      cell: (row) => (from(row) ? formatDuration(elapsed(from(row), ended(row), Date.now()) ?? Number.NaN) : <span className="hint">–</span>),
+    },
   ];
 }
 

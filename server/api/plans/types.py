@@ -80,8 +80,9 @@ class PlanStepType(Node):
     updated_at: datetime = strawberry.field(description=UPDATED_AT)
 
     @strawberry.field(description=AVAILABLE_ACTIONS)
-    def available_actions(self, info: Info[Context, Any]) -> list[AvailableAction]:
-        return available_actions(info, actions.PLAN_STEP, self)
+    async def available_actions(self, info: Info[Context, Any]) -> list[AvailableAction]:
+        plan_status = await info.context.loaders.plan_statuses.load(str(self.plan_id))
+        return available_actions(info, actions.PLAN_STEP, self, plan_status)
 
     @staticmethod
     def from_row(row: PlanStep) -> PlanStepType:

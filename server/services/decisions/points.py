@@ -16,14 +16,22 @@ from ...events.log import PendingEvent
 from ...events.mission_kinds import MissionEvent
 from ...events.workflow_kinds import WorkflowEvent
 from ...machines.decision import DecisionKind, Outcome
-from ...machines.mission import AssetStatus, HopStatus, MissionStatus
-from ...machines.plan import PlanStatus, StepStatus
-from ...machines.workflow import BlockedOn, WorkflowStatus, WorkflowStepStatus
+from ...machines.mission import (
+    ASSET_MACHINE,
+    HOP_MACHINE,
+    MISSION_MACHINE,
+    AssetStatus,
+    HopStatus,
+    MissionStatus,
+)
+from ...machines.plan import PLAN_MACHINE, STEP_MACHINE, PlanStatus, StepStatus
+from ...machines.workflow import WORKFLOW_MACHINE, WORKFLOW_STEP_MACHINE, WorkflowStatus
 from ..aggregates import ASSET, HOP, MISSION, PLAN_STEP, WORKFLOW_STEP, lock_child, lock_root
 from ..missions import assets, implementation, proposals
 from ..plans.inputs import Decision as PlanDecision
 from ..plans.review import submit_user_decision
 from ..runtime import Tx
+from ..transitions import allowed
 from ..workflows.review import approve_workflow_step, reject_workflow_step
 
 K = DecisionKind
@@ -85,38 +93,36 @@ def _moved(entity: str, from_state: str, to_state: str, outcome: str) -> Answer:
     return Answer(f"{entity}_transitioned", to_state, outcome, from_state)
 
 
-# --- whether the subject still waits, read under its root's lock ----------------------------------------
+# --- whether the subject still waits (its machine lets the reviewer's act start), under its root's lock --
 
 
 async def _step_waits(tx: Tx, step_id: str) -> bool:
     plan, step = await lock_child(tx, PLAN_STEP, step_id, "subjectId")
-    live = plan.status not in (PlanStatus.COMPLETED, PlanStatus.FAILED)
-    return live and step.status == StepStatus.AWAITING_INPUT
+    return allowed(PLAN_MACHINE, plan, "work") and allowed(STEP_MACHINE, step, "approve")
 
 
 async def _gate_waits(tx: Tx, step_id: str) -> bool:
     workflow, step = await lock_child(tx, WORKFLOW_STEP, step_id, "subjectId")
-    running = workflow.status in (WorkflowStatus.EXECUTING, WorkflowStatus.BLOCKED)
-    return running and step.status == WorkflowStepStatus.RUNNING and step.blocked_on == BlockedOn.APPROVAL
+    running = allowed(WORKFLOW_MACHINE, workflow, "settle")
+    return running and allowed(WORKFLOW_STEP_MACHINE, step, "approve")
 
 
 async def _mission_waits(tx: Tx, mission_id: str) -> bool:
     mission = await lock_root(tx, MISSION, mission_id, "subjectId")
-    return mission.status == MissionStatus.PROPOSED
+    return allowed(MISSION_MACHINE, mission, "approve")
 
 
-def _hop_waits(state: HopStatus) -> Callable[[Tx, str], Awaitable[bool]]:
+def _hop_waits(action: str) -> Callable[[Tx, str], Awaitable[bool]]:
     async def waits(tx: Tx, hop_id: str) -> bool:
         _, hop = await lock_child(tx, HOP, hop_id, "subjectId")
-        return hop.status == state
+        return allowed(HOP_MACHINE, hop, action)
 
     return waits
 
 
 async def _asset_waits(tx: Tx, asset_id: str) -> bool:
     _, asset = await lock_child(tx, ASSET, asset_id, "subjectId")
-    live = asset.expires_at is None or asset.expires_at > tx.now  # the expiry timer takes it otherwise
-    return live and asset.status == AssetStatus.PROPOSED
+    return allowed(ASSET_MACHINE, asset, "accept", now=tx.now)  # past its TTL, the expiry timer takes it
 
 
 # --- the defaults, each the service a reviewer's answer calls ------------------------------------------
@@ -205,7 +211,7 @@ POINTS: dict[DecisionKind, Point] = {
                 _moved("hop", HopStatus.PLAN_PROPOSED, HopStatus.READY_FOR_IMPLEMENTATION, "approve"),
                 Answer(MissionEvent.HOP_PLAN_REJECTED, None, "reject"),
             ),
-            waiting=_hop_waits(HopStatus.PLAN_PROPOSED),
+            waiting=_hop_waits("approve_plan"),
             defaults={Outcome.APPROVE: _approve_hop_plan, Outcome.REJECT: proposals.reject_hop_plan},
         ),
         Point(
@@ -218,7 +224,7 @@ POINTS: dict[DecisionKind, Point] = {
                 _moved("hop", HopStatus.IMPLEMENTATION_PROPOSED, HopStatus.READY_FOR_EXECUTION, "approve"),
                 Answer(MissionEvent.HOP_IMPLEMENTATION_REJECTED, None, "reject"),
             ),
-            waiting=_hop_waits(HopStatus.IMPLEMENTATION_PROPOSED),
+            waiting=_hop_waits("approve_implementation"),
             defaults={
                 Outcome.APPROVE: _approve_implementation,
                 Outcome.REJECT: implementation.reject_hop_implementation,

@@ -4,8 +4,8 @@ loops/asset_expiry.py).
 
 Assets belong to a mission (its row is the lock) but their states are independent of the mission's:
 an asset may still be accepted or finished after its mission completed. Only proposing one needs a
-mission that is not finished. An asset past its ``expires_at`` takes no more changes; the expiry timer
-moves it to EXPIRED.
+mission that is not finished. An asset past its ``expires_at`` takes no more changes and the expiry
+timer moves it to EXPIRED: both are the asset machine's guards on ``expires_at``.
 """
 
 from __future__ import annotations
@@ -17,13 +17,12 @@ from datetime import datetime, timedelta
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ...db.mission_models import Asset, Mission
-from ...errors import refused
+from ...db.mission_models import Asset
 from ...events.mission_kinds import MissionEvent
 from ...limits import SHORT_TEXT
-from ...machines.mission import ASSET_MACHINE, MISSION_MACHINE, AssetStatus, MissionStatus
+from ...machines.mission import ASSET_MACHINE, MISSION_MACHINE, AssetStatus
 from ..runtime import Tx
-from ..transitions import allowed
+from ..transitions import allowed, require
 from ..validation import Problems, check_text
 from .inputs import NewAsset
 from .rows import (
@@ -32,7 +31,6 @@ from .rows import (
     check_reason,
     lock_mission,
     lock_mission_of,
-    move,
     record,
 )
 
@@ -72,10 +70,7 @@ async def propose_asset(tx: Tx, new: NewAsset) -> MissionResult:
         problems.add(f"ttlSeconds must be in (0, {MAX_TTL_SECONDS:.0f}]", ["ttlSeconds"])
     problems.raise_if_any()
     mission = await lock_mission(tx, new.mission_id)
-    if MissionStatus(mission.status) in MISSION_MACHINE.final:
-        raise refused(
-            "mission", mission.id, mission.status, "a finished mission takes no new assets", "missionId"
-        )
+    require(MISSION_MACHINE, mission, "take_asset", "missionId")
     asset = Asset(
         id=str(uuid.uuid4()),
         tenant_id=tx.tenant_id,
@@ -101,17 +96,8 @@ async def propose_asset(tx: Tx, new: NewAsset) -> MissionResult:
     return MissionResult(mission, asset=asset)
 
 
-async def _lock_live_asset(tx: Tx, asset_id: str) -> tuple[Mission, Asset]:
-    mission, asset = await lock_mission_of(tx, Asset, asset_id, "assetId")
-    expires_at = asset.expires_at
-    if expires_at is not None and expires_at <= tx.now and allowed(ASSET_MACHINE, asset, "expire"):
-        why = f"its TTL ran out at {expires_at.isoformat()}; it is about to expire"
-        raise refused("asset", asset.id, asset.status, why, "assetId", A.EXPIRED.value)
-    return mission, asset
-
-
 async def _step(tx: Tx, asset_id: str, action: str) -> MissionResult:
-    mission, asset = await _lock_live_asset(tx, asset_id)
+    mission, asset = await lock_mission_of(tx, Asset, asset_id, "assetId")
     act(tx, ASSET_MACHINE, asset, action, mission, "assetId")
     return MissionResult(mission, asset=asset)
 
@@ -142,7 +128,7 @@ async def complete_asset_processing(
 async def reject_asset(tx: Tx, asset_id: str, reason: str) -> MissionResult:
     """A person rejects a proposed asset: ERROR with the reason (DESIGN.md: no REJECTED state)."""
     check_reason(tx, reason)
-    mission, asset = await _lock_live_asset(tx, asset_id)
+    mission, asset = await lock_mission_of(tx, Asset, asset_id, "assetId")
     act(tx, ASSET_MACHINE, asset, "reject", mission, "assetId", reason, action="rejected")
     record(tx, MissionEvent.ASSET_REJECTED, asset, mission, reason=reason)
     return MissionResult(mission, asset=asset)
@@ -151,7 +137,7 @@ async def reject_asset(tx: Tx, asset_id: str, reason: str) -> MissionResult:
 async def fail_asset(tx: Tx, asset_id: str, reason: str) -> MissionResult:
     """Processing failed (IN_PROGRESS) or the ready asset is corrupted (READY): ERROR with the reason."""
     check_reason(tx, reason)
-    mission, asset = await _lock_live_asset(tx, asset_id)
+    mission, asset = await lock_mission_of(tx, Asset, asset_id, "assetId")
     failed_from = asset.status
     act(tx, ASSET_MACHINE, asset, "fail", mission, "assetId", reason)
     record(tx, MissionEvent.ASSET_FAILED, asset, mission, reason=reason, failedFrom=failed_from)
@@ -159,7 +145,7 @@ async def fail_asset(tx: Tx, asset_id: str, reason: str) -> MissionResult:
 
 
 async def retry_asset(tx: Tx, asset_id: str) -> MissionResult:
-    mission, asset = await _lock_live_asset(tx, asset_id)
+    mission, asset = await lock_mission_of(tx, Asset, asset_id, "assetId")
     act(tx, ASSET_MACHINE, asset, "retry", mission, "assetId", action="retry")
     record(tx, MissionEvent.ASSET_RETRIED, asset, mission, toState=asset.status)
     return MissionResult(mission, asset=asset)
@@ -168,17 +154,17 @@ async def retry_asset(tx: Tx, asset_id: str) -> MissionResult:
 async def expire_asset(tx: Tx, asset_id: str) -> Asset | None:
     """The expiry timer's act: EXPIRED once its TTL passed; None when it is not (or no longer) due."""
     mission, asset = await lock_mission_of(tx, Asset, asset_id, "assetId")
-    expires_at = asset.expires_at
-    if expires_at is None or expires_at > tx.now or not allowed(ASSET_MACHINE, asset, "expire"):
+    if not allowed(ASSET_MACHINE, asset, "expire", now=tx.now):
         return None  # another instance got there first, or it is not due
     expired_from = asset.status
-    move(tx, ASSET_MACHINE, asset, A.EXPIRED, mission, "TTL exceeded")
+    act(tx, ASSET_MACHINE, asset, "expire", mission, "assetId", "TTL exceeded")
+    assert asset.expires_at is not None  # the guard needs it passed
     record(
         tx,
         MissionEvent.ASSET_EXPIRED,
         asset,
         mission,
-        expiresAt=expires_at.isoformat(),
+        expiresAt=asset.expires_at.isoformat(),
         expiredFrom=expired_from,
     )
     return asset

@@ -18,7 +18,6 @@ from ...machines.mission import (
     HopStatus,
     MissionStatus,
 )
-from ...machines.mission import ToolStepStatus as T
 from ..runtime import Tx
 from ..transitions import allowed, require
 from ..validation import check_json_size
@@ -28,7 +27,6 @@ from .rows import (
     check_reason,
     live,
     lock_mission_of,
-    move,
     record,
     settle_mission,
     steps_of_hop,
@@ -89,8 +87,8 @@ async def retry_hop(tx: Tx, hop_id: str) -> MissionResult:
     require(HOP_MACHINE, hop, "retry", "hopId")
     retried = []
     for step in live(await steps_of_hop(tx, hop.id)):
-        if step.failed_from == T.EXECUTING and allowed(TOOL_STEP_MACHINE, step, "retry"):
-            move(tx, TOOL_STEP_MACHINE, step, T.EXECUTING, mission, action="retry", cause="hop")
+        if allowed(TOOL_STEP_MACHINE, step, "retry_with_hop"):
+            act(tx, TOOL_STEP_MACHINE, step, "retry_with_hop", mission, "hopId", action="retry", cause="hop")
             retried.append(step.id)
     act(tx, HOP_MACHINE, hop, "retry", mission, "hopId", action="retry")
     await settle_mission(tx, mission, "hopId", hop, action="retry")

@@ -11,6 +11,7 @@ from ...errors import ErrorCode, Problem, ServiceError
 from ...events.mission_kinds import MissionEvent
 from ...machines.mission import HOP_MACHINE, TOOL_STEP_MACHINE, HopStatus
 from ...machines.mission import ToolStepStatus as T
+from ...machines.mission_coordination import HOP_STEP_TABLE, admits
 from ..runtime import Tx
 from ..transitions import require
 from ..validation import Problems, check_json_size, check_text
@@ -133,19 +134,19 @@ async def approve_hop_implementation(tx: Tx, hop_id: str) -> MissionResult:
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
     require(HOP_MACHINE, hop, "approve_implementation", "hopId")
     steps = live(await steps_of_hop(tx, hop.id))
-    unready = [s for s in steps if s.status != T.READY_TO_EXECUTE]
+    unready = [s for s in steps if not admits(HopStatus.READY_FOR_EXECUTION, T(s.status))]
     if unready:
-        # seed 004: a hop READY_FOR_EXECUTION has every tool step READY_TO_EXECUTE
+        ready = " or ".join(sorted(HOP_STEP_TABLE[HopStatus.READY_FOR_EXECUTION]))
         raise ServiceError(
             [
                 Problem(
                     ErrorCode.INVALID_TRANSITION,
-                    f"tool step {s.id} ({s.name}) is {s.status}; every tool step must be READY_TO_EXECUTE "
+                    f"tool step {s.id} ({s.name}) is {s.status}; every tool step must be {ready} "
                     "before the implementation is approved",
                     ["hopId"],
                     entity="tool_step",
                     from_state=s.status,
-                    to_state=T.READY_TO_EXECUTE.value,
+                    to_state=ready,
                 )
                 for s in unready
             ]

@@ -15,7 +15,6 @@ from ...machines.mission import (
     HopStatus,
     MissionStatus,
 )
-from ...machines.mission_coordination import INACTIVE_HOP
 from ..runtime import Tx
 from ..transitions import allowed, require
 from ..validation import Problems, check_text
@@ -87,8 +86,8 @@ async def cancel_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
     require(MISSION_MACHINE, mission, "cancel", "missionId")
     cancelled_hops, cancelled_steps = [], []
     for hop in await hops_of(tx, mission.id):
-        if HopStatus(hop.status) in INACTIVE_HOP:
-            continue
+        if not allowed(HOP_MACHINE, hop, "cancel"):
+            continue  # completed or cancelled already: not in progress
         steps = await _cancel_with_steps(tx, mission, hop, reason, cause="mission")
         cancelled_steps += [s.id for s in steps]
         cancelled_hops.append(hop.id)
@@ -108,7 +107,7 @@ async def cancel_mission(tx: Tx, mission_id: str, reason: str) -> MissionResult:
 
 async def cancel_hop(tx: Tx, hop_id: str, reason: str) -> MissionResult:
     """The person gives up the hop in progress: CANCELLED with its unfinished tool steps, and the mission
-    APPROVED again for another hop, as after a rejected hop plan (docs/decisions.md)."""
+    APPROVED again for another hop, as after a rejected hop plan (docs/decisions/0002-missions.md)."""
     check_reason(tx, reason)
     mission, hop = await lock_mission_of(tx, Hop, hop_id, "hopId")
     require(HOP_MACHINE, hop, "cancel", "hopId")

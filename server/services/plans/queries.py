@@ -46,6 +46,15 @@ async def steps_by_plan(session: AsyncSession, plan_ids: Sequence[str]) -> list[
     return [grouped.get(pid, []) for pid in plan_ids]
 
 
+async def plan_statuses(session: AsyncSession, plan_ids: Sequence[str]) -> list[str | None]:
+    """Each plan's status, in the order asked; None for a plan that does not exist."""
+    rows = await session.execute(
+        select(ResearchPlan.id, ResearchPlan.status).where(ResearchPlan.id.in_(plan_ids))
+    )
+    found = {str(pid): str(status) for pid, status in rows.all()}
+    return [found.get(pid) for pid in plan_ids]
+
+
 async def conditions_by_plan(
     session: AsyncSession, plan_ids: Sequence[str]
 ) -> list[list[BranchingConditionRow]]:

@@ -20,6 +20,7 @@ import gzip
 import hashlib
 import json
 import os
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ FORMAT = "flightdeck-events"
 FORMAT_VERSION = 1
 READ_PAGE = 2_000
 DELETE_BATCH = 1_000
+MAX_PAUSE_SECONDS = 0.5
 EVENTS = cast(Table, Event.__table__)
 _COLUMNS = (
     Event.seq,
@@ -344,8 +346,15 @@ async def delete_through(db: Database, tenant_id: str, last: int, now: datetime,
     _, archived = await _counter(db, tenant_id)
     deleted = 0
     start = archived + 1
+    held = 0.0  # how long the last batch's transaction took
     while start <= last:
+        if held:
+            # As long again as the last batch held the write lock, before the next one: writers of
+            # another process (SQLite's busy handler sleeps and retries) would otherwise find it taken
+            # again the moment it was let go, and wait out the whole delete instead of one batch.
+            await asyncio.sleep(min(held, MAX_PAUSE_SECONDS))
         end = min(start + batch - 1, last)
+        began = time.perf_counter()
         async with db.transaction() as session:
             gone = await session.execute(
                 delete(Event).where(Event.tenant_id == tenant_id, Event.seq >= start, Event.seq <= end)
@@ -382,6 +391,7 @@ async def delete_through(db: Database, tenant_id: str, last: int, now: datetime,
                     updated_at=now,
                 )
             )
+        held = time.perf_counter() - began
         start = end + 1
     return deleted
 

@@ -95,12 +95,21 @@ PRUNED_TABLES = (
 )
 
 
-async def give_back_space(db: Database, *, step: int = VACUUM_STEP_PAGES) -> int:
+EVENT_TABLES = ("events",)
+DELIVERY_TABLES = ("webhook_deliveries", "webhook_attempts")
+ROOT_TABLES = tuple(name for name in PRUNED_TABLES if name not in EVENT_TABLES + DELIVERY_TABLES)
+
+
+async def give_back_space(
+    db: Database, *, step: int = VACUUM_STEP_PAGES, tables: tuple[str, ...] = PRUNED_TABLES
+) -> int:
     """SQLite: return the free pages to the file system, ``step`` pages per write transaction; how many
-    bytes the file shrank by. PostgreSQL: VACUUM the tables retention deletes from, so their freed
-    space is reused (the files stop growing; they do not shrink); 0."""
+    bytes the file shrank by. PostgreSQL: VACUUM ``tables`` (those a pass deleted from: a vacuum of a
+    table nothing left costs a pass its time for nothing), so their freed space is reused (the files
+    stop growing; they do not shrink); 0."""
     if not db.is_sqlite:
-        await _vacuum_pruned_tables(db)
+        known = set(Base.metadata.tables)
+        await vacuum_tables(db, [name for name in PRUNED_TABLES if name in tables and name in known])
         return 0
     freed = 0
     while True:
@@ -125,9 +134,11 @@ def _incremental_vacuum(connection: Any, pages: int) -> None:
     raw.executescript(f"BEGIN IMMEDIATE; PRAGMA incremental_vacuum({int(pages)}); COMMIT;")
 
 
-async def _vacuum_pruned_tables(db: Database) -> None:
-    known = set(Base.metadata.tables)
-    tables = [name for name in PRUNED_TABLES if name in known]
+async def vacuum_tables(db: Database, tables: list[str]) -> None:
+    """PostgreSQL: VACUUM ``tables`` (names the models declare), so the space of the rows just deleted is
+    reused instead of the table growing until autovacuum comes by; SQLite reuses free pages itself."""
+    if db.is_sqlite or not tables:
+        return
     async with db.write_engine.connect() as conn:
         # VACUUM cannot run inside a transaction block.
         autocommit = await conn.execution_options(isolation_level="AUTOCOMMIT")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from ...machines.durations import format_duration, parse_duration
+from ...machines.durations import check_duration, format_duration, parse_duration
 from ...machines.retry import DEFAULT_RETRY_POLICY, Backoff, ErrorCategory, RetryPolicy
 from ...machines.workflow import FailurePolicy, OnFailure
 
@@ -34,6 +34,13 @@ class StepDefinition:
     compensation: Compensation | None
     heartbeat_timeout: timedelta | None = None
 
+    def __post_init__(self) -> None:
+        for name, value in (("timeout", self.timeout), ("heartbeatTimeout", self.heartbeat_timeout)):
+            if value is not None:
+                check_duration(f'step "{self.name}": {name}', value)
+        if self.retry_policy is not None and not isinstance(self.retry_policy, RetryPolicy):
+            raise TypeError(f"retry_policy must be a RetryPolicy, got {self.retry_policy!r}")
+
 
 @dataclass(frozen=True)
 class WorkflowDefinition:
@@ -42,6 +49,10 @@ class WorkflowDefinition:
     timeout: timedelta | None
     failure_policy: FailurePolicy
     document: dict[str, Any]  # the definition as stored and shown back, in the YAML's words
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None:
+            check_duration("timeout", self.timeout)
 
 
 def definition_document(

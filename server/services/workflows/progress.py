@@ -22,12 +22,14 @@ from ...machines.workflow import (
     WorkflowOutcome,
     WorkflowStatus,
     WorkflowStepStatus,
+    hard_deadline,
 )
 from ...machines.workflow_policy import (
     CompletedStep,
     StepTally,
     Verdict,
     compensation_order,
+    compensation_outcome,
     dependencies_met,
     failure_policy_verdict,
     verdict_of,
@@ -37,7 +39,6 @@ from ..transitions import allowed
 from .rows import (
     cancel_open_steps,
     finish_workflow,
-    hard_deadline,
     load_steps,
     record_step_event,
     record_workflow_event,
@@ -215,18 +216,11 @@ def settle_compensation(tx: Tx, workflow: Workflow, compensations: list[Workflow
     """All undone: completed (rolled back). One failed: failed (partially rolled back); nothing more runs."""
     if not allowed(WORKFLOW_MACHINE, workflow, "roll_back"):
         return  # not compensating
-    if any(c.status == C.FAILED for c in compensations):
-        finish_workflow(
-            tx,
-            workflow,
-            "abandon_rollback",
-            WorkflowOutcome.PARTIALLY_ROLLED_BACK,
-            reason="a compensation failed",
-        )
-    elif all(c.status == C.COMPLETED for c in compensations):
-        finish_workflow(
-            tx, workflow, "roll_back", WorkflowOutcome.ROLLED_BACK, reason="every compensation completed"
-        )
+    outcome = compensation_outcome(C(c.status) for c in compensations)
+    if outcome is WorkflowOutcome.PARTIALLY_ROLLED_BACK:
+        finish_workflow(tx, workflow, "abandon_rollback", outcome, reason="a compensation failed")
+    elif outcome is WorkflowOutcome.ROLLED_BACK:
+        finish_workflow(tx, workflow, "roll_back", outcome, reason="every compensation completed")
 
 
 async def conclude_step_failure(

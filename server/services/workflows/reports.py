@@ -9,7 +9,7 @@ from ...db.workflow_models import Workflow, WorkflowStep
 from ...errors import ErrorCode, ServiceError, fail, not_found
 from ...limits import PROGRESS_BYTES
 from ...machines.retry import ErrorCategory, decide_step_failure
-from ...machines.workflow import WORKFLOW_STEP_MACHINE, OnFailure
+from ...machines.workflow import WORKFLOW_STEP_MACHINE, OnFailure, step_deadline
 from ..acting import check_acting_agent
 from ..aggregates import WORKFLOW_STEP
 from ..runtime import Tx
@@ -17,7 +17,7 @@ from ..transitions import require
 from ..validation import check_json_size, check_text, parse_id
 from .definition import retry_policy_from_document
 from .progress import conclude_step_failure, settle_workflow
-from .rows import complete_step, lock_workflow_of, step_deadline, steps_by_id
+from .rows import complete_step, lock_workflow_of, steps_by_id
 
 
 @dataclass
@@ -106,7 +106,7 @@ async def complete_workflow_steps(
 
 
 async def _read_ahead(tx: Tx, rest: list[Completion]) -> dict[str, WorkflowStep]:
-    """The rest of the batch's steps, by id, in one read instead of one each (issue 13 item 7, session
+    """The rest of the batch's steps, by id, in one read instead of one each (session
     7). Ids that are not ids are left to ``_step_under``, which refuses them."""
     return await steps_by_id(tx, sorted({i for item in rest if (i := _id_or_none(item.step_id))}))
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, select
@@ -15,15 +14,11 @@ from ...machines.workflow import (
     WORKFLOW_MACHINE,
     WORKFLOW_STEP_MACHINE,
     WorkflowOutcome,
-    WorkflowStatus,
-    WorkflowStepStatus,
 )
 from ..aggregates import COMPENSATION, WORKFLOW, WORKFLOW_STEP, lock_child, lock_root
 from ..runtime import Tx
-from ..transitions import allowed, apply, enter, require
+from ..transitions import allowed, apply
 
-W = WorkflowStatus
-S = WorkflowStepStatus
 Child = TypeVar("Child", WorkflowStep, WorkflowCompensation)
 
 
@@ -90,25 +85,19 @@ def record_step_event(
 
 
 def workflow_act(tx: Tx, workflow: Workflow, action: str, **data: object) -> None:
-    """WORKFLOW_MACHINE's action ``action`` on the workflow: checked, walked, stamped and recorded.
-
-    The table is never widened: ``blocked -> executing -> compensating`` is two recorded transitions.
-    """
-    for state in require(WORKFLOW_MACHINE, workflow, action, "workflowId"):
-        enter(
-            tx,
-            WORKFLOW_MACHINE,
-            workflow,
-            state,
-            root_type=ROOT,
-            root_id=workflow.id,
-            data=dict(data) or None,
-        )
-        if state is W.EXECUTING and workflow.started_at is None:
-            workflow.started_at = tx.now
-            if workflow.timeout_seconds is not None:
-                # The deadline runs from here: time spent blocked counts, time spent queued does not.
-                workflow.timeout_at = tx.now + timedelta(seconds=workflow.timeout_seconds)
+    """WORKFLOW_MACHINE's action ``action`` on the workflow (``apply``): checked, walked, stamped and
+    recorded. The table is never widened: ``blocked -> executing -> compensating`` is two recorded
+    transitions, and the first executing starts the workflow's deadline (the machine computes it)."""
+    apply(
+        tx,
+        WORKFLOW_MACHINE,
+        workflow,
+        action,
+        root_type=ROOT,
+        root_id=workflow.id,
+        field="workflowId",
+        data=dict(data) or None,
+    )
 
 
 def finish_workflow(
@@ -119,40 +108,24 @@ def finish_workflow(
 
 
 def step_act(tx: Tx, workflow: Workflow, step: WorkflowStep, action: str, **data: object) -> None:
-    """WORKFLOW_STEP_MACHINE's action ``action`` on the step: checked, walked, stamped and recorded.
+    """WORKFLOW_STEP_MACHINE's action ``action`` on the step (``apply``): checked, stamped and recorded;
+    entering running computes its deadline.
 
     Entering COMPLETED or SKIPPED records ``dependents`` (whether any step depends on this one): a step
     without dependents makes nothing claimable by finishing, so ``workAvailable`` need not wake anyone
-    (``wakeups.wake_reason``)."""
-    for state in require(WORKFLOW_STEP_MACHINE, step, action, "stepId"):
-        noted = {**data, "dependents": step.has_dependents is not False} if state in SATISFIED else data
-        enter(
-            tx,
-            WORKFLOW_STEP_MACHINE,
-            step,
-            state,
-            root_type=ROOT,
-            root_id=workflow.id,
-            data=dict(noted) or None,
-        )
-        if state is S.RUNNING:  # stamped started_at: the step's own timeout and its heartbeat's count from it
-            tx.write(step, timeout_at=step_deadline(step, tx.now))
-
-
-def hard_deadline(step: WorkflowStep) -> datetime | None:
-    """When a running step passes its own ``timeout`` (from its claim)."""
-    if step.timeout_seconds is None or step.started_at is None:
-        return None
-    return step.started_at + timedelta(seconds=step.timeout_seconds)
-
-
-def step_deadline(step: WorkflowStep, last_sign_of_life: datetime) -> datetime | None:
-    """``timeout_at`` of a running step: the sooner of its own timeout and, while its worker holds it,
-    the heartbeat deadline counted from ``last_sign_of_life`` (the claim, then each heartbeat)."""
-    deadlines = [d for d in (hard_deadline(step),) if d is not None]
-    if step.heartbeat_timeout_seconds is not None and step.blocked_on is None:
-        deadlines.append(last_sign_of_life + timedelta(seconds=step.heartbeat_timeout_seconds))
-    return min(deadlines, default=None)
+    (``wakeups.wake_reason``). A step's action walks at most one edge, to its target."""
+    if WORKFLOW_STEP_MACHINE.action(action).target in SATISFIED:
+        data = {**data, "dependents": step.has_dependents is not False}
+    apply(
+        tx,
+        WORKFLOW_STEP_MACHINE,
+        step,
+        action,
+        root_type=ROOT,
+        root_id=workflow.id,
+        field="stepId",
+        data=dict(data) or None,
+    )
 
 
 _LAST_COMPLETION = (  # built once: see progress._PROBE

@@ -23,13 +23,13 @@ from ...machines.workflow import (
     OnFailure,
     WorkflowStatus,
     WorkflowStepStatus,
+    hard_deadline,
 )
 from ..runtime import Tx
 from ..transitions import allowed
 from .definition import retry_policy_from_document
 from .progress import conclude_step_failure, fail_by_policy
 from .rows import (
-    hard_deadline,
     load_steps,
     lock_workflow,
     record_step_event,
@@ -140,7 +140,7 @@ async def time_out_steps(tx: Tx, workflow_id: str) -> list[str]:
     """Running steps past their timeout fail (category timeout) and apply ``onFailure``.
 
     Past the step's own timeout: never retried (seed §3.1). Past its heartbeat timeout (its worker
-    stopped heartbeating, issue 13): the retry policy decides first, as Temporal does. A step the
+    stopped heartbeating): the retry policy decides first, as Temporal does. A step the
     workflow is blocked on (an approval gate, an escalation) fails the whole workflow, which then follows
     its failure policy like a workflow timeout does.
     """

@@ -1,4 +1,4 @@
-"""Which logged events may have made workflow work claimable (issue 13 item 2, ``workAvailable``).
+"""Which logged events may have made workflow work claimable (``workAvailable``).
 
 Pure, over the event log: the subscription follows the tenant's feed and passes each event through
 ``wake_reason``, so it resumes from a seq like ``events`` and needs no channel of its own. A wake-up is a

@@ -1,4 +1,4 @@
-"""Decision points with deadlines, default outcomes and escalation (issue 17 items 1 and 2).
+"""Decision points with deadlines, default outcomes and escalation.
 
 The fake clock moves past each deadline; ``run_decision_deadlines`` is called directly, as the
 server's loop calls it. Nothing sleeps.

@@ -1,4 +1,4 @@
-"""A plan that ends failed leaves no step unfinished (seeds 000 and 003; docs/decisions.md).
+"""A plan that ends failed leaves no step unfinished (seeds 000, 003; docs/decisions/0001-research-plans.md).
 
 Every way a plan fails (a branching ``fail``, a reviewer's ``reject``, ``failPlan`` from any open state,
 ``stalled`` included) closes the steps still open in the same transaction: each walks the step table to

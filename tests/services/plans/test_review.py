@@ -29,7 +29,7 @@ async def test_review_pauses_step_and_plan_and_records_user_reviewed(flight: Fli
         ("step_transitioned", "in_progress", "awaiting_input"),
         ("plan_transitioned", "executing", "awaiting_review"),
         ("user_reviewed", None, None),
-        ("review_requested", None, None),  # its decision opened (issue 17)
+        ("review_requested", None, None),  # its decision opened
     ]
     assert new[2].data["action"] == "review_requested"
     assert new[2].data["questions"] == ["More sources?", "Go on?"]
@@ -126,7 +126,8 @@ async def test_reject_fails_the_step_and_the_plan(flight: Flight) -> None:
     assert step.failure_reason == "wrong sources"
     assert (await flight.plan(plan_id)).failure_reason is not None
     new = [e for e in await flight.events() if e.seq > seq0 and e.entity_type != "decision"]
-    # The plan's other steps fail with it (docs/decisions.md: a failed plan leaves no step open).
+    # The plan's other steps fail with it: a failed plan leaves no step open
+    # (docs/decisions/0001-research-plans.md).
     with_the_plan = [
         ("step_transitioned", "pending", "in_progress"),
         ("step_transitioned", "in_progress", "failed"),

@@ -1,4 +1,4 @@
-"""``wake_reason`` on a finished step (issue 13 item 7, session 6): only a step others depend on wakes,
+"""``wake_reason`` on a finished step: only a step others depend on wakes,
 and an event logged before the event said so (no ``dependents``) still wakes, as it always did."""
 
 from __future__ import annotations

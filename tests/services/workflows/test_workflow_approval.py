@@ -1,4 +1,4 @@
-"""Approval gates (issue 6): a step marked ``approval: true`` blocks its workflow until a reviewer answers."""
+"""Approval gates: a step marked ``approval: true`` blocks its workflow until a reviewer answers."""
 
 from __future__ import annotations
 

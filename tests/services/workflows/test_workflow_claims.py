@@ -132,7 +132,7 @@ async def test_concurrent_claims_hand_every_step_to_exactly_one_worker(
     await workflows.assert_seq_gap_free()
 
 
-# -- claimWorkflowSteps: several steps in one call (issue 13 item 7) --
+# -- claimWorkflowSteps: several steps in one call --
 
 
 async def claim_many(

@@ -1,5 +1,5 @@
 """Completions of one workflow's steps in one transaction, and what a claim and a completion cost in
-SQL statements (issue 13 item 7, round 2)."""
+SQL statements."""
 
 from __future__ import annotations
 
@@ -196,7 +196,7 @@ async def test_a_claim_and_a_completion_cost_a_few_statements_however_many_steps
     # lock, last completion number, one probe for settling, update, seq counter, events
     assert len(complete_one) == (7 if sqlite else 8), complete_one
     # the further steps: one read of their rows, whatever their number (the updates go as one
-    # executemany, as nothing is read between them; session 7)
+    # executemany, as nothing is read between them)
     assert len(complete_four) == len(complete_one) + 1, complete_four
     assert sum(s.startswith("UPDATE workflow_steps") for s in complete_four) == 1, complete_four
     for statements in (complete_one, complete_four):

@@ -1,4 +1,4 @@
-"""A claim and a report cost the same however many steps the workflow has (issue 13 item 7), and
+"""A claim and a report cost the same however many steps the workflow has, and
 the claim still picks exactly what ``ready_steps`` would when the ready step lies past many waiting ones."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13 on the services, both databases: claims that explain themselves, keys bound to agents,
+"""Workers on the services, both databases: claims that explain themselves, keys bound to agents,
 heartbeat timeouts (fake clock, never sleeping)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tests.services.workflow_helpers import WorkflowFlight, seed_4_3_yaml, step,
 RETRY_TWICE = {"maxRetries": 2, "backoff": "constant", "initialDelay": "10s"}
 
 
-# -- item 1: a NONE claim says why, and when to come back --
+# -- a NONE claim says why, and when to come back --
 
 
 async def test_a_none_claim_in_one_workflow_says_why(workflows: WorkflowFlight) -> None:
@@ -71,7 +71,7 @@ def settings_slots(runtime: Runtime) -> None:
     runtime.settings = runtime.settings.model_copy(update={"workflow_slots_per_tenant": 1})
 
 
-# -- item 3: a key names the agents it acts as --
+# -- a key names the agents it acts as --
 
 
 async def test_a_key_bound_to_agents_may_not_claim_or_report_as_another(workflows: WorkflowFlight) -> None:
@@ -116,7 +116,7 @@ async def test_a_bound_key_reports_compensations_only_as_its_agents(workflows: W
     assert (await workflows.workflow(workflow_id)).outcome == "rolled_back"
 
 
-# -- item 4: heartbeat timeouts --
+# -- heartbeat timeouts --
 
 
 async def test_heartbeats_keep_a_step_alive_and_silence_times_it_out_then_retries(

@@ -50,6 +50,12 @@ from .cancel_mission import (
     CancelMissionCancelMissionMission,
     CancelMissionCancelMissionUserErrors,
 )
+from .cancel_workflow import (
+    CancelWorkflow,
+    CancelWorkflowCancelWorkflow,
+    CancelWorkflowCancelWorkflowUserErrors,
+    CancelWorkflowCancelWorkflowWorkflow,
+)
 from .claim_workflow_step import (
     ClaimWorkflowStep,
     ClaimWorkflowStepClaimWorkflowStep,
@@ -442,6 +448,12 @@ from .request_user_review import (
     RequestUserReviewRequestUserReviewStep,
     RequestUserReviewRequestUserReviewUserErrors,
 )
+from .rerun_workflow import (
+    RerunWorkflow,
+    RerunWorkflowRerunWorkflow,
+    RerunWorkflowRerunWorkflowUserErrors,
+    RerunWorkflowRerunWorkflowWorkflow,
+)
 from .research_context import (
     ResearchContext,
     ResearchContextResearchContext,
@@ -679,6 +691,10 @@ __all__ = [
     "CancelMissionCancelMission",
     "CancelMissionCancelMissionMission",
     "CancelMissionCancelMissionUserErrors",
+    "CancelWorkflow",
+    "CancelWorkflowCancelWorkflow",
+    "CancelWorkflowCancelWorkflowUserErrors",
+    "CancelWorkflowCancelWorkflowWorkflow",
     "ClaimOutcome",
     "ClaimWaitReason",
     "ClaimWorkflowStep",
@@ -947,6 +963,10 @@ __all__ = [
     "RequestUserReviewRequestUserReviewPlan",
     "RequestUserReviewRequestUserReviewStep",
     "RequestUserReviewRequestUserReviewUserErrors",
+    "RerunWorkflow",
+    "RerunWorkflowRerunWorkflow",
+    "RerunWorkflowRerunWorkflowUserErrors",
+    "RerunWorkflowRerunWorkflowWorkflow",
     "ResearchContext",
     "ResearchContextResearchContext",
     "ResearchContextResearchContextPlan",

@@ -11,6 +11,7 @@ from .async_base_client import AsyncBaseClient
 from .base_model import UNSET, UnsetType
 from .cancel_hop import CancelHop
 from .cancel_mission import CancelMission
+from .cancel_workflow import CancelWorkflow
 from .claim_workflow_step import ClaimWorkflowStep
 from .claim_workflow_steps import ClaimWorkflowSteps
 from .complete_asset_processing import CompleteAssetProcessing
@@ -84,6 +85,7 @@ from .reject_mission import RejectMission
 from .reject_workflow_step import RejectWorkflowStep
 from .remove_decision_policy import RemoveDecisionPolicy
 from .request_user_review import RequestUserReview
+from .rerun_workflow import RerunWorkflow
 from .research_context import ResearchContext
 from .research_plan import ResearchPlan
 from .research_plan_updated import ResearchPlanUpdated
@@ -4067,6 +4069,65 @@ class FlightdeckGraphQL(AsyncBaseClient):
         )
         data = self.get_data(response)
         return StartWorkflow.model_validate(data)
+
+    async def cancel_workflow(
+        self, workflow_id: str, reason: str, **kwargs: Any
+    ) -> CancelWorkflow:
+        query = gql("""
+            mutation CancelWorkflow($workflowId: ID!, $reason: String!) {
+              cancelWorkflow(workflowId: $workflowId, reason: $reason) {
+                workflow {
+                  id
+                  status
+                  outcome
+                  failureReason
+                }
+                userErrors {
+                  ...Problems
+                }
+              }
+            }
+
+            fragment Problems on UserError {
+              code
+              message
+              field
+            }
+            """)
+        variables: dict[str, object] = {"workflowId": workflow_id, "reason": reason}
+        response = await self.execute(
+            query=query, operation_name="CancelWorkflow", variables=variables, **kwargs
+        )
+        data = self.get_data(response)
+        return CancelWorkflow.model_validate(data)
+
+    async def rerun_workflow(self, workflow_id: str, **kwargs: Any) -> RerunWorkflow:
+        query = gql("""
+            mutation RerunWorkflow($workflowId: ID!) {
+              rerunWorkflow(workflowId: $workflowId) {
+                workflow {
+                  id
+                  status
+                  rerunOfId
+                }
+                userErrors {
+                  ...Problems
+                }
+              }
+            }
+
+            fragment Problems on UserError {
+              code
+              message
+              field
+            }
+            """)
+        variables: dict[str, object] = {"workflowId": workflow_id}
+        response = await self.execute(
+            query=query, operation_name="RerunWorkflow", variables=variables, **kwargs
+        )
+        data = self.get_data(response)
+        return RerunWorkflow.model_validate(data)
 
     async def claim_workflow_step(
         self,

@@ -15,6 +15,13 @@ function describe(event: LoggedEvent): string {
   return `${event.entityType} ${event.entityId.slice(0, 8)}${change}`;
 }
 
+/** The page that shows an event's root (a plan, a mission, a workflow); null for roots with no page. */
+const ROOT_PAGES: Readonly<Record<string, string>> = { plan: '/plans', mission: '/missions', workflow: '/workflows' };
+export function eventLink(event: LoggedEvent): string | null {
+  const page = ROOT_PAGES[event.rootType];
+  return page ? `${page}/${event.rootId}` : null;
+}
+
 export function ActivityPage() {
   const query = parseActivityQuery(useHashQuery());
   const key = formatActivityQuery(query);
@@ -87,7 +94,7 @@ function Feed({ feed }: { feed: ActivityFeed }) {
           Could not read the events: {state.error}
         </p>
       ) : null}
-      <EventHistory events={state.events} loaded={state.loaded} describe={describe} />
+      <EventHistory events={state.events} loaded={state.loaded} describe={describe} link={eventLink} />
       {state.hasOlder ? (
         <button type="button" className="older" onClick={() => void feed.older()}>
           Older events

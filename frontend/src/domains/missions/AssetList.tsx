@@ -1,4 +1,5 @@
 /** A mission's assets: state, a live countdown to expiresAt, and accept / reject while proposed. */
+import { offers } from '../../core/actions';
 import { formatTime } from '../../core/format';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { Asset } from './api';
@@ -55,7 +56,7 @@ function AssetItem({ asset, receivedAt, now }: { asset: Asset; receivedAt: numbe
           <pre className="json">{asset.content}</pre>
         </details>
       ) : null}
-      {asset.status === 'PROPOSED' && ttl.phase !== 'due' ? (
+      {(offers(asset.availableActions, 'acceptAsset') || offers(asset.availableActions, 'rejectAsset')) && ttl.phase !== 'due' ? (
         <ProposalDecision kind="asset" id={asset.id} missionId={asset.missionId} label={`asset “${asset.name}”`} />
       ) : null}
     </li>

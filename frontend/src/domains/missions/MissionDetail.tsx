@@ -1,4 +1,5 @@
 /** One mission, live: its state, hops with their tool steps, assets with TTL countdowns, machines, history. */
+import { offers } from '../../core/actions';
 import { formatTime } from '../../core/format';
 import { useNow, useStore } from '../../core/hooks';
 import { useRootLive } from '../../core/liveHooks';
@@ -51,7 +52,7 @@ function MissionPage({ live }: { live: RootLive<MissionDetail> }) {
           </span>
         </div>
         {mission.statusReason ? <MissionReason status={mission.status} reason={mission.statusReason} /> : null}
-        {mission.status === 'PROPOSED' ? (
+        {offers(mission.availableActions, 'approveMission') || offers(mission.availableActions, 'rejectMission') ? (
           <div className="review-box">
             <p>
               <strong>This proposal waits for your decision.</strong>

@@ -11,6 +11,7 @@ import { useConnection } from '../../core/connection';
 import { formatDuration, formatTime } from '../../core/format';
 import {
   MissionReviewsDocument,
+  MissionSummaryDocument,
   type MissionReviewKind,
   type MissionReviewsQuery,
   type ReviewKind,
@@ -20,7 +21,7 @@ import { href } from '../../core/router';
 import { BulkDecide, SelectBox, useSelection } from '../../ui/BulkDecide';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { type MissionReview, type MissionSummary, type ProposalKind } from './api';
-import { useMissionChanged, useMissions } from './context';
+import { useMissionChanged, useMissionReviews } from './context';
 import { ProposalDecision, type Decided } from './Decision';
 import {
   changedView,
@@ -52,8 +53,6 @@ interface DecidedItem extends Decided {
   id: string;
   missionId: string;
   label: string;
-  /** The mission as the list held it when the decision came back; until it is re-read, the answer is newer. */
-  before: MissionSummary | undefined;
 }
 
 /** decideReviews' word for each kind of proposal. */
@@ -257,12 +256,38 @@ function Filters({ view, onChange }: { view: ReviewView; onChange(v: ReviewView)
   );
 }
 
+/**
+ * The missions decided on this page, read again whenever a mission event changed the proposals' count
+ * (`version`), so "Decided here" follows them (a mission approved here moves on to building its hop)
+ * without the Reviews page holding the whole mission list.
+ */
+function useDecidedMissions(ids: readonly string[], version: number): Readonly<Record<string, MissionSummary>> {
+  const { http, report } = useConnection();
+  const [read, setRead] = useState<Record<string, MissionSummary>>({});
+  const key = [...new Set(ids)].sort().join(',');
+  useEffect(() => {
+    if (!key) return undefined;
+    let current = true;
+    Promise.all(key.split(',').map((id) => http.request(MissionSummaryDocument, { id }).then((r) => r.mission))).then(
+      (missions) => {
+        if (!current) return;
+        setRead(Object.fromEntries(missions.flatMap((m) => (m ? [[m.id, m]] : []))));
+      },
+      (error: unknown) => report(error),
+    );
+    return () => {
+      current = false;
+    };
+  }, [http, report, key, version]);
+  return read;
+}
+
 export function MissionReviews() {
-  const state = useMissions();
+  const reviews = useMissionReviews();
   const now = useNow();
   const raw = useHashQuery();
   const view = parseReviewView(raw);
-  const read = useProposals(view, state.reviewsReadAt);
+  const read = useProposals(view, reviews?.readAt ?? 0);
   const [decided, setDecided] = useState<DecidedItem[]>([]);
   // What was just decided here stays hidden until the page is read again (which no longer lists it).
   const [answered, setAnswered] = useState<{ page: ProposalPage | null; keys: ReadonlySet<string> }>({
@@ -276,6 +301,10 @@ export function MissionReviews() {
     ? page.edges.map((e) => item(e.node, now, read.receivedAt)).filter((i) => !hidden.has(`${i.kind}:${i.id}`))
     : null;
   const changed = useMissionChanged();
+  const held = useDecidedMissions(
+    decided.map((d) => d.missionId),
+    reviews?.readAt ?? 0,
+  );
   const byKey = new Map((open ?? []).map((i) => [`${i.kind}:${i.id}`, i]));
   const targets = (open ?? []).map((i) => ({ key: `${i.kind}:${i.id}`, label: i.label, kind: REVIEW_KIND[i.kind], id: i.id }));
   const selection = useSelection(targets.map((t) => t.key));
@@ -344,9 +373,8 @@ export function MissionReviews() {
               label={item.label}
               onDecided={(d) => {
                 const { kind, id, missionId, label } = item;
-                const before = state.byId[missionId];
                 setDecided((all) => [
-                  { ...d, key: (all[0]?.key ?? 0) + 1, kind, id, missionId, label, before },
+                  { ...d, key: (all[0]?.key ?? 0) + 1, kind, id, missionId, label },
                   ...all,
                 ]);
                 setAnswered({ page, keys: new Set([...hidden, `${kind}:${id}`]) });
@@ -375,9 +403,8 @@ export function MissionReviews() {
           <h3 id="mission-decided-title">Decided here</h3>
           <ul className="decided" aria-live="polite">
             {decided.map((d) => {
-              // The states as they are now: the mission list once re-read, until then what the decision returned.
-              const held = state.byId[d.missionId];
-              const mission = held !== d.before ? held : undefined;
+              // The states as they are now: the mission as last read, until then what the decision returned.
+              const mission = held[d.missionId];
               const hop = mission?.currentHop?.id === d.id ? mission.currentHop : null;
               const missionStatus = mission?.status ?? d.missionStatus ?? d.status;
               const status = d.kind === 'mission' ? missionStatus : (hop?.status ?? d.status);

@@ -15,11 +15,8 @@ const COLUMNS: readonly Column<Row>[] = [
   nameColumn('/missions', (m) => m.title),
   statusColumn(),
   { label: 'Hops', cell: (m) => `${m.hops.totalCount}${m.currentHop ? ` · current ${m.currentHop.status.toLowerCase().replaceAll('_', ' ')}` : ''}` },
-  ...timeColumns<Row>(
-    (m) => m.createdAt,
-    // Failed and cancelled missions ended too (at their last change), as the server's DURATION order counts them.
-    (m) => m.completedAt ?? (ENDED.has(m.status) ? m.updatedAt : null),
-  ),
+  // Failed and cancelled missions ended too (at their last change), as the server's DURATION order counts them.
+  ...timeColumns<Row>((m) => m.completedAt ?? (ENDED.has(m.status) ? m.updatedAt : null)),
   flagsColumn((m) => [(m.status === 'PROPOSED' || HOP_WAITING.has(m.currentHop?.status ?? '')) && 'waiting for review']),
 ];
 

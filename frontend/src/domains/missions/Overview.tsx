@@ -1,5 +1,8 @@
-/** Every mission with its status, the hop in progress and its counts, live: on the overview and on its own page. */
-import { formatTime } from '../../core/format';
+/**
+ * Missions with their status, the hop in progress and their counts, live: the newest page on their own
+ * page, the newest few on the overview (whose counts by state cover the rest).
+ */
+import { formatCount, formatTime } from '../../core/format';
 import { rootsInOrder } from '../../core/liveList';
 import { href } from '../../core/router';
 import { OVERVIEW_FEW } from '../../core/sections';
@@ -7,7 +10,8 @@ import { words } from '../../core/userErrors';
 import { ListPage, OverviewSection } from '../../ui/ListFrames';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { MissionSummary } from './api';
-import { useMissions } from './context';
+import { useMissions, useNewestMissions } from './context';
+import type { MissionsState } from './live';
 import { describeCounts, missionCounts } from './store';
 
 type Level = 2 | 3;
@@ -15,8 +19,8 @@ type Level = 2 | 3;
 /** The missions' section of the overview page (`/`). */
 export function MissionsSection() {
   return (
-    <OverviewSection id="missions" title="Missions" path="/missions" summary={<Summary />}>
-      <MissionsBody level={3} />
+    <OverviewSection id="missions" title="Missions" path="/missions" summary={<Total state={useNewestMissions()} />}>
+      <MissionsBody level={3} state={useNewestMissions()} />
     </OverviewSection>
   );
 }
@@ -24,29 +28,38 @@ export function MissionsSection() {
 /** `/missions`. */
 export function MissionsPage() {
   return (
-    <ListPage id="missions" title="Missions" summary={<Summary />} table="/missions/all">
-      <MissionsBody level={2} />
+    <ListPage id="missions" title="Missions" summary={<Summary state={useMissions()} />} table="/missions/all">
+      <MissionsBody level={2} state={useMissions()} />
     </ListPage>
   );
 }
 
-function Summary() {
-  const state = useMissions();
+/** How many there are (the server's count): the overview's counts by state say the rest. */
+function Total({ state }: { state: MissionsState }) {
+  if (!state.loaded || !state.total) return null;
+  return (
+    <span className="lede" aria-live="polite" data-testid="missions-summary">
+      {formatCount(state.total)} mission{state.total === 1 ? '' : 's'}
+    </span>
+  );
+}
+
+/** How many there are; proposed and executing among the newest page shown. */
+function Summary({ state }: { state: MissionsState }) {
   const missions = rootsInOrder(state);
   if (!state.loaded || !missions.length) return null;
   const waiting = missions.filter((m) => m.status === 'PROPOSED').length;
   const running = missions.filter((m) => m.status === 'EXECUTING_HOP').length;
   return (
     <span className="lede" aria-live="polite" data-testid="missions-summary">
-      {state.total} mission{state.total === 1 ? '' : 's'}
+      {formatCount(state.total)} mission{state.total === 1 ? '' : 's'}
       {waiting ? ` · ${waiting} proposed` : ''}
       {running ? ` · ${running} executing a hop` : ''}
     </span>
   );
 }
 
-function MissionsBody({ level }: { level: Level }) {
-  const state = useMissions();
+function MissionsBody({ level, state }: { level: Level; state: MissionsState }) {
   const missions = rootsInOrder(state);
   return (
     <>
@@ -58,8 +71,8 @@ function MissionsBody({ level }: { level: Level }) {
       {!state.loaded && !state.error ? <p>Loading missions…</p> : null}
       {state.loaded && missions.length === 0 ? (
         <p className="card empty-small" data-testid="missions-empty">
-          No missions yet. An agent proposes one with <code>proposeMission</code> (see “Missions” in the project's
-          README); it appears here at once.
+          No missions yet. An agent proposes one with <code>proposeMission</code> (see the tutorial's “Missions”
+          page, docs/tutorial/missions.md); it appears here at once.
         </p>
       ) : null}
       {missions.length ? (

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 
 import { LiveList } from '../../core/liveList';
+import { LiveRead } from '../../core/liveRead';
 import { RootLive } from '../../core/rootLive';
 import { FakeLiveServer, ScriptedHttp, settle } from '../../test/fakes';
 import { asset, detail, hop, reviewCount, summary } from '../../test/missions';
 import type { MissionSummary } from './api';
-import { missionSource, missionsSource } from './live';
+import { missionReviewCountSource, missionSource, missionsSource, newestMissionsSource } from './live';
 
 describe('the live mission list', () => {
   function setup(
@@ -16,49 +17,57 @@ describe('the live mission list', () => {
   ) {
     const http = new ScriptedHttp({
       LatestSeq: () => ({ latestSeq }),
-      Missions: () => ({ missions: { edges: missions.map((node) => ({ node })) } }),
+      Missions: () => ({ missions: { totalCount: missions.length, edges: missions.map((node) => ({ node })) } }),
       MissionSummary: (v) => ({ mission: reread[String(v.id)] ?? null }),
       MissionReviewCount: () => reviewCount((counts.length > 1 ? counts.shift() : counts[0]) ?? 0),
     });
     const server = new FakeLiveServer();
     const failures: unknown[] = [];
-    let clock = 5_000;
-    const live = new LiveList(missionsSource, {
-      http,
-      client: server,
-      onFailure: (e) => failures.push(e),
-      schedule: (run) => run(),
-      now: () => clock,
-    });
-    return { http, server, live, failures, tick: (ms: number) => (clock += ms) };
+    const deps = { http, client: server, onFailure: (e: unknown) => failures.push(e), schedule: (run: () => void) => run() };
+    const live = new LiveList(missionsSource, deps);
+    const count = new LiveRead(missionReviewCountSource, deps);
+    return { http, server, live, count, failures };
   }
 
-  it('reads the position, then the missions and the review count, then follows mission events from there', async () => {
+  it('reads the position, then the missions (no count), then follows mission events from there', async () => {
     const { http, server, live } = setup(7, [summary('1')], {}, [1]);
     await live.start();
-    expect(http.calls.map((c) => c.operation).sort()).toEqual(['LatestSeq', 'MissionReviewCount', 'Missions']);
-    expect(http.calls[0]?.operation).toBe('LatestSeq');
-    const state = live.store.get();
-    expect(state).toMatchObject({ loaded: true, waiting: 1, reviewsReadAt: 5_000 });
+    expect(http.calls.map((c) => c.operation)).toEqual(['LatestSeq', 'Missions']);
+    expect(http.calls[1]?.variables.first).toBe(100);
+    expect(live.store.get()).toMatchObject({ loaded: true, total: 1 });
     const wire = server.subs.map((s) => JSON.parse(JSON.stringify(s.payload)) as { variables: unknown });
     expect(wire.map((w) => w.variables)).toEqual([{ filter: { rootType: 'mission' }, after: 7 }]);
+    const few = new LiveList(newestMissionsSource, { http, client: server, onFailure: () => {} });
+    await few.start();
+    expect(http.calls.at(-1)?.variables.first).toBe(5);
   });
 
-  it('re-reads each mission an event names, once per burst, and the review count with it', async () => {
+  it('re-reads each mission an event names, once per burst', async () => {
     const approved = summary('1', { status: 'APPROVED', updatedAt: '2026-01-01T00:01:00Z' });
-    const { http, server, live, tick } = setup(0, [summary('1')], { '1': approved, '2': summary('2') }, [1, 0]);
+    const { http, server, live } = setup(0, [summary('1')], { '1': approved, '2': summary('2') }, [1, 0]);
     await live.start();
     http.calls = [];
-    tick(1_000);
     server.append({ seq: 1, kind: 'mission_transitioned', rootId: '1' });
     server.append({ seq: 2, kind: 'mission_proposed', rootId: '2' });
     await settle();
     const state = live.store.get();
     expect(state.byId['1']?.status).toBe('APPROVED');
     expect(Object.keys(state.byId).sort()).toEqual(['1', '2']);
-    expect(state.waiting).toBe(0);
-    expect(state.reviewsReadAt).toBe(6_000);
     expect(http.calls.filter((c) => c.operation === 'MissionSummary').map((c) => c.variables.id)).toEqual(['1', '2']);
+  });
+
+  it('counts the proposals waiting, and counts again after every mission event, saying when', async () => {
+    const { http, server, count } = setup(0, [], {}, [1, 0]);
+    await count.start();
+    const first = count.store.get().value;
+    expect(first?.waiting).toBe(1);
+    expect(http.calls.map((c) => c.operation)).toEqual(['LatestSeq', 'MissionReviewCount']);
+    server.append({ seq: 1, kind: 'mission_transitioned', rootId: '1' });
+    await settle();
+    const second = count.store.get().value;
+    expect(second?.waiting).toBe(0);
+    expect(second?.readAt).toBeGreaterThanOrEqual(first?.readAt ?? Infinity);
+    expect(second).not.toBe(first);
   });
 
   it('does not hold a mission back while another is read slowly, and shows both', async () => {

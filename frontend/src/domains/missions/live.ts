@@ -1,6 +1,7 @@
 /**
- * What of the missions is live: the mission list with what waits for a person (core/liveList.ts), for as
- * long as the dashboard is open, and one mission with its history (core/rootLive.ts).
+ * What of the missions is live: the mission list (core/liveList.ts; the newest page on the Missions page,
+ * the newest few on the overview) and how many proposals wait for a person (core/liveRead.ts), each
+ * while a view shows it; one mission with its history (core/rootLive.ts).
  */
 import {
   MissionReviewCountDocument,
@@ -9,38 +10,47 @@ import {
   MissionUpdatedDocument,
 } from '../../core/graphql.generated';
 import type { ListSource, ListState } from '../../core/liveList';
+import type { ReadSource } from '../../core/liveRead';
 import type { RootSource } from '../../core/rootLive';
+import { OVERVIEW_FEW } from '../../core/sections';
 import type { MissionDetail, MissionSummary } from './api';
 
 export const MISSION_LIST_SIZE = 100;
 
-export interface MissionsExtra {
-  /** How many proposals wait for a person (the server's count); null until read. */
-  waiting: number | null;
-  /** When the count was last read (this browser's clock, ms): after every mission event, so the Reviews
-   * page reads its page of proposals again when it changes. */
-  reviewsReadAt: number;
+export type MissionsState = ListState<MissionSummary, object>;
+
+function missionList(limit: number): ListSource<MissionSummary, object> {
+  return {
+    rootType: 'mission',
+    limit,
+    readList: (http) => http.request(MissionsDocument, { first: limit }).then((r) => r.missions),
+    readRoot: (http, id) => http.request(MissionSummaryDocument, { id }).then((r) => r.mission),
+    created: (e) => e.kind === 'mission_proposed',
+    initial: {},
+  };
 }
 
-export type MissionsState = ListState<MissionSummary, MissionsExtra>;
+/** The Missions page: the newest page. */
+export const missionsSource = missionList(MISSION_LIST_SIZE);
+/** The overview: the newest few. */
+export const newestMissionsSource = missionList(OVERVIEW_FEW);
 
-export const missionsSource: ListSource<MissionSummary, MissionsExtra> = {
+export interface MissionReviewCount {
+  /** How many proposals wait for a person (the server's count). */
+  waiting: number;
+  /** When the count was read (this browser's clock, ms): after every mission event, so the Reviews
+   * page reads its page of proposals again when it changes. */
+  readAt: number;
+}
+
+/** Any change to a mission may add a proposal or take one out. */
+export const missionReviewCountSource: ReadSource<MissionReviewCount> = {
   rootType: 'mission',
-  limit: MISSION_LIST_SIZE,
-  readList: (http) => http.request(MissionsDocument, { first: MISSION_LIST_SIZE }).then((r) => r.missions),
-  readRoot: (http, id) => http.request(MissionSummaryDocument, { id }).then((r) => r.mission),
-  created: (e) => e.kind === 'mission_proposed',
-  initial: { waiting: null, reviewsReadAt: 0 },
-  sides: {
-    // Any change to a mission may add a proposal or take one out.
-    reviews: {
-      read: async (http, now) => {
-        const { missionReviews } = await http.request(MissionReviewCountDocument, {});
-        return { waiting: missionReviews.totalCount, reviewsReadAt: now() };
-      },
-      touchedBy: () => true,
-    },
+  read: async (http) => {
+    const { missionReviews } = await http.request(MissionReviewCountDocument, {});
+    return { waiting: missionReviews.totalCount, readAt: Date.now() };
   },
+  touchedBy: () => true,
 };
 
 /**

@@ -16,7 +16,8 @@ export function EmptyState() {
       <h3 id="empty-title">No research plans yet</h3>
       <p>
         Agents create plans through the GraphQL API, and each one appears here the moment it is created — no reload
-        needed. To see it happen, follow <strong>“A five-minute tour”</strong> in the project's README:
+        needed. To see it happen, follow the tutorial's <strong>“Research plans”</strong> page
+        (docs/tutorial/plans.md):
       </p>
       <ol>
         <li>

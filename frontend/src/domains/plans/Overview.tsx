@@ -1,12 +1,13 @@
 /**
- * The overview page (`/`): every plan with its status, progress and step counts, live, stalled plans
- * and stall alerts standing out; then the other domains' sections (missions, workflows; see
- * core/sections.tsx), each live too.
+ * The overview page (`/`): every domain counted by state and what needs a person now (Glance.tsx); the
+ * newest few plans with their status, progress and step counts and the newest stall alerts, live; then
+ * the other domains' sections (missions, workflows; see core/sections.tsx), each the newest few, live too.
+ * Nothing more is read than is shown.
  */
 import { progressTone } from '../../core/outcome';
 import { memo } from 'react';
 
-import { formatDuration, formatTime } from '../../core/format';
+import { formatCount, formatDuration, formatTime } from '../../core/format';
 import { rootsInOrder } from '../../core/liveList';
 import { href } from '../../core/router';
 import { OVERVIEW_FEW, OverviewSections } from '../../core/sections';
@@ -33,29 +34,25 @@ function PlansSection() {
   const state = usePlans();
   const plans = rootsInOrder(state);
   return (
-    <OverviewSection id="plans" title="Research plans" summary={<Summary plans={plans} total={state.total} loaded={state.loaded} />} table="/plans">
+    <OverviewSection id="plans" title="Research plans" summary={<Summary total={state.total} loaded={state.loaded} />} table="/plans">
       {state.error ? (
         <p className="error" role="alert">
           Live updates failed: {state.error}
         </p>
       ) : null}
       {state.loaded && plans.length === 0 ? <EmptyState /> : null}
-      {plans.length || state.alerts.length ? <StallAlerts alerts={state.alerts.slice(0, OVERVIEW_FEW)} /> : null}
+      {plans.length || state.alerts.length ? <StallAlerts alerts={state.alerts} /> : null}
       {!state.loaded ? <p>Loading plans…</p> : plans.length ? <PlanList plans={plans.slice(0, OVERVIEW_FEW)} /> : null}
     </OverviewSection>
   );
 }
 
-/** How many there are (the server's count); waiting and stalled among the newest page shown. */
-function Summary({ plans, total, loaded }: { plans: readonly PlanSummary[]; total: number; loaded: boolean }) {
-  if (!loaded || !plans.length) return null;
-  const stalled = plans.filter((p) => p.status === 'STALLED').length;
-  const waiting = plans.filter((p) => p.status === 'AWAITING_REVIEW').length;
+/** How many there are (the server's count): the counts by state above say the rest. */
+function Summary({ total, loaded }: { total: number; loaded: boolean }) {
+  if (!loaded || !total) return null;
   return (
     <span className="lede" aria-live="polite" data-testid="plans-summary">
-      {total} plan{total === 1 ? '' : 's'}
-      {waiting ? ` · ${waiting} awaiting review` : ''}
-      {stalled ? ` · ${stalled} stalled` : ''}
+      {formatCount(total)} plan{total === 1 ? '' : 's'}
     </span>
   );
 }

@@ -9,7 +9,7 @@ import { words } from '../../core/userErrors';
 import { BulkDecide, SelectBox, useSelection, type Selection } from '../../ui/BulkDecide';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { ReviewRequest } from './api';
-import { usePlans, useRefreshPlanInbox } from './context';
+import { usePlanInbox, useRefreshPlanInbox } from './context';
 import { DecisionForm, type Decided } from './DecisionForm';
 import { Instructions } from './Instructions';
 import { Questions } from './Questions';
@@ -22,14 +22,14 @@ interface DecidedItem extends Decided {
 }
 
 export function PlanReviews() {
-  const plans = usePlans();
+  const read = usePlanInbox();
   const refreshInbox = useRefreshPlanInbox();
   const [decided, setDecided] = useState<DecidedItem[]>([]);
-  // The inbox is the live list's (domains/plans/live.ts); a step answered here leaves it at once.
+  // The inbox is kept live (domains/plans/live.ts); a step answered here leaves it at once.
   const [answered, setAnswered] = useState(noneAnswered<ReviewRequest>);
-  const { inbox } = plans;
+  const inbox = read.value?.requests ?? null;
   const requests = stillWaiting(inbox, answered, (r) => r.step.id);
-  const error = inbox === null ? plans.error : null;
+  const error = inbox === null ? read.error : null;
   const now = useNow();
   // The longest waiting first.
   const waiting = [...(requests ?? [])].sort((a, b) => Date.parse(a.waitingSince) - Date.parse(b.waitingSince));
@@ -86,18 +86,15 @@ export function PlanReviews() {
         <section aria-labelledby="plan-decided-title">
           <h3 id="plan-decided-title">Decided here</h3>
           <ul className="decided" aria-live="polite">
-            {decided.map((d) => {
-              const live = plans.byId[d.planId];
-              return (
-                <li key={d.id} className="card" data-decided-step={d.stepId}>
-                  <strong>{words(d.decision)}</strong> — {d.label}: step now <StatusBadge status={d.stepStatus} />, plan
-                  now <StatusBadge status={live?.status ?? d.planStatus} />{' '}
-                  <a href={href(`/plans/${d.planId}`)}>
-                    Open the plan<span className="sr-only"> of {d.label}</span>
-                  </a>
-                </li>
-              );
-            })}
+            {decided.map((d) => (
+              <li key={d.id} className="card" data-decided-step={d.stepId}>
+                <strong>{words(d.decision)}</strong> — {d.label}: step now <StatusBadge status={d.stepStatus} />, plan
+                now <StatusBadge status={d.planStatus} />{' '}
+                <a href={href(`/plans/${d.planId}`)}>
+                  Open the plan<span className="sr-only"> of {d.label}</span>
+                </a>
+              </li>
+            ))}
           </ul>
         </section>
       ) : null}

@@ -19,10 +19,7 @@ const COLUMNS: readonly Column<PlanSummary>[] = [
     label: 'Progress',
     cell: (p) => <ProgressBar percent={p.progressPercent} label={`Progress of ${title(p)}`} tone={progressTone(p.status)} />,
   },
-  ...timeColumns<PlanSummary>(
-    (p) => p.createdAt,
-    (p) => (FINAL.has(p.status) ? p.updatedAt : null),
-  ),
+  ...timeColumns<PlanSummary>((p) => (FINAL.has(p.status) ? p.updatedAt : null)),
   flagsColumn((p) => [p.status === 'STALLED' && 'stalled', p.stepCounts.awaitingInput > 0 && 'waiting for review']),
 ];
 

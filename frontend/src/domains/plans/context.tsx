@@ -1,22 +1,25 @@
-/** The live plan list for the whole page (see live.ts), shared by the plan views and the nav badge. */
-import { liveListContext } from '../../core/liveHooks';
-import { plansSource, type PlansState } from './live';
-import { waitingForReview } from './store';
+/**
+ * What of the plans the views share (see live.ts): the newest few plans with the stall alerts (the
+ * overview), the review inbox (the Reviews page) and its count (the navigation badge). Each is read only
+ * while a view shows it.
+ */
+import { liveListContext, liveReadContext, nested } from '../../core/liveHooks';
+import { planInboxSource, planReviewCountSource, plansSource, type PlansState } from './live';
 
 const plans = liveListContext(plansSource);
+const inbox = liveReadContext(planInboxSource);
+const reviewCount = liveReadContext(planReviewCountSource);
 
-export const PlansProvider = plans.Provider;
+export const PlansProvider = nested(plans.Provider, inbox.Provider, reviewCount.Provider);
 
 export const usePlans: () => PlansState = plans.useListState;
 
-/** Read the review inbox again (after a decision taken on this page; its events follow anyway). */
-export function useRefreshPlanInbox(): () => void {
-  const live = plans.useLiveList();
-  return () => live?.refresh('inbox');
-}
+export const usePlanInbox = inbox.useRead;
 
-/** Plan steps awaiting a decision (null until the plan list is loaded). */
+/** Read the review inbox again (after a decision taken on this page; its events follow anyway). */
+export const useRefreshPlanInbox = inbox.useRefresh;
+
+/** Plan steps awaiting a decision, as the server counts them (null until read). */
 export function usePlanReviewCount(): number | null {
-  const state = usePlans();
-  return state.loaded ? waitingForReview(state) : null;
+  return reviewCount.useRead().value;
 }

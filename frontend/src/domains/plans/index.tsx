@@ -1,6 +1,8 @@
 /** Research plans in the dashboard: the overview page (plans first, then the other domains), one plan, and their part of the Reviews page. */
 import type { DomainModule } from '../../core/domain';
+import { nested } from '../../core/liveHooks';
 import { PlansProvider, usePlanReviewCount } from './context';
+import { GlanceProvider } from './Glance';
 import { Overview } from './Overview';
 import { PlanDetailView } from './PlanDetail';
 import { PlanReviews } from './PlanReviews';
@@ -17,6 +19,6 @@ export const plansDomain: DomainModule = {
     { path: '/', label: 'Overview' },
     { path: '/plans', label: 'Plans' },
   ],
-  provider: PlansProvider,
+  provider: nested(PlansProvider, GlanceProvider),
   reviews: { useWaiting: usePlanReviewCount, Section: PlanReviews },
 };

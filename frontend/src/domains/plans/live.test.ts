@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 
 import { LiveList } from '../../core/liveList';
+import { LiveRead } from '../../core/liveRead';
 import { RootLive } from '../../core/rootLive';
 import { FakeLiveServer, ScriptedHttp, settle } from '../../test/fakes';
 import { plan } from '../../test/plans';
 import type { PlanSummary, ReviewRequest } from './api';
-import { planSource, plansSource } from './live';
+import { planInboxSource, planReviewCountSource, planSource, plansSource } from './live';
 
 function request(stepId: string): ReviewRequest {
   return { step: { id: stepId } } as ReviewRequest;
@@ -16,7 +17,6 @@ describe('the live plan list', () => {
     latestSeq: number,
     plans: PlanSummary[],
     reread: Record<string, PlanSummary>,
-    inbox: () => unknown = () => [],
     history: unknown[] = [],
   ) {
     const http = new ScriptedHttp({
@@ -24,10 +24,6 @@ describe('the live plan list', () => {
       Plans: () => ({ researchPlans: { edges: plans.map((node) => ({ node })) } }),
       PlanSummary: (v) => ({ researchPlan: reread[String(v.id)] ?? null }),
       StallAlertHistory: () => ({ stallAlerts: { edges: history.map((node) => ({ node })) } }),
-      ReviewInbox: async () => {
-        const requests = (await inbox()) as unknown[];
-        return { reviewInbox: { edges: requests.map((node) => ({ node })) } };
-      },
     });
     const server = new FakeLiveServer();
     const failures: unknown[] = [];
@@ -40,10 +36,11 @@ describe('the live plan list', () => {
     return { http, server, live, failures };
   }
 
-  it('reads the position, then the snapshot, then follows events and stall alerts from that position', async () => {
+  it('reads the position, then the newest few plans and stalls (no inbox), then follows events and stall alerts from that position', async () => {
     const { http, server, live } = setup(12, [plan('1')], {});
     await live.start();
-    expect(http.calls.map((c) => c.operation)).toEqual(['LatestSeq', 'Plans', 'ReviewInbox', 'StallAlertHistory']);
+    expect(http.calls.map((c) => c.operation)).toEqual(['LatestSeq', 'Plans', 'StallAlertHistory']);
+    expect(http.calls.map((c) => c.variables.first)).toEqual([undefined, 5, 5]);
     expect(live.store.get().loaded).toBe(true);
     const wire = server.subs.map((s) => JSON.parse(JSON.stringify(s.payload)) as { variables: unknown });
     expect(wire.map((w) => w.variables)).toEqual([{ filter: { rootType: 'plan' }, after: 12 }, { after: 12 }]);
@@ -51,7 +48,7 @@ describe('the live plan list', () => {
 
   it('shows stalls from the log before the page opened, then adds those that follow, each once', async () => {
     const older = { seq: 5, planId: '1', steps: [], thresholdSeconds: 60, detectedAt: '2026-01-01T00:00:00Z', plan: null };
-    const { server, live } = setup(12, [plan('1')], {}, () => [], [older]);
+    const { server, live } = setup(12, [plan('1')], {}, [older]);
     await live.start();
     expect(live.store.get().alerts.map((a) => a.seq)).toEqual([5]);
     const alerts = server.subs[1];
@@ -73,41 +70,6 @@ describe('the live plan list', () => {
     expect(state.order).toEqual(['2', '1']);
   });
 
-  it('reads the review inbox with the list, and again for review events only', async () => {
-    const inboxes = [[request('s1')], [request('s1'), request('s2')]];
-    const { http, server, live } = setup(0, [], {}, () => inboxes.shift() ?? []);
-    await live.start();
-    expect(live.store.get().inbox).toEqual([request('s1')]);
-    server.append({ seq: 1, kind: 'step_started', entityType: 'step', rootId: 'x' });
-    await settle();
-    expect(http.calls.filter((c) => c.operation === 'ReviewInbox')).toHaveLength(1);
-    server.append({ seq: 2, kind: 'step_transitioned', entityType: 'step', toState: 'awaiting_input', rootId: 'x' });
-    await settle();
-    expect(http.calls.filter((c) => c.operation === 'ReviewInbox')).toHaveLength(2);
-    expect(live.store.get().inbox?.map((r) => r.step.id)).toEqual(['s1', 's2']);
-  });
-
-  it('keeps the newest inbox when an older read lands after it', async () => {
-    const answers: ((requests: unknown[]) => void)[] = [];
-    let first = true;
-    const { server, live } = setup(0, [], {}, () => {
-      if (first) return ((first = false), []);
-      return new Promise<unknown[]>((resolve) => answers.push(resolve));
-    });
-    await live.start();
-    server.append({ seq: 1, kind: 'user_reviewed', entityType: 'step', rootId: 'x' });
-    await settle();
-    server.append({ seq: 2, kind: 'user_reviewed', entityType: 'step', rootId: 'x' });
-    await settle();
-    expect(answers).toHaveLength(2);
-    const [older, newer] = answers;
-    newer?.([request('new')]);
-    await settle();
-    older?.([request('old')]);
-    await settle();
-    expect(live.store.get().inbox?.map((r) => r.step.id)).toEqual(['new']);
-  });
-
   it('stops following when stopped', async () => {
     const { server, live } = setup(0, [], {});
     await live.start();
@@ -122,6 +84,73 @@ describe('the live plan list', () => {
     await live.start();
     expect(failures).toHaveLength(1);
     expect(live.store.get().error).toMatch(/LatestSeq/);
+  });
+});
+
+describe('the review inbox and its count, live', () => {
+  function setup(inbox: () => unknown) {
+    const http = new ScriptedHttp({
+      LatestSeq: () => ({ latestSeq: 0 }),
+      ReviewInbox: async () => {
+        const requests = (await inbox()) as unknown[];
+        return { reviewInbox: { totalCount: requests.length, edges: requests.map((node) => ({ node })) } };
+      },
+      PlanReviewCount: async () => ({ reviewInbox: { totalCount: ((await inbox()) as unknown[]).length } }),
+    });
+    const server = new FakeLiveServer();
+    const deps = { http, client: server, onFailure: () => {}, schedule: (run: () => void) => run() };
+    return { http, server, inbox: new LiveRead(planInboxSource, deps), count: new LiveRead(planReviewCountSource, deps) };
+  }
+
+  it('reads the inbox, and again for review events only', async () => {
+    const inboxes = [[request('s1')], [request('s1'), request('s2')]];
+    const { http, server, inbox } = setup(() => inboxes.shift() ?? []);
+    await inbox.start();
+    expect(inbox.store.get().value).toEqual({ requests: [request('s1')], total: 1 });
+    server.append({ seq: 1, kind: 'step_started', entityType: 'step', rootId: 'x' });
+    await settle();
+    expect(http.calls.filter((c) => c.operation === 'ReviewInbox')).toHaveLength(1);
+    server.append({ seq: 2, kind: 'step_transitioned', entityType: 'step', toState: 'awaiting_input', rootId: 'x' });
+    await settle();
+    expect(http.calls.filter((c) => c.operation === 'ReviewInbox')).toHaveLength(2);
+    expect(inbox.store.get().value?.requests.map((r) => r.step.id)).toEqual(['s1', 's2']);
+  });
+
+  it('keeps the newest inbox when an older read lands after it', async () => {
+    const answers: ((requests: unknown[]) => void)[] = [];
+    let first = true;
+    const { server, inbox } = setup(() => {
+      if (first) return ((first = false), []);
+      return new Promise<unknown[]>((resolve) => answers.push(resolve));
+    });
+    await inbox.start();
+    server.append({ seq: 1, kind: 'user_reviewed', entityType: 'step', rootId: 'x' });
+    await settle();
+    server.append({ seq: 2, kind: 'user_reviewed', entityType: 'step', rootId: 'x' });
+    await settle();
+    expect(answers).toHaveLength(2);
+    const [older, newer] = answers;
+    newer?.([request('new')]);
+    await settle();
+    older?.([request('old')]);
+    await settle();
+    expect(inbox.store.get().value?.requests.map((r) => r.step.id)).toEqual(['new']);
+  });
+
+  it('counts without reading a list, and follows only plan events', async () => {
+    let waiting = 3;
+    const { http, server, count } = setup(() => Array.from({ length: waiting }));
+    await count.start();
+    expect(count.store.get().value).toBe(3);
+    expect(http.calls.map((c) => c.operation)).toEqual(['LatestSeq', 'PlanReviewCount']);
+    const wire = server.subs.map((s) => JSON.parse(JSON.stringify(s.payload)) as { variables: unknown });
+    expect(wire.map((w) => w.variables)).toEqual([{ filter: { rootType: 'plan' }, after: 0 }]);
+    waiting = 2;
+    server.append({ seq: 1, kind: 'user_reviewed', entityType: 'step', rootId: 'x' });
+    await settle();
+    expect(count.store.get().value).toBe(2);
+    count.stop();
+    expect(server.subs.every((s) => !s.active)).toBe(true);
   });
 });
 

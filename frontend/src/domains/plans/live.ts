@@ -1,8 +1,10 @@
 /**
- * What of the research plans is live: the plan list with the stall alerts and the review inbox
- * (core/liveList.ts), for as long as the dashboard is open, and one plan with its history (core/rootLive.ts).
+ * What of the research plans is live: the newest few plans with the newest stall alerts (core/liveList.ts)
+ * while the overview shows them; the review inbox and its count (core/liveRead.ts) while a view shows
+ * them; one plan with its history (core/rootLive.ts).
  */
 import {
+  PlanReviewCountDocument,
   PlansDocument,
   PlanSummaryDocument,
   PlanUpdatedDocument,
@@ -11,23 +13,23 @@ import {
   StallAlertsDocument,
 } from '../../core/graphql.generated';
 import { eventData } from '../../core/events';
-import { nodesSide, type ListSource, type ListState } from '../../core/liveList';
+import type { ListSource, ListState } from '../../core/liveList';
+import type { ReadSource } from '../../core/liveRead';
 import { subscribeFromSeq } from '../../core/resumable';
 import type { RootSource } from '../../core/rootLive';
+import { OVERVIEW_FEW } from '../../core/sections';
 import type { PlanDetail, PlanSummary, ReviewRequest, StallAlert } from './api';
 import { addAlert, touchesReviews } from './store';
 
-export const PLAN_LIST_SIZE = 100;
+/** The overview shows the newest few plans; the plans table pages through the rest. */
+export const PLAN_LIST_SIZE = OVERVIEW_FEW;
 export const INBOX_SIZE = 100;
-/** Stalls read from the log when the page opens (the newest of them). */
-export const ALERT_HISTORY = 50;
+/** Stalls read from the log when the overview opens (the newest of them, as many as it shows). */
+export const ALERT_HISTORY = OVERVIEW_FEW;
 
 export interface PlansExtra {
   /** Newest first. */
   alerts: readonly StallAlert[];
-  /** Steps awaiting a decision, oldest first; null until read. Read again after every event that may
-   * add a step to it or take one out (the list's one rule: the latest read wins). */
-  inbox: readonly ReviewRequest[] | null;
 }
 
 export type PlansState = ListState<PlanSummary, PlansExtra>;
@@ -39,13 +41,8 @@ export const plansSource: ListSource<PlanSummary, PlansExtra> = {
   readRoot: (http, id) => http.request(PlanSummaryDocument, { id }).then((r) => r.researchPlan),
   // A plan's first event: plan_modified with the action "created" (services/plans/create.py).
   created: (e) => e.kind === 'plan_modified' && e.entityType === 'plan' && eventData(e).action === 'created',
-  initial: { alerts: [], inbox: null },
+  initial: { alerts: [] },
   sides: {
-    inbox: nodesSide<PlansExtra, ReviewRequest>(
-      'inbox',
-      (http) => http.request(ReviewInboxDocument, { first: INBOX_SIZE }).then((r) => r.reviewInbox),
-      touchesReviews,
-    ),
     // Stalls detected before the page opened, from the log; the stallAlerts subscription adds later ones
     // (it starts at the seq this read is at least as new as, so none is missed or doubled).
     alerts: {
@@ -60,10 +57,28 @@ export const plansSource: ListSource<PlanSummary, PlansExtra> = {
       operation: StallAlertsDocument,
       field: 'stallAlerts',
       after,
-      onItem: (alert) => update((s) => addAlert(s, alert)),
+      onItem: (alert) => update((s) => addAlert(s, alert, ALERT_HISTORY)),
       onError: fail,
     }),
   ],
+};
+
+/** Steps awaiting a decision, oldest first, and how many there are: read again after every event that
+ * may add a step or take one out (the latest read wins). */
+export const planInboxSource: ReadSource<{ requests: readonly ReviewRequest[]; total: number }> = {
+  rootType: 'plan',
+  read: (http) =>
+    http
+      .request(ReviewInboxDocument, { first: INBOX_SIZE })
+      .then((r) => ({ requests: r.reviewInbox.edges.map((e) => e.node), total: r.reviewInbox.totalCount })),
+  touchedBy: touchesReviews,
+};
+
+/** How many steps await a decision (the navigation badge): a count, no list. */
+export const planReviewCountSource: ReadSource<number> = {
+  rootType: 'plan',
+  read: (http) => http.request(PlanReviewCountDocument).then((r) => r.reviewInbox.totalCount),
+  touchedBy: touchesReviews,
 };
 
 /** One plan: `researchPlanUpdated(id)` snapshots and the plan's events. */

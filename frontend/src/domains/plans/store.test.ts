@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
 
-import { initialList, upsertRoots } from '../../core/liveList';
-import { event, plan } from '../../test/plans';
+import { initialList } from '../../core/liveList';
+import { event } from '../../test/plans';
 import type { StallAlert } from './api';
 import { plansSource } from './live';
-import { addAlert, touchesReviews, waitingForReview } from './store';
+import { addAlert, touchesReviews } from './store';
 
 const initialPlans = initialList(plansSource);
-
-describe('plan list', () => {
-  it('counts the steps waiting for review across plans', () => {
-    const counts = { pending: 0, inProgress: 0, awaitingInput: 2, completed: 0, skipped: 0, failed: 0 };
-    const state = upsertRoots(initialPlans, [plan('1', { stepCounts: counts }), plan('2')]);
-    expect(waitingForReview(state)).toBe(2);
-  });
-});
 
 describe('stall alerts', () => {
   const alert = (seq: number): StallAlert => ({
@@ -32,6 +24,12 @@ describe('stall alerts', () => {
     const again = addAlert(state, alert(4));
     expect(again).toBe(state);
     expect(state.alerts.map((a) => a.seq)).toEqual([9, 4]);
+  });
+
+  it('keeps only the newest it shows', () => {
+    let state = initialPlans;
+    for (const seq of [3, 8, 5, 1]) state = addAlert(state, alert(seq), 2);
+    expect(state.alerts.map((a) => a.seq)).toEqual([8, 5]);
   });
 });
 

@@ -1,15 +1,10 @@
-/** Pure state for the plan views: stall alerts, the review count, and which events change the inbox. */
-import type { ListCore } from '../../core/liveList';
-import type { PlanEvent, PlanSummary, StallAlert } from './api';
+/** Pure state for the plan views: stall alerts, and which events change the inbox. */
+import type { PlanEvent, StallAlert } from './api';
 
-/** Newest first, one entry per seq. */
-export function addAlert<S extends { alerts: readonly StallAlert[] }>(state: S, alert: StallAlert): S {
+/** Newest first, one entry per seq, at most `keep` of them (the newest). */
+export function addAlert<S extends { alerts: readonly StallAlert[] }>(state: S, alert: StallAlert, keep = Infinity): S {
   if (state.alerts.some((a) => a.seq === alert.seq)) return state;
-  return { ...state, alerts: [alert, ...state.alerts].sort((a, b) => b.seq - a.seq) };
-}
-
-export function waitingForReview(state: ListCore<PlanSummary>): number {
-  return Object.values(state.byId).reduce((n, p) => n + p.stepCounts.awaitingInput, 0);
+  return { ...state, alerts: [alert, ...state.alerts].sort((a, b) => b.seq - a.seq).slice(0, keep) };
 }
 
 /** Events that can add a step to the inbox or take one out of it. */

@@ -1,4 +1,4 @@
-/** The decision terms the Reviews page shows: order, countdown, assignee and subject in words (issue 17). */
+/** The decision terms the Reviews page shows: order, countdown, assignee and subject in words. */
 import { formatDuration } from '../../core/format';
 import type { DecisionFieldsFragment } from '../../core/graphql.generated';
 import { words } from '../../core/userErrors';

@@ -1,5 +1,5 @@
 /**
- * The Webhooks admin page (issue 17 item 3): the tenant's endpoints — create (the secret is shown once),
+ * The Webhooks admin page: the tenant's endpoints — create (the secret is shown once),
  * enable/disable, rotate the secret, delete — and an endpoint's delivery log with each event's attempts,
  * redelivery of one event or a range. Admin keys only; any other key reads why.
  */

@@ -1,4 +1,4 @@
-/** Webhook topics and delivery figures in words (issue 17 item 3). */
+/** Webhook topics and delivery figures in words. */
 import type { WebhookTopic } from '../../core/graphql.generated';
 
 /** Every topic, in the schema's order, with what a person reads. */

@@ -24,6 +24,8 @@ interface Props {
 
 const SATISFIED = new Set(['COMPLETED', 'SKIPPED']);
 const MIN_ZOOM = 0.2;
+/** Fit goes as small as the whole graph needs (a 200-step graph in a phone's frame), the zoom buttons not. */
+const MIN_FIT = 0.02;
 const MAX_ZOOM = 2;
 const STEP = 1.25;
 
@@ -111,13 +113,14 @@ export function DagView({ steps, undoByStep, selected, onSelect, outcome = null 
     if (el && target && el.scrollWidth > el.clientWidth) el.scrollLeft = target.x + target.width / 2 - el.clientWidth / 2;
   }, [layout]);
 
-  const zoomTo = (value: number) => setZoom(Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, value)));
+  const zoomTo = (value: number) => setZoom((z) => Math.min(MAX_ZOOM, Math.max(Math.min(z, MIN_ZOOM), value)));
   const fit = () => {
     const el = frame.current;
     if (!el || !layout) return;
-    // Rounded down, so the whole graph fits rather than a pixel or two more than the frame.
+    // Rounded down, so the whole graph fits rather than a pixel or two more than the frame; every step in
+    // view however small it gets (the zoom buttons then enlarge a part).
     const whole = Math.min(1, el.clientWidth / layout.width, Math.max(el.clientHeight, 240) / layout.height);
-    zoomTo(Math.floor(whole * 100) / 100);
+    setZoom(Math.max(MIN_FIT, Math.floor(whole * 100) / 100));
     el.scrollTo(0, 0);
   };
 
@@ -157,7 +160,7 @@ export function DagView({ steps, undoByStep, selected, onSelect, outcome = null 
   return (
     <div className="dag-view" data-testid="dag-view">
       <div className="dag-toolbar" role="toolbar" aria-label="Graph view">
-        <button type="button" onClick={() => zoomTo(zoom / STEP)} disabled={zoom <= MIN_ZOOM} aria-label="Zoom out of the graph">
+        <button type="button" onClick={() => zoomTo(Math.min(zoom, zoom / STEP))} disabled={zoom <= MIN_ZOOM} aria-label="Zoom out of the graph">
           −
         </button>
         <span className="dag-zoom" data-testid="dag-zoom" aria-live="polite">

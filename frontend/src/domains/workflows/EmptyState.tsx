@@ -19,7 +19,8 @@ export function WorkflowsEmptyState() {
       <h2 id="wf-empty-title">No workflows yet</h2>
       <p>
         Agents define DAG workflows through the GraphQL API, and each one appears here the moment it is created — no
-        reload needed. The README's <strong>“Workflows: a DAG that workers pull from”</strong> walks through one:
+        reload needed. The tutorial's <strong>“Workflows: a DAG that workers pull from”</strong>
+        (docs/tutorial/workflows.md) walks through one:
       </p>
       <ol>
         <li>

@@ -3,7 +3,7 @@
  * stand out. On its own page (`/workflows`) and as the workflows' section of the overview (`/`).
  */
 import { progressTone } from '../../core/outcome';
-import { formatTime } from '../../core/format';
+import { formatCount, formatTime } from '../../core/format';
 import { rootsInOrder } from '../../core/liveList';
 import { href } from '../../core/router';
 import { OVERVIEW_FEW } from '../../core/sections';
@@ -11,7 +11,8 @@ import { ListPage, OverviewSection } from '../../ui/ListFrames';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { WorkflowSummary } from './api';
-import { useWorkflows } from './context';
+import { useNewestWorkflows, useWorkflows } from './context';
+import type { WorkflowsState } from './live';
 import { WorkflowsEmptyState } from './EmptyState';
 import { compensationText, stepCountsText, stepProgress, workflowOutcome } from './store';
 
@@ -20,8 +21,8 @@ type Level = 2 | 3;
 /** `/workflows`. */
 export function WorkflowList() {
   return (
-    <ListPage id="workflows" title="Workflows" summary={<Summary />} table="/workflows/all">
-      <WorkflowsBody level={2} />
+    <ListPage id="workflows" title="Workflows" summary={<Summary state={useWorkflows()} />} table="/workflows/all">
+      <WorkflowsBody level={2} state={useWorkflows()} />
     </ListPage>
   );
 }
@@ -29,14 +30,23 @@ export function WorkflowList() {
 /** The workflows' section of the overview page (`/`). */
 export function WorkflowsSection() {
   return (
-    <OverviewSection id="workflows" title="Workflows" path="/workflows" summary={<Summary />}>
-      <WorkflowsBody level={3} />
+    <OverviewSection id="workflows" title="Workflows" path="/workflows" summary={<Total state={useNewestWorkflows()} />}>
+      <WorkflowsBody level={3} state={useNewestWorkflows()} />
     </OverviewSection>
   );
 }
 
-function Summary() {
-  const state = useWorkflows();
+/** How many there are (the server's count): the overview's counts by state say the rest. */
+function Total({ state }: { state: WorkflowsState }) {
+  if (!state.loaded || !state.total) return null;
+  return (
+    <span className="lede" aria-live="polite" data-testid="workflows-summary">
+      {formatCount(state.total)} workflow{state.total === 1 ? '' : 's'}
+    </span>
+  );
+}
+
+function Summary({ state }: { state: WorkflowsState }) {
   const workflows = rootsInOrder(state);
   if (!state.loaded || !workflows.length) return null;
   const count = (status: WorkflowSummary['status']) => workflows.filter((w) => w.status === status).length;
@@ -44,7 +54,7 @@ function Summary() {
   const compensating = count('COMPENSATING');
   return (
     <span className="lede" aria-live="polite" data-testid="workflows-summary">
-      {state.total} workflow{state.total === 1 ? '' : 's'}
+      {formatCount(state.total)} workflow{state.total === 1 ? '' : 's'}
       {state.total > workflows.length ? ` (the newest ${workflows.length} shown)` : ''}
       {blocked ? ` · ${blocked} waiting for a reviewer` : ''}
       {compensating ? ` · ${compensating} compensating` : ''}
@@ -52,8 +62,7 @@ function Summary() {
   );
 }
 
-function WorkflowsBody({ level }: { level: Level }) {
-  const state = useWorkflows();
+function WorkflowsBody({ level, state }: { level: Level; state: WorkflowsState }) {
   const workflows = rootsInOrder(state);
   return (
     <>

@@ -8,7 +8,7 @@ import { words } from '../../core/userErrors';
 import { BulkDecide, SelectBox, useSelection, type Selection } from '../../ui/BulkDecide';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { GateRequest } from './api';
-import { useRefreshGates, useWorkflows } from './context';
+import { useGates, useRefreshGates } from './context';
 import { GateForm, type GateDecided } from './GateForm';
 
 interface DecidedGate extends GateDecided {
@@ -23,7 +23,7 @@ function label(gate: GateRequest): string {
 }
 
 export function WorkflowReviews() {
-  const { gates, byId } = useWorkflows();
+  const gates = useGates().value;
   const [decided, setDecided] = useState<DecidedGate[]>([]);
   // A gate answered here leaves the list at once; the next read of the queue (which no longer has it)
   // takes over, so a step that comes back for review later shows again.
@@ -76,20 +76,17 @@ export function WorkflowReviews() {
         <section aria-labelledby="workflow-decided-title">
           <h3 id="workflow-decided-title">Decided here</h3>
           <ul className="decided" aria-live="polite">
-            {decided.map((d) => {
-              const live = d.workflowId ? byId[d.workflowId] : undefined;
-              return (
-                <li key={d.id} className="card" data-decided-gate={d.stepId}>
-                  <strong>{d.decision === 'APPROVE' ? 'Approved' : 'Rejected'}</strong> — {d.label}: step now{' '}
-                  <StatusBadge status={d.stepStatus} />, workflow now <StatusBadge status={live?.status ?? d.workflowStatus} />{' '}
-                  {d.workflowId ? (
-                    <a href={href(`/workflows/${d.workflowId}`)}>
-                      Open the workflow<span className="sr-only"> of {d.label}</span>
-                    </a>
-                  ) : null}
-                </li>
-              );
-            })}
+            {decided.map((d) => (
+              <li key={d.id} className="card" data-decided-gate={d.stepId}>
+                <strong>{d.decision === 'APPROVE' ? 'Approved' : 'Rejected'}</strong> — {d.label}: step now{' '}
+                <StatusBadge status={d.stepStatus} />, workflow now <StatusBadge status={d.workflowStatus} />{' '}
+                {d.workflowId ? (
+                  <a href={href(`/workflows/${d.workflowId}`)}>
+                    Open the workflow<span className="sr-only"> of {d.label}</span>
+                  </a>
+                ) : null}
+              </li>
+            ))}
           </ul>
         </section>
       ) : null}

@@ -16,11 +16,11 @@ function stepsDone(w: Row): string {
 
 const COLUMNS: readonly Column<Row>[] = [
   nameColumn('/workflows', (w) => w.name),
-  statusColumn(),
+  statusColumn((w) => (w.outcome ? w.outcome.toLowerCase() : null)),
   { label: 'Progress', cell: stepsDone },
   ...timeColumns<Row>(
-    (w) => w.startedAt ?? w.createdAt,
     (w) => w.completedAt ?? null,
+    (w) => w.startedAt ?? null,
   ),
   flagsColumn((w) => [w.status === 'BLOCKED' && 'waiting for review', w.outcome ? w.outcome.toLowerCase().replaceAll('_', ' ') : false]),
 ];

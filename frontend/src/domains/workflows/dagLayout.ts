@@ -1,7 +1,7 @@
 /**
  * Lay out a workflow's DAG with ELK's layered algorithm (elkjs, bundled): one layer per depth, left to
  * right, edges routed orthogonally between the nodes (an edge that spans several layers runs through
- * the gaps, never behind a node), crossings kept low. ELK works asynchronously; the caller awaits it.
+ * the gaps, never behind a node), crossings kept low. ELK works off the main thread; the caller awaits it.
  */
 import type { ELK, ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk.bundled.js';
 
@@ -45,12 +45,43 @@ const PAD = 12;
 /** Rounding of an edge's corners. */
 const CORNER = 6;
 
-// ELK is large (about 1.4 MB): loaded on the first workflow page that draws a graph, in a chunk of its own,
-// so the other pages do not wait for it.
-let elk: Promise<ELK> | null = null;
-function loadElk(): Promise<ELK> {
-  elk ??= import('elkjs/lib/elk.bundled.js').then(({ default: Elk }) => new Elk());
-  return elk;
+/** What lays a graph out: ELK in a Web Worker in the browser, in this thread where there is no Worker. */
+type Layout = (graph: ElkNode) => Promise<ElkNode>;
+
+/**
+ * In the browser ELK runs in a Web Worker (elkWorker.ts), started on the first workflow page that draws
+ * a graph: a 200-step layout takes long enough to freeze the page on the main thread. Where there is no
+ * Worker (the unit tests under Node) it runs here, loaded on first use in a chunk of its own.
+ */
+let layout: Layout | null = null;
+function elkLayout(): Layout {
+  if (layout) return layout;
+  if (typeof Worker !== 'undefined') {
+    const worker = new Worker(new URL('./elkWorker.ts', import.meta.url), { type: 'module' });
+    const waiting = new Map<number, { resolve: (n: ElkNode) => void; reject: (e: Error) => void }>();
+    let next = 0;
+    worker.onmessage = (event: MessageEvent<{ id: number; placed?: ElkNode; error?: string }>) => {
+      const { id, placed, error } = event.data;
+      const call = waiting.get(id);
+      waiting.delete(id);
+      if (!call) return;
+      if (placed) call.resolve(placed);
+      else call.reject(new Error(error ?? 'the layout failed'));
+    };
+    layout = (graph) =>
+      new Promise((resolve, reject) => {
+        const id = ++next;
+        waiting.set(id, { resolve, reject });
+        worker.postMessage({ id, graph });
+      });
+  } else {
+    let elk: Promise<ELK> | null = null;
+    layout = async (graph) => {
+      elk ??= import('elkjs/lib/elk.bundled.js').then(({ default: Elk }) => new Elk());
+      return (await elk).layout(graph);
+    };
+  }
+  return layout;
 }
 
 /**
@@ -119,7 +150,7 @@ export async function layoutDag(steps: readonly DagStep[], available = Number.PO
     children: steps.map((s) => ({ id: s.name, width: nodeW, height: DAG_NODE_H })),
     edges: pairs.map(({ from, to }) => ({ id: `${from}>${to}`, sources: [from], targets: [to] })),
   };
-  const placed = await (await loadElk()).layout(graph);
+  const placed = await elkLayout()(graph);
   const nodes: DagNode[] = (placed.children ?? []).map((n) => ({
     name: n.id,
     depth: depth.get(n.id) ?? 0,

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
 import { LiveList } from '../../core/liveList';
+import { LiveRead } from '../../core/liveRead';
 import { FakeLiveServer, ScriptedHttp, settle } from '../../test/fakes';
 import { gate, summary } from '../../test/workflows';
 import type { GateRequest, WorkflowSummary } from './api';
-import { workflowsSource } from './live';
+import { gateCountSource, gatesSource, newestWorkflowsSource, workflowsSource } from './live';
 
 function setup(latestSeq: number, list: WorkflowSummary[], reread: Record<string, WorkflowSummary>, gates: GateRequest[][]) {
   let gateReads = 0;
@@ -16,6 +17,7 @@ function setup(latestSeq: number, list: WorkflowSummary[], reread: Record<string
       const page = gates[Math.min(gateReads++, gates.length - 1)] ?? [];
       return { workflowStepsAwaitingReview: { totalCount: page.length, edges: page.map((node) => ({ node })) } };
     },
+    WorkflowGateCount: () => ({ workflowStepsAwaitingReview: { totalCount: (gates[Math.min(gateReads++, gates.length - 1)] ?? []).length } }),
   });
   const server = new FakeLiveServer();
   const failures: unknown[] = [];
@@ -29,33 +31,56 @@ function setup(latestSeq: number, list: WorkflowSummary[], reread: Record<string
 }
 
 describe('the live workflow list', () => {
-  it('reads the position, then the list and the gates, then follows workflow events from that position', async () => {
+  it('reads the position, then the list (no gates), then follows workflow events from that position', async () => {
     const { http, server, live } = setup(7, [summary('1')], {}, [[gate('g1')]]);
     await live.start();
-    expect(http.calls.map((c) => c.operation).sort()).toEqual(['LatestSeq', 'WorkflowGates', 'Workflows']);
-    expect(http.calls[0]?.operation).toBe('LatestSeq');
+    expect(http.calls.map((c) => c.operation)).toEqual(['LatestSeq', 'Workflows']);
     const state = live.store.get();
     expect(state).toMatchObject({ loaded: true, total: 1 });
-    expect(state.gates?.map((g) => g.id)).toEqual(['g1']);
     const wire = JSON.parse(JSON.stringify(server.subs[0]?.payload)) as { variables: unknown };
     expect(wire.variables).toEqual({ filter: { rootType: 'workflow' }, after: 7 });
   });
 
-  it('re-reads the workflow an event names (a new one appears), and the gates only when a gate may have changed', async () => {
+  it('re-reads the workflow an event names (a new one appears)', async () => {
     const created = summary('2', { status: 'IDLE' });
     const moved = summary('1', { status: 'BLOCKED' });
-    const { http, server, live } = setup(0, [summary('1')], { '1': moved, '2': created }, [[], [gate('g1')]]);
+    const { server, live } = setup(0, [summary('1')], { '1': moved, '2': created }, [[]]);
     await live.start();
     server.append({ seq: 1, kind: 'workflow_created', entityType: 'workflow', rootId: '2' });
-    await settle();
-    expect(http.calls.filter((c) => c.operation === 'WorkflowGates')).toHaveLength(1);
     server.append({ seq: 2, kind: 'workflow_approval_requested', entityType: 'workflow_step', rootId: '1' });
     await settle();
     const state = live.store.get();
     expect(state.order).toEqual(['2', '1']);
     expect(state.byId['1']?.status).toBe('BLOCKED');
     expect(state.total).toBe(2);
-    expect(state.gates?.map((g) => g.id)).toEqual(['g1']);
+  });
+
+  it('holds only the newest few for the overview', async () => {
+    const { http, server, live } = setup(0, [], {}, [[]]);
+    const few = new LiveList(newestWorkflowsSource, { http, client: server, onFailure: () => {}, schedule: (run) => run() });
+    await few.start();
+    expect(http.calls.find((c) => c.operation === 'Workflows')?.variables.first).toBe(5);
+    void live;
+  });
+
+  it('reads the gates, and again only when a gate may have changed; the count reads no list', async () => {
+    const { http, server } = setup(0, [], {}, [[], [gate('g1')]]);
+    const deps = { http, client: server, onFailure: () => {}, schedule: (run: () => void) => run() };
+    const gates = new LiveRead(gatesSource, deps);
+    await gates.start();
+    expect(gates.store.get().value).toEqual([]);
+    server.append({ seq: 1, kind: 'workflow_created', entityType: 'workflow', rootId: '2' });
+    await settle();
+    expect(http.calls.filter((c) => c.operation === 'WorkflowGates')).toHaveLength(1);
+    server.append({ seq: 2, kind: 'workflow_approval_requested', entityType: 'workflow_step', rootId: '1' });
+    await settle();
+    expect(gates.store.get().value?.map((g) => g.id)).toEqual(['g1']);
+    const gateReads = http.calls.filter((c) => c.operation === 'WorkflowGates').length;
+    const count = new LiveRead(gateCountSource, deps);
+    await count.start();
+    expect(count.store.get().value).toBe(1);
+    expect(http.calls.filter((c) => c.operation === 'WorkflowGateCount').length).toBeGreaterThan(0);
+    expect(http.calls.filter((c) => c.operation === 'WorkflowGates')).toHaveLength(gateReads);
   });
 
   it('keeps the answer to the newest read when an older one arrives later', async () => {
@@ -63,7 +88,6 @@ describe('the live workflow list', () => {
     const http = new ScriptedHttp({
       LatestSeq: () => ({ latestSeq: 0 }),
       Workflows: () => ({ workflows: { totalCount: 0, edges: [] } }),
-      WorkflowGates: () => ({ workflowStepsAwaitingReview: { totalCount: 0, edges: [] } }),
       WorkflowSummary: () => new Promise((resolve) => answers.push(resolve)),
     });
     const server = new FakeLiveServer();

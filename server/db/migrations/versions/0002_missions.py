@@ -20,6 +20,14 @@ depends_on = None
 
 
 def upgrade() -> None:
+    _create_missions()
+    _create_tools()
+    _create_assets()
+    _create_hops()
+    _create_tool_steps()
+
+
+def _create_missions() -> None:
     op.create_table(
         "missions",
         sa.Column("id", sa.String(length=36), nullable=False),
@@ -39,6 +47,8 @@ def upgrade() -> None:
             "ix_missions_tenant_status", ["tenant_id", "status", "created_at"], unique=False
         )
 
+
+def _create_tools() -> None:
     op.create_table(
         "tools",
         sa.Column("id", sa.String(length=36), nullable=False),
@@ -55,6 +65,9 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("tenant_id", "name", name="uq_tools_tenant_name"),
     )
+
+
+def _create_assets() -> None:
     op.create_table(
         "assets",
         sa.Column("id", sa.String(length=36), nullable=False),
@@ -79,6 +92,8 @@ def upgrade() -> None:
         batch_op.create_index("ix_assets_status_expires", ["status", "expires_at"], unique=False)
         batch_op.create_index("ix_assets_tenant_status", ["tenant_id", "status", "created_at"], unique=False)
 
+
+def _create_hops() -> None:
     op.create_table(
         "hops",
         sa.Column("id", sa.String(length=36), nullable=False),
@@ -101,6 +116,9 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("hops", schema=None) as batch_op:
         batch_op.create_index("ix_hops_tenant_status", ["tenant_id", "status", "created_at"], unique=False)
+
+
+def _create_tool_steps() -> None:
     op.create_table(
         "tool_steps",
         sa.Column("id", sa.String(length=36), nullable=False),

@@ -4,7 +4,7 @@ Revision ID: 0005
 Revises: 0004
 Create Date: 2026-11-24 16:40:00
 
-Issue 14, item 1: every list reads its page in index order (tenant, [status,] time, id) and every
+Every list reads its page in index order (tenant, [status,] time, id) and every
 statement on a transition path is served by an index (branching conditions by the step they follow).
 The three-column list indexes are replaced by four-column ones that end with the id tie-breaker.
 """

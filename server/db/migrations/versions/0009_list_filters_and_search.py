@@ -4,7 +4,7 @@ Revision ID: 0009
 Revises: 0007
 Create Date: 2026-11-24 20:40:00
 
-Issue 16, item 1 and 3: the plan, mission and workflow lists sort by last change (with or without a
+The plan, mission and workflow lists sort by last change (with or without a
 state filter) from an index; the event log is read by object and by kind from an index. Text search:
 on SQLite an FTS5 table per list with the trigram tokenizer, over the list table's own rows (external
 content: it stores only the index), kept in step by triggers; on PostgreSQL ``pg_trgm`` GIN indexes,

@@ -4,7 +4,7 @@ Revision ID: 0010
 Revises: 0009
 Create Date: 2026-11-24 20:20:00
 
-Issue 17 items 1 and 2: ``decisions`` (one row per decision point opened, read by the deadline timer
+``decisions`` (one row per decision point opened, read by the deadline timer
 through an index per deadline) and ``decision_policies`` (the defaults per tenant, plan or mission,
 and workflow definition).
 """

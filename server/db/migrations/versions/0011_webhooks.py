@@ -4,7 +4,7 @@ Revision ID: 0011
 Revises: 0010
 Create Date: 2026-11-24 20:10:00
 
-Issue 17, item 3: a tenant's webhook endpoints (with their event-log cursor and delivery lease), one
+A tenant's webhook endpoints (with their event-log cursor and delivery lease), one
 delivery row per (endpoint, event) and one attempt row per HTTP request.
 """
 

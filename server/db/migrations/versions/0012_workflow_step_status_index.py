@@ -4,7 +4,7 @@ Revision ID: 0012
 Revises: 0011
 Create Date: 2026-11-24 23:30:00
 
-Issue 13, item 7: a claim reads a workflow's pending steps in definition order, and settling asks
+A claim reads a workflow's pending steps in definition order, and settling asks
 whether any step is failed, awaiting a reviewer or not yet done; ``(workflow_id, status, position)``
 serves both with a seek instead of a walk over every step. The next completion number is the top of
 ``(workflow_id, completion_order)``.

@@ -4,7 +4,7 @@ Revision ID: 0014
 Revises: 0012
 Create Date: 2026-11-24 23:40:00
 
-Issue 16: plans, missions and workflows sort by duration from an index over a generated
+Plans, missions and workflows sort by duration from an index over a generated
 column ``duration_key`` (server/db/duration.py: VIRTUAL on SQLite, which cannot add a STORED column to
 a table, STORED on PostgreSQL); hops and assets waiting for a person are read by waiting time
 (tenant, status, updated_at, id) for the paged mission review inbox.

@@ -4,7 +4,7 @@ Revision ID: 0015
 Revises: 0014
 Create Date: 2026-11-25 02:10:00
 
-Issue 13, item 7: ``workAvailable`` wakes workers when a completed or skipped step may have
+``workAvailable`` wakes workers when a completed or skipped step may have
 made another claimable, which only a step that some other step depends on can do. The definition
 (deferred, one JSON document) says so; ``has_dependents`` keeps it on the step, set when the workflow is
 created. Steps created before this column existed get true: they wake workers as they always did.

@@ -36,8 +36,9 @@ from tests.conftest import LiveServer, _service_missing, start_server, stop_serv
 from tests.waiting import patient
 
 # Playwright's expect() polls until its condition holds; its default 5 s is a hang bound that a loaded
-# machine overruns while the page is still on its way, so it gets the suite's patience too.
-expect.set_options(timeout=patient(5) * 1000)
+# machine overruns while the page is still on its way, so it gets the suite's patience too (from 10 s:
+# at load 25-30 thirty bulk decisions on PostgreSQL took over 20 s to be shown).
+expect.set_options(timeout=patient(10) * 1000)
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"

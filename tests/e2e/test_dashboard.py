@@ -238,13 +238,29 @@ async def test_with_api_keys_the_key_is_asked_once_and_kept_for_the_browser_sess
     await expect(form).to_be_visible()
     await look(browser_page, "api-key")
 
+    # The refused key's HTTP requests are held until the next key is entered: a refusal that arrives
+    # late answers a key no longer held and must not bring the form back.
+    release = asyncio.Event()
+    held: list[str] = []
+
+    async def hold_refused_key(route: Any) -> None:
+        if route.request.headers.get("authorization") == "Bearer fdk_not-a-real-key":
+            held.append(route.request.url)
+            await release.wait()
+        await route.continue_()
+
+    await page.route("**/graphql", hold_refused_key)
     await page.get_by_label("API key").fill("fdk_not-a-real-key")
     await page.keyboard.press("Enter")
     await expect(page.get_by_role("alert")).to_contain_text("The server refused that key")
+    assert held, "the dashboard sent no HTTP request with the refused key"
 
     await page.get_by_label("API key").fill(keys["reviewer"])
     await page.get_by_role("button", name="Connect").click()
     await expect(page.locator("[data-connection=live]")).to_be_visible()
+    release.set()
+    await expect(page.get_by_test_id("empty-state")).to_be_visible()
+    await expect(form).to_have_count(0)
     await expect(page.get_by_test_id("empty-state")).to_be_visible()
 
     agent = GraphQLClient(live.url, keys["agent"])

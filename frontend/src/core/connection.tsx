@@ -73,9 +73,11 @@ export function useServerConnection(keys: KeyStore): ServerConnection {
   const http = useMemo(() => createHttp(endpoint, keys.get, (input, init) => fetch(input, init)), [endpoint, keys]);
   const report = useCallback(
     (error: unknown) => {
-      if (error instanceof AuthRequired) askForKey();
+      // A refusal of a key already replaced (a request still in flight when a new key was entered)
+      // says nothing about the key held now.
+      if (error instanceof AuthRequired && error.key === keys.get()) askForKey();
     },
-    [askForKey],
+    [askForKey, keys],
   );
 
   const connection = useMemo<Connection | null>(

@@ -40,6 +40,16 @@ describe('createHttp', () => {
   it('turns 401 into AuthRequired and top-level errors into RequestFailed with their code', async () => {
     const denied = createHttp('/graphql', () => 'bad', answering(401, { errors: [{ message: 'unknown key' }] }));
     await expect(denied.request(LatestSeqDocument)).rejects.toBeInstanceOf(AuthRequired);
+    // The refusal names the key it answered, read when the request left: a key entered while it was in
+    // flight is not the one refused.
+    let held = 'old';
+    const slow = createHttp('/graphql', () => held, async () => {
+      held = 'new';
+      return new Response(JSON.stringify({ errors: [{ message: 'unknown key' }] }), { status: 401 });
+    });
+    const refusal = await slow.request(LatestSeqDocument).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(AuthRequired);
+    expect((refusal as AuthRequired).key).toBe('old');
 
     const forbidden = createHttp(
       '/graphql',

@@ -9,8 +9,12 @@ export type Operation<R, V> = DocumentTypeDecoration<R, V>;
 /** The variables argument: optional for an operation that takes none. */
 export type VariablesArg<V> = V extends Record<string, never> ? [variables?: V] : [variables: V];
 
-/** The server wants a (valid) key: HTTP 401. */
-export class AuthRequired extends Error {}
+/** The server wants a (valid) key: HTTP 401, answering the request sent with `key` (null: none). */
+export class AuthRequired extends Error {
+  constructor(readonly key: string | null) {
+    super('This server needs an API key.');
+  }
+}
 
 /** A top-level GraphQL error (not a userError): malformed request, FORBIDDEN, ... */
 export class RequestFailed extends Error {
@@ -40,10 +44,11 @@ export function createHttp(url: string, getKey: () => string | null, fetchImpl: 
         'content-type': 'application/json',
         accept: 'application/graphql-response+json',
       };
-      const auth = bearer(getKey());
+      const key = getKey();
+      const auth = bearer(key);
       if (auth) headers.authorization = auth;
       const response = await fetchImpl(url, { method: 'POST', headers, body: JSON.stringify({ query: String(operation), variables: variables ?? {} }) });
-      if (response.status === 401) throw new AuthRequired('This server needs an API key.');
+      if (response.status === 401) throw new AuthRequired(key);
       let body: Body<R>;
       try {
         body = (await response.json()) as Body<R>;

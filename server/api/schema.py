@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import MaxAliasesLimiter, QueryDepthLimiter
@@ -91,20 +93,28 @@ class FlightdeckSchema(strawberry.Schema):
 
 
 def build_schema(settings: Settings) -> strawberry.Schema:
+    return _schema(settings.max_tokens, settings.max_query_depth, settings.max_aliases)
+
+
+# Building the schema is ~0.1 s of CPU and depends on these three settings only; a process that creates
+# several applications (tests, one per server) shares it. It holds no per-application state: the
+# runtime reaches resolvers through the request context.
+@functools.lru_cache(maxsize=4)
+def _schema(max_tokens: int, max_depth: int, max_aliases: int) -> strawberry.Schema:
     # One extension for every per-operation hook (operation_hooks.py), built by a factory per operation
     # (Strawberry's rule: no state shared between operations). The validation cache is keyed by the
     # rule classes too, and the depth and alias limiters make a new class per instance: built once
     # here, their rules stay the same objects, or every operation would miss the cache.
     limit_rules = [
-        *QueryDepthLimiter(max_depth=settings.max_query_depth).validation_rules,
-        *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
+        *QueryDepthLimiter(max_depth=max_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=max_aliases).validation_rules,
     ]
     return FlightdeckSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
         types=NODE_TYPES,
-        extensions=[hooks_factory(settings.max_tokens, limit_rules)],
+        extensions=[hooks_factory(max_tokens, limit_rules)],
         config=StrawberryConfig(disable_field_suggestions=True),
         scalar_overrides={JSON: JSON_SCALAR},
     )

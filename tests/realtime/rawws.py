@@ -52,6 +52,9 @@ class RawSubscription:
             sock.setblocking(False)
             await asyncio.get_running_loop().sock_connect(sock, (url.hostname, url.port))
             connect_kw["sock"] = sock
+            # A reader that stalls on purpose gets its pongs only behind the events queued for it: the
+            # client's keepalive would end the connection for the test's own stall on a slow machine.
+            connect_kw.setdefault("ping_interval", None)
         ws = await websockets.connect(ws_url, subprotocols=[SUBPROTOCOL], open_timeout=within, **connect_kw)
         sub = cls(ws)
         try:

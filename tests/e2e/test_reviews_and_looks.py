@@ -380,6 +380,9 @@ async def test_thirty_approvals_go_as_one_request_and_refusals_are_listed(
     assert len(gate_ids) == 30
     await open_dashboard(browser_page, f"{live_server.url}/#/reviews")
     section = page.get_by_test_id("workflow-reviews")
+    # A page holds 20 at first; 50 a page puts all 30 on it.
+    await expect(section.locator("[data-gate-step]")).to_have_count(20)
+    await section.get_by_role("combobox", name="Per page of workflow approvals").select_option("50")
     await expect(section.locator("[data-gate-step]")).to_have_count(30)
     await section.get_by_role("checkbox", name="Select all 30 waiting workflow approvals").check()
     await section.get_by_role("button", name="Approve 30 selected workflow approvals…").click()

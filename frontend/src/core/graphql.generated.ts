@@ -880,7 +880,7 @@ export type WorkflowUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type WorkflowUpdatedSubscription = { workflowUpdated: { queuedAt: string | null, rerunOfId: string | null, id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, reruns: Array<{ id: string, name: string, status: WorkflowStatus, createdAt: string }>, availableActions: Array<{ mutation: string, action: string }>, steps: { totalCount: number, edges: Array<{ node: { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null, availableActions: Array<{ mutation: string, action: string }> } }> }, compensations: Array<{ id: string, stepId: string, stepName: string, position: number, action: string, agent: string, status: WorkflowCompensationStatus, error: string | null, startedAt: string | null, completedAt: string | null }>, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } } };
+export type WorkflowUpdatedSubscription = { workflowUpdated: { queuedAt: string | null, rerunOfId: string | null, id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, reruns: Array<{ id: string, name: string, status: WorkflowStatus, createdAt: string }>, availableActions: Array<{ mutation: string, action: string }>, steps: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null, availableActions: Array<{ mutation: string, action: string }> } }> }, compensations: Array<{ id: string, stepId: string, stepName: string, position: number, action: string, agent: string, status: WorkflowCompensationStatus, error: string | null, startedAt: string | null, completedAt: string | null }>, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } } };
 
 export type WorkflowGatesQueryVariables = Exact<{
   first: number;
@@ -947,6 +947,16 @@ export type WorkflowGateCountQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type WorkflowGateCountQuery = { workflowStepsAwaitingReview: { totalCount: number } };
+
+export type WorkflowStepsAfterQueryVariables = Exact<{
+  id: string | number;
+  after: string;
+}>;
+
+
+export type WorkflowStepsAfterQuery = { workflow: { id: string, steps: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null, availableActions: Array<{ mutation: string, action: string }> } }> } } | null };
+
+export type WorkflowStepPageFragment = { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null, availableActions: Array<{ mutation: string, action: string }> } }> };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1266,49 +1276,6 @@ export const WebhookEndpointFieldsFragmentDoc = new TypedDocumentString(`
   updatedAt
 }
     `, {"fragmentName":"WebhookEndpointFields"}) as unknown as TypedDocumentString<WebhookEndpointFieldsFragment, unknown>;
-export const WorkflowStepFieldsFragmentDoc = new TypedDocumentString(`
-    fragment WorkflowStepFields on WorkflowStep {
-  id
-  name
-  position
-  status
-  dependsOn
-  agent
-  timeout
-  onFailure
-  approval
-  blockedOn
-  attempt
-  claimedBy
-  nextAttemptAt
-  timeoutAt
-  heartbeatTimeout
-  heartbeatAt
-  progress
-  startedAt
-  completedAt
-  completionOrder
-  lastError
-  lastErrorCategory
-  output
-  retryPolicy {
-    maxRetries
-    backoff
-    initialDelay
-    maxDelay
-    retryOn
-    isDefault
-  }
-  compensation {
-    action
-    agent
-  }
-  availableActions {
-    mutation
-    action
-  }
-}
-    `, {"fragmentName":"WorkflowStepFields"}) as unknown as TypedDocumentString<WorkflowStepFieldsFragment, unknown>;
 export const GateDecisionFieldsFragmentDoc = new TypedDocumentString(`
     fragment GateDecisionFields on WorkflowStepPayload {
   workflow {
@@ -1380,6 +1347,102 @@ export const WorkflowRowFieldsFragmentDoc = new TypedDocumentString(`
     skipped
   }
 }`, {"fragmentName":"WorkflowRowFields"}) as unknown as TypedDocumentString<WorkflowRowFieldsFragment, unknown>;
+export const WorkflowStepFieldsFragmentDoc = new TypedDocumentString(`
+    fragment WorkflowStepFields on WorkflowStep {
+  id
+  name
+  position
+  status
+  dependsOn
+  agent
+  timeout
+  onFailure
+  approval
+  blockedOn
+  attempt
+  claimedBy
+  nextAttemptAt
+  timeoutAt
+  heartbeatTimeout
+  heartbeatAt
+  progress
+  startedAt
+  completedAt
+  completionOrder
+  lastError
+  lastErrorCategory
+  output
+  retryPolicy {
+    maxRetries
+    backoff
+    initialDelay
+    maxDelay
+    retryOn
+    isDefault
+  }
+  compensation {
+    action
+    agent
+  }
+  availableActions {
+    mutation
+    action
+  }
+}
+    `, {"fragmentName":"WorkflowStepFields"}) as unknown as TypedDocumentString<WorkflowStepFieldsFragment, unknown>;
+export const WorkflowStepPageFragmentDoc = new TypedDocumentString(`
+    fragment WorkflowStepPage on WorkflowStepConnection {
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  edges {
+    node {
+      ...WorkflowStepFields
+    }
+  }
+}
+    fragment WorkflowStepFields on WorkflowStep {
+  id
+  name
+  position
+  status
+  dependsOn
+  agent
+  timeout
+  onFailure
+  approval
+  blockedOn
+  attempt
+  claimedBy
+  nextAttemptAt
+  timeoutAt
+  heartbeatTimeout
+  heartbeatAt
+  progress
+  startedAt
+  completedAt
+  completionOrder
+  lastError
+  lastErrorCategory
+  output
+  retryPolicy {
+    maxRetries
+    backoff
+    initialDelay
+    maxDelay
+    retryOn
+    isDefault
+  }
+  compensation {
+    action
+    agent
+  }
+  availableActions {
+    mutation
+    action
+  }
+}`, {"fragmentName":"WorkflowStepPage"}) as unknown as TypedDocumentString<WorkflowStepPageFragment, unknown>;
 export const LatestSeqDocument = new TypedDocumentString(`
     query LatestSeq {
   latestSeq
@@ -2755,11 +2818,7 @@ export const WorkflowUpdatedDocument = new TypedDocumentString(`
     }
     steps(first: 100) {
       totalCount
-      edges {
-        node {
-          ...WorkflowStepFields
-        }
-      }
+      ...WorkflowStepPage
     }
     compensations {
       id
@@ -2834,6 +2893,17 @@ fragment WorkflowStepFields on WorkflowStep {
   availableActions {
     mutation
     action
+  }
+}
+fragment WorkflowStepPage on WorkflowStepConnection {
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  edges {
+    node {
+      ...WorkflowStepFields
+    }
   }
 }`) as unknown as TypedDocumentString<WorkflowUpdatedSubscription, WorkflowUpdatedSubscriptionVariables>;
 export const WorkflowGatesDocument = new TypedDocumentString(`
@@ -3052,3 +3122,64 @@ export const WorkflowGateCountDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WorkflowGateCountQuery, WorkflowGateCountQueryVariables>;
+export const WorkflowStepsAfterDocument = new TypedDocumentString(`
+    query WorkflowStepsAfter($id: ID!, $after: String!) {
+  workflow(id: $id) {
+    id
+    steps(first: 100, after: $after) {
+      ...WorkflowStepPage
+    }
+  }
+}
+    fragment WorkflowStepFields on WorkflowStep {
+  id
+  name
+  position
+  status
+  dependsOn
+  agent
+  timeout
+  onFailure
+  approval
+  blockedOn
+  attempt
+  claimedBy
+  nextAttemptAt
+  timeoutAt
+  heartbeatTimeout
+  heartbeatAt
+  progress
+  startedAt
+  completedAt
+  completionOrder
+  lastError
+  lastErrorCategory
+  output
+  retryPolicy {
+    maxRetries
+    backoff
+    initialDelay
+    maxDelay
+    retryOn
+    isDefault
+  }
+  compensation {
+    action
+    agent
+  }
+  availableActions {
+    mutation
+    action
+  }
+}
+fragment WorkflowStepPage on WorkflowStepConnection {
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  edges {
+    node {
+      ...WorkflowStepFields
+    }
+  }
+}`) as unknown as TypedDocumentString<WorkflowStepsAfterQuery, WorkflowStepsAfterQueryVariables>;

@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from server.services.decisions.inbox import ROOT_TYPES
+from server.services.decisions.points import POINTS
 from tests.api import mission_operations as mops
 from tests.api import operations as plan_ops
 from tests.api import workflow_operations as ops
@@ -135,3 +137,35 @@ async def test_the_deadline_order_refuses_newest_first_and_another_orders_cursor
             assert refused["errors"][0]["extensions"]["code"] == "VALIDATION_FAILED", (field, order)
         unknown = (await client.post(query, {"first": 1, "order": "SOONEST"})).json()
         assert "errors" in unknown, field
+
+
+DECISIONS = """
+query($first: Int!, $after: String) {
+  decisionInbox(first: $first, after: $after, orderBy: DEADLINE) {
+    totalCount pageInfo { hasNextPage endCursor } edges { node { subjectId deadlineAt } }
+  }
+}
+"""
+
+
+async def test_the_decision_inbox_lists_every_domain_by_deadline(
+    client: GraphQLClient, live_server: LiveServer
+) -> None:
+    assert set(ROOT_TYPES) == {point.root for point in POINTS.values()}
+    subjects = []
+    for make in (_plan_review, _gate, _mission, _plan_review):
+        subjects.append(await make(client))
+        live_server.clock.advance(timedelta(minutes=1))
+    plan, gate, mission, later_plan = subjects
+    await _give_deadline(client, gate, 900)
+    await _give_deadline(client, mission, 300)
+    for first in (10, 1):
+        seen: list[str] = []
+        after = None
+        while True:
+            page = (await client.execute(DECISIONS, {"first": first, "after": after}))["decisionInbox"]
+            seen += [e["node"]["subjectId"] for e in page["edges"]]
+            if not page["pageInfo"]["hasNextPage"]:
+                break
+            after = page["pageInfo"]["endCursor"]
+        assert seen == [mission, gate, plan, later_plan], first

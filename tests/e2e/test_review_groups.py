@@ -93,6 +93,10 @@ async def test_five_hundred_reviews_are_grouped_paged_by_deadline_and_the_page_s
     await expect(plan_items.first.locator(".due")).to_contain_text(re.compile(r"^due in \d+m"))
     await expect(plan_items.first.get_by_role("heading")).to_contain_text("Plan 149")
     await expect(plan_items.nth(1).locator(".due")).to_have_text("no deadline")
+    # The decision terms above the groups: the nearest five of all 500, the one deadline first.
+    terms = page.get_by_test_id("decision-terms").locator("li[data-decision]")
+    await expect(terms).to_have_count(5)
+    await expect(terms.first.get_by_role("link", name=re.compile("^plan “Plan 149”"))).to_be_visible()
     mission_ids = await ids(
         page.get_by_test_id("mission-reviews").locator("[data-review-id]"), "data-review-id"
     )

@@ -95,12 +95,15 @@ LISTS = [
         )
     ),
     '{ reviewInbox(first: 5, orderBy: DEADLINE, filter: {search: "battery"}) { edges { cursor } } }',
+    "{ decisionInbox(first: 5, orderBy: DEADLINE) { totalCount edges { cursor } } }",
+    "{ decisionInbox(first: 5, orderBy: DEADLINE, mine: true, kind: PLAN_REVIEW) { edges { cursor } } }",
     *(
         f'{{ {name}(first: 5, orderBy: DEADLINE, after: "{cursor}") {{ edges {{ cursor }} }} }}'
         for name, cursor in (
             ("reviewInbox", DUE_CURSOR),
             ("missionReviews", DUE_CURSOR),
             ("workflowStepsAwaitingReview", DUE_CURSOR),
+            ("decisionInbox", DUE_CURSOR),
             ("workflowStepsAwaitingReview", UNDECIDED_CURSOR),
         )
     ),

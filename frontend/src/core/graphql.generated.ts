@@ -2488,7 +2488,7 @@ export const PlanReviewCountDocument = new TypedDocumentString(`
     `) as unknown as TypedDocumentString<PlanReviewCountQuery, PlanReviewCountQueryVariables>;
 export const DecisionInboxDocument = new TypedDocumentString(`
     query DecisionInbox($mine: Boolean!, $first: Int!) {
-  decisionInbox(mine: $mine, first: $first) {
+  decisionInbox(mine: $mine, first: $first, orderBy: DEADLINE) {
     edges {
       node {
         ...DecisionFields

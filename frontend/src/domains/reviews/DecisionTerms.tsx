@@ -143,8 +143,8 @@ export function DecisionTerms() {
         <p className="meta" aria-live="polite" data-testid="decision-terms-summary">
           {total} open decision{total === 1 ? '' : 's'}
           {mine ? ' assigned to you' : ''}, the nearest deadline first
-          {!showAll && sorted.length > SHOWN ? ` (the nearest ${SHOWN} of the first ${sorted.length} requested shown)` : ''}
-          {showAll && total > sorted.length ? ` (the first ${sorted.length} requested shown)` : ''}
+          {!showAll && sorted.length > SHOWN ? ` (the nearest ${SHOWN} shown)` : ''}
+          {showAll && total > sorted.length ? ` (the nearest ${sorted.length} shown)` : ''}
         </p>
       ) : null}
       <ul className="inbox decision-terms" aria-label="Open decisions, the nearest deadline first">

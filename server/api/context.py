@@ -9,8 +9,10 @@ from typing import Any
 from strawberry.dataloader import DataLoader
 
 from ..auth import Principal
+from ..db.decision_models import Decision
 from ..db.models import BranchingConditionRow, PlanStep
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
+from ..services.decisions.due import open_decisions_about
 from ..services.plans import queries as plan_queries
 from ..services.runtime import Runtime
 from ..services.workflows import queries as workflow_queries
@@ -29,6 +31,8 @@ class Loaders:
     # Keyed by (tenant, workflow id): a WebSocket's tenant is only known after connection_init.
     workflows: DataLoader[tuple[str, str], Workflow | None] = field(init=False)
     workflow_definitions: DataLoader[str, dict[str, Any] | None] = field(init=False)
+    # Keyed by (tenant, subject id): the open decision about a review's step, gate or proposal.
+    open_decisions: DataLoader[tuple[str, str], Decision | None] = field(init=False)
 
     def __post_init__(self) -> None:
         self.steps = DataLoader(load_fn=self._load_steps, cache=False)
@@ -38,6 +42,7 @@ class Loaders:
         self.workflow_compensations = DataLoader(load_fn=self._load_compensations, cache=False)
         self.workflows = DataLoader(load_fn=self._load_workflows, cache=False)
         self.workflow_definitions = DataLoader(load_fn=self._load_definitions, cache=False)
+        self.open_decisions = DataLoader(load_fn=self._load_open_decisions, cache=False)
 
     async def _load_steps(self, plan_ids: list[str]) -> list[list[PlanStep]]:
         async with self.runtime.db.reader() as session:
@@ -66,6 +71,10 @@ class Loaders:
     async def _load_definitions(self, workflow_ids: list[str]) -> list[dict[str, Any] | None]:
         async with self.runtime.db.reader() as session:
             return await workflow_queries.definitions_by_id(session, workflow_ids)
+
+    async def _load_open_decisions(self, keys: list[tuple[str, str]]) -> list[Decision | None]:
+        async with self.runtime.db.reader() as session:
+            return await open_decisions_about(session, keys)
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from enum import Enum, StrEnum
-from typing import Any, Protocol, TypeVar
+from typing import Annotated, Any, Protocol, TypeVar
 
 import strawberry
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -48,6 +48,25 @@ described_enum(
         "started the longest. Not with a time range.",
     },
 )
+
+
+class ReviewOrder(StrEnum):
+    WAITING = "waiting"
+    DEADLINE = "deadline"
+
+
+described_enum(
+    ReviewOrder,
+    "ReviewOrder",
+    "How a review inbox is sorted; a cursor is only valid in the order it came from.",
+    {
+        ReviewOrder.WAITING: "By when it started waiting: the longest waiting first (the most recent "
+        "with `newestFirst`).",
+        ReviewOrder.DEADLINE: "By its open decision's deadline, the nearest first, those without a "
+        "deadline last; equal deadlines the longest waiting first. Not with `newestFirst`.",
+    },
+)
+ReviewOrderArg = Annotated[ReviewOrder, strawberry.argument(description="The order; omitted: WAITING.")]
 
 
 @strawberry.input(description="How to sort a list; a cursor is only valid in the order it came from.")
@@ -115,11 +134,19 @@ class WaitingFilter(Protocol):
     search: str | None
 
 
-def waiting_query(filter: WaitingFilter | None, newest_first: bool) -> ListQuery:
+def waiting_query(
+    filter: WaitingFilter | None, newest_first: bool, order: ReviewOrder = ReviewOrder.WAITING
+) -> ListQuery:
     """What a review inbox asks for, checked."""
     given = filter or ReviewInboxFilter()
     return checked_query(
-        ListQuery(since=given.since, until=given.until, search=given.search, descending=newest_first)
+        ListQuery(
+            since=given.since,
+            until=given.until,
+            search=given.search,
+            descending=newest_first,
+            by_deadline=order is ReviewOrder.DEADLINE,
+        )
     )
 
 

@@ -14,6 +14,7 @@ from sqlalchemy import Float, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ..limits import SHORT_TEXT
+from .decision_due import due_key
 from .models import ID, Base
 from .types import UTCDateTime
 
@@ -40,6 +41,8 @@ class Decision(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # Open: the deadline, or the far future without one; closed: NULL (server/db/decision_due.py).
+    due_key: Mapped[datetime | None] = mapped_column(UTCDateTime, due_key(), nullable=True)
 
     __table_args__ = (
         # The inbox: a tenant's open decisions, oldest first; and the ones about one thing.
@@ -48,6 +51,8 @@ class Decision(Base):
         # The timer: open decisions past their deadline, or past their escalation time.
         Index("ix_decisions_status_deadline", "status", "deadline_at"),
         Index("ix_decisions_status_escalate", "status", "escalate_at"),
+        # The review inboxes in deadline order: a domain's open decisions, nearest deadline first.
+        Index("ix_decisions_tenant_root_due", "tenant_id", "root_type", "due_key", "created_at", "id"),
     )
 
 

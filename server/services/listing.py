@@ -53,6 +53,8 @@ class ListQuery:
     search: str | None = None
     order: ListOrder = ListOrder.CREATED_AT
     descending: bool = True
+    # A review inbox only: by the open decision's deadline (services/decisions/due.py), then by age.
+    by_deadline: bool = False
 
 
 OLDEST_FIRST = ListQuery(descending=False)  # a review inbox's default: who has waited longest
@@ -80,6 +82,8 @@ def checked(query: ListQuery) -> ListQuery:
         raise invalid("filter.since and filter.until need the CREATED_AT or UPDATED_AT order", ["filter"])
     if since is not None and until is not None and until <= since:
         raise invalid("filter.until must be later than filter.since", ["filter", "until"])
+    if query.by_deadline and query.descending:
+        raise invalid("the deadline order has one direction: newestFirst must be false", ["newestFirst"])
     search = query.search.strip() if query.search is not None else None
     if search is not None:
         if len(search) < SEARCH_MIN or len(search.encode()) > SHORT_TEXT:
@@ -89,7 +93,9 @@ def checked(query: ListQuery) -> ListQuery:
             )
         if why := text_problem(search):
             raise invalid(f"filter.search {why}", ["filter", "search"])
-    return ListQuery(query.statuses, since, until, search or None, query.order, query.descending)
+    return ListQuery(
+        query.statuses, since, until, search or None, query.order, query.descending, query.by_deadline
+    )
 
 
 def _keys(table: Listed, order: ListOrder) -> list[InstrumentedAttribute[Any]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from playwright.async_api import Page, expect
@@ -14,7 +15,7 @@ from playwright.async_api import Page, expect
 from server.clock import FakeClock
 from tests.api import workflow_operations as workflow_ops
 from tests.conftest import GraphQLClient, LiveServer
-from tests.e2e.checks import assert_axe_clean, assert_control_names_unique
+from tests.e2e.checks import assert_axe_clean, assert_control_names_unique, serious_axe_violations
 from tests.e2e.conftest import BrowserPage
 from tests.e2e.dashboard import (
     DESKTOP,
@@ -308,6 +309,23 @@ async def test_graphiql_is_usable_at_phone_width(live_server: LiveServer, browse
     assert response_box["y"] + 40 <= PHONE["height"]
     assert await page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     await browser_page.screenshot("graphiql-390")
+    # axe at 390 px in both themes: nothing serious but GraphiQL's own session tab, an <li role="tab">
+    # holding its title button (and a close button once there are two tabs); that markup is GraphiQL's
+    # component, not ours, and no stylesheet can take the button out of the tab.
+    for theme in ("dark", "light"):
+        await page.evaluate(f"window.localStorage.setItem('flightdeck.theme', '{theme}')")
+        await page.reload()
+        await editor.wait_for(state="visible", timeout=30_000)
+        found = await serious_axe_violations(page)
+        ours = [v for v in found if not graphiql_tab(v)]
+        assert not ours, f"axe on GraphiQL at 390px ({theme}): {ours}"
+
+
+def graphiql_tab(violation: dict[str, Any]) -> bool:
+    """GraphiQL's session tab nesting its buttons: the one serious finding that is not the page's."""
+    return violation["id"] == "nested-interactive" and all(
+        node.startswith("li: ") for node in violation["nodes"]
+    )
 
 
 async def undo_fails(client: GraphQLClient, workflow_id: str, agent: str) -> str:
@@ -380,6 +398,9 @@ async def test_thirty_approvals_go_as_one_request_and_refusals_are_listed(
     assert len(gate_ids) == 30
     await open_dashboard(browser_page, f"{live_server.url}/#/reviews")
     section = page.get_by_test_id("workflow-reviews")
+    # A page holds 20 at first; 50 a page puts all 30 on it.
+    await expect(section.locator("[data-gate-step]")).to_have_count(20)
+    await section.get_by_role("combobox", name="Per page of workflow approvals").select_option("50")
     await expect(section.locator("[data-gate-step]")).to_have_count(30)
     await section.get_by_role("checkbox", name="Select all 30 waiting workflow approvals").check()
     await section.get_by_role("button", name="Approve 30 selected workflow approvals…").click()

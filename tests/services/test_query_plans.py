@@ -33,6 +33,9 @@ WHOLE_TABLE_OK = {
 }
 # An FTS5 table read through its MATCH constraint (the index plan's "M"): a full-text index lookup.
 FTS_MATCH = re.compile(r"^SCAN \w+_fts VIRTUAL TABLE INDEX \d+:M")
+# A deadline-order cursor (due, opened, decision id), and the gate queue's after every decision.
+DUE_CURSOR = "ZHVlfDIwMjYtMDEtMDFUMDA6MDA6MDArMDA6MDB8MjAyNi0wMS0wMVQwMDowMDowMCswMDowMHxh"
+UNDECIDED_CURSOR = "dW5kZWNpZGVkfE1qQXlOaTB3TVMwd01WUXdNRG93TURvd01Dc3dNRG93TUh4aA=="
 LISTS = [
     "{ researchPlans(first: 5) { totalCount edges { cursor node { id } } } }",
     "{ researchPlans(first: 5, status: [EXECUTING, COMPLETED]) { edges { node { id } } } }",
@@ -81,6 +84,30 @@ LISTS = [
     "{ totalCount edges { cursor } } }",
     '{ missionReviews(first: 5, after: "MjAyNi0wMS0wMVQwMDowMDowMCswMDowMHwxfGE=") { edges { cursor } } }',
     '{ missionReviews(first: 5, newestFirst: true, after: "MjAyNi0wMS0wMVQwMDowMDowMCswMDowMHwyfGE=") '
+    "{ edges { cursor } } }",
+    # the review inboxes by deadline (the decisions' due_key index), each item's open decision
+    *(
+        f"{{ {name}(first: 5, orderBy: DEADLINE) {{ totalCount edges {{ cursor node {{ {fields} }} }} }} }}"
+        for name, fields in (
+            ("reviewInbox", "openDecision { id }"),
+            ("workflowStepsAwaitingReview", "openDecision { id }"),
+            ("missionReviews", "openDecision { id }"),
+        )
+    ),
+    '{ reviewInbox(first: 5, orderBy: DEADLINE, filter: {search: "battery"}) { edges { cursor } } }',
+    "{ decisionInbox(first: 5, orderBy: DEADLINE) { totalCount edges { cursor } } }",
+    "{ decisionInbox(first: 5, orderBy: DEADLINE, mine: true, kind: PLAN_REVIEW) { edges { cursor } } }",
+    *(
+        f'{{ {name}(first: 5, orderBy: DEADLINE, after: "{cursor}") {{ edges {{ cursor }} }} }}'
+        for name, cursor in (
+            ("reviewInbox", DUE_CURSOR),
+            ("missionReviews", DUE_CURSOR),
+            ("workflowStepsAwaitingReview", DUE_CURSOR),
+            ("decisionInbox", DUE_CURSOR),
+            ("workflowStepsAwaitingReview", UNDECIDED_CURSOR),
+        )
+    ),
+    '{ missionReviews(first: 5, orderBy: DEADLINE, filter: {kinds: [ASSET, HOP_PLAN], search: "battery"}) '
     "{ edges { cursor } } }",
     "{ events(first: 5, newestFirst: true) { totalCount edges { cursor } } }",
     "{ events(after: 9, first: 5, newestFirst: true) { edges { cursor } } }",

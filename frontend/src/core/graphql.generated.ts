@@ -251,6 +251,13 @@ export type ReviewKind =
   /** A workflow step waiting for a reviewer (approveWorkflowStep, rejectWorkflowStep). */
   | 'WORKFLOW_STEP';
 
+/** How a review inbox is sorted; a cursor is only valid in the order it came from. */
+export type ReviewOrder =
+  /** By its open decision's deadline, the nearest first, those without a deadline last; equal deadlines the longest waiting first. Not with `newestFirst`. */
+  | 'DEADLINE'
+  /** By when it started waiting: the longest waiting first (the most recent with `newestFirst`). */
+  | 'WAITING';
+
 /** Which way a list runs. */
 export type SortDirection =
   /** Smallest (oldest, A first) first. */
@@ -568,10 +575,11 @@ export type MissionReviewsQueryVariables = Exact<{
   after?: string | null | undefined;
   filter?: MissionReviewFilter | null | undefined;
   newestFirst: boolean;
+  orderBy: ReviewOrder;
 }>;
 
 
-export type MissionReviewsQuery = { missionReviews: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { kind: MissionReviewKind, waitingSince: string, mission: { id: string, title: string, goal: string, status: MissionStatus, createdAt: string, updatedAt: string }, hop: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> }, availableActions: Array<{ mutation: string, action: string }> } | null, asset: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string, availableActions: Array<{ mutation: string, action: string }> } | null } }> } };
+export type MissionReviewsQuery = { missionReviews: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { kind: MissionReviewKind, waitingSince: string, openDecision: { id: string, deadlineAt: string | null, defaultOutcome: DecisionOutcome | null, assignee: string | null } | null, mission: { id: string, title: string, goal: string, status: MissionStatus, createdAt: string, updatedAt: string }, hop: { id: string, missionId: string, sequence: number, name: string, plan: string, isFinal: boolean, status: HopStatus, statusReason: string | null, createdAt: string, updatedAt: string, startedAt: string | null, completedAt: string | null, toolSteps: { totalCount: number, edges: Array<{ node: { id: string, position: number, name: string, description: string, toolName: string | null, parameters: unknown, result: unknown, status: ToolStepStatus, statusReason: string | null, startedAt: string | null, completedAt: string | null, updatedAt: string } }> }, availableActions: Array<{ mutation: string, action: string }> } | null, asset: { id: string, missionId: string, name: string, description: string, mediaType: string | null, content: string | null, status: AssetStatus, statusReason: string | null, expiresAt: string | null, expiresInSeconds: number | null, createdAt: string, updatedAt: string, availableActions: Array<{ mutation: string, action: string }> } | null } }> } };
 
 export type MissionDecisionFieldsFragment = { mission: { id: string, status: MissionStatus } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> };
 
@@ -710,10 +718,11 @@ export type PlanUpdatedSubscription = { researchPlanUpdated: { sessionId: string
 
 export type ReviewInboxQueryVariables = Exact<{
   first: number;
+  after?: string | null | undefined;
 }>;
 
 
-export type ReviewInboxQuery = { reviewInbox: { totalCount: number, edges: Array<{ node: { waitingSince: string, plan: { id: string, title: string, researchQuestion: string, status: PlanStatus }, step: { id: string, order: number, stepType: StepType, title: string, instructions: string, status: StepStatus, resultSummary: string | null, confidence: number | null, failureReason: string | null, reviewSummary: string | null, reviewQuestions: Array<string> | null, startedAt: string | null, completedAt: string | null, updatedAt: string } } }> } };
+export type ReviewInboxQuery = { reviewInbox: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { waitingSince: string, plan: { id: string, title: string, researchQuestion: string, status: PlanStatus }, step: { id: string, order: number, stepType: StepType, title: string, instructions: string, status: StepStatus, resultSummary: string | null, confidence: number | null, failureReason: string | null, reviewSummary: string | null, reviewQuestions: Array<string> | null, startedAt: string | null, completedAt: string | null, updatedAt: string }, openDecision: { id: string, deadlineAt: string | null, defaultOutcome: DecisionOutcome | null, assignee: string | null } | null } }> } };
 
 export type DecideMutationVariables = Exact<{
   stepId: string | number;
@@ -785,6 +794,8 @@ export type DecisionRootsQuery = { nodes: Array<
     | { id: string }
     | { id: string }
    | null> };
+
+export type OpenDecisionFieldsFragment = { id: string, deadlineAt: string | null, defaultOutcome: DecisionOutcome | null, assignee: string | null };
 
 export type WebhookEndpointFieldsFragment = { id: string, url: string, description: string, topics: Array<WebhookTopic>, enabled: boolean, cursorSeq: number, previousSecretUntil: string | null, createdAt: string, updatedAt: string };
 
@@ -869,14 +880,15 @@ export type WorkflowUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type WorkflowUpdatedSubscription = { workflowUpdated: { queuedAt: string | null, rerunOfId: string | null, id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, reruns: Array<{ id: string, name: string, status: WorkflowStatus, createdAt: string }>, availableActions: Array<{ mutation: string, action: string }>, steps: { totalCount: number, edges: Array<{ node: { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null, availableActions: Array<{ mutation: string, action: string }> } }> }, compensations: Array<{ id: string, stepId: string, stepName: string, position: number, action: string, agent: string, status: WorkflowCompensationStatus, error: string | null, startedAt: string | null, completedAt: string | null }>, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } } };
+export type WorkflowUpdatedSubscription = { workflowUpdated: { queuedAt: string | null, rerunOfId: string | null, id: string, name: string, status: WorkflowStatus, outcome: WorkflowOutcome | null, failurePolicy: WorkflowFailurePolicy, timeout: string | null, timeoutAt: string | null, failureReason: string | null, createdAt: string, startedAt: string | null, completedAt: string | null, reruns: Array<{ id: string, name: string, status: WorkflowStatus, createdAt: string }>, availableActions: Array<{ mutation: string, action: string }>, steps: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null, availableActions: Array<{ mutation: string, action: string }> } }> }, compensations: Array<{ id: string, stepId: string, stepName: string, position: number, action: string, agent: string, status: WorkflowCompensationStatus, error: string | null, startedAt: string | null, completedAt: string | null }>, stepCounts: { pending: number, running: number, completed: number, failed: number, skipped: number } } };
 
 export type WorkflowGatesQueryVariables = Exact<{
   first: number;
+  after?: string | null | undefined;
 }>;
 
 
-export type WorkflowGatesQuery = { workflowStepsAwaitingReview: { totalCount: number, edges: Array<{ node: { id: string, name: string, blockedOn: WorkflowBlockedOn | null, lastError: string | null, startedAt: string | null, timeoutAt: string | null, workflow: { id: string, name: string, status: WorkflowStatus } | null } }> } };
+export type WorkflowGatesQuery = { workflowStepsAwaitingReview: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string, blockedOn: WorkflowBlockedOn | null, lastError: string | null, startedAt: string | null, timeoutAt: string | null, workflow: { id: string, name: string, status: WorkflowStatus } | null, openDecision: { id: string, deadlineAt: string | null, defaultOutcome: DecisionOutcome | null, assignee: string | null } | null } }> } };
 
 export type GateDecisionFieldsFragment = { workflow: { id: string, status: WorkflowStatus, outcome: WorkflowOutcome | null } | null, step: { id: string, status: WorkflowStepStatus, blockedOn: WorkflowBlockedOn | null } | null, userErrors: Array<{ code: UserErrorCode, message: string, field: Array<string>, entity: string | null, fromState: string | null, toState: string | null }> };
 
@@ -935,6 +947,16 @@ export type WorkflowGateCountQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type WorkflowGateCountQuery = { workflowStepsAwaitingReview: { totalCount: number } };
+
+export type WorkflowStepsAfterQueryVariables = Exact<{
+  id: string | number;
+  after: string;
+}>;
+
+
+export type WorkflowStepsAfterQuery = { workflow: { id: string, steps: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null, availableActions: Array<{ mutation: string, action: string }> } }> } } | null };
+
+export type WorkflowStepPageFragment = { pageInfo: { hasNextPage: boolean, endCursor: string | null }, edges: Array<{ node: { id: string, name: string, position: number, status: WorkflowStepStatus, dependsOn: Array<string>, agent: string | null, timeout: string | null, onFailure: StepFailureAction, approval: boolean, blockedOn: WorkflowBlockedOn | null, attempt: number, claimedBy: string | null, nextAttemptAt: string | null, timeoutAt: string | null, heartbeatTimeout: string | null, heartbeatAt: string | null, progress: unknown, startedAt: string | null, completedAt: string | null, completionOrder: number | null, lastError: string | null, lastErrorCategory: WorkflowErrorCategory | null, output: unknown, retryPolicy: { maxRetries: number, backoff: BackoffStrategy, initialDelay: string, maxDelay: string | null, retryOn: Array<WorkflowErrorCategory>, isDefault: boolean }, compensation: { action: string, agent: string } | null, availableActions: Array<{ mutation: string, action: string }> } }> };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1233,6 +1255,14 @@ export const DecisionFieldsFragmentDoc = new TypedDocumentString(`
   closedAt
 }
     `, {"fragmentName":"DecisionFields"}) as unknown as TypedDocumentString<DecisionFieldsFragment, unknown>;
+export const OpenDecisionFieldsFragmentDoc = new TypedDocumentString(`
+    fragment OpenDecisionFields on Decision {
+  id
+  deadlineAt
+  defaultOutcome
+  assignee
+}
+    `, {"fragmentName":"OpenDecisionFields"}) as unknown as TypedDocumentString<OpenDecisionFieldsFragment, unknown>;
 export const WebhookEndpointFieldsFragmentDoc = new TypedDocumentString(`
     fragment WebhookEndpointFields on WebhookEndpoint {
   id
@@ -1246,49 +1276,6 @@ export const WebhookEndpointFieldsFragmentDoc = new TypedDocumentString(`
   updatedAt
 }
     `, {"fragmentName":"WebhookEndpointFields"}) as unknown as TypedDocumentString<WebhookEndpointFieldsFragment, unknown>;
-export const WorkflowStepFieldsFragmentDoc = new TypedDocumentString(`
-    fragment WorkflowStepFields on WorkflowStep {
-  id
-  name
-  position
-  status
-  dependsOn
-  agent
-  timeout
-  onFailure
-  approval
-  blockedOn
-  attempt
-  claimedBy
-  nextAttemptAt
-  timeoutAt
-  heartbeatTimeout
-  heartbeatAt
-  progress
-  startedAt
-  completedAt
-  completionOrder
-  lastError
-  lastErrorCategory
-  output
-  retryPolicy {
-    maxRetries
-    backoff
-    initialDelay
-    maxDelay
-    retryOn
-    isDefault
-  }
-  compensation {
-    action
-    agent
-  }
-  availableActions {
-    mutation
-    action
-  }
-}
-    `, {"fragmentName":"WorkflowStepFields"}) as unknown as TypedDocumentString<WorkflowStepFieldsFragment, unknown>;
 export const GateDecisionFieldsFragmentDoc = new TypedDocumentString(`
     fragment GateDecisionFields on WorkflowStepPayload {
   workflow {
@@ -1360,6 +1347,102 @@ export const WorkflowRowFieldsFragmentDoc = new TypedDocumentString(`
     skipped
   }
 }`, {"fragmentName":"WorkflowRowFields"}) as unknown as TypedDocumentString<WorkflowRowFieldsFragment, unknown>;
+export const WorkflowStepFieldsFragmentDoc = new TypedDocumentString(`
+    fragment WorkflowStepFields on WorkflowStep {
+  id
+  name
+  position
+  status
+  dependsOn
+  agent
+  timeout
+  onFailure
+  approval
+  blockedOn
+  attempt
+  claimedBy
+  nextAttemptAt
+  timeoutAt
+  heartbeatTimeout
+  heartbeatAt
+  progress
+  startedAt
+  completedAt
+  completionOrder
+  lastError
+  lastErrorCategory
+  output
+  retryPolicy {
+    maxRetries
+    backoff
+    initialDelay
+    maxDelay
+    retryOn
+    isDefault
+  }
+  compensation {
+    action
+    agent
+  }
+  availableActions {
+    mutation
+    action
+  }
+}
+    `, {"fragmentName":"WorkflowStepFields"}) as unknown as TypedDocumentString<WorkflowStepFieldsFragment, unknown>;
+export const WorkflowStepPageFragmentDoc = new TypedDocumentString(`
+    fragment WorkflowStepPage on WorkflowStepConnection {
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  edges {
+    node {
+      ...WorkflowStepFields
+    }
+  }
+}
+    fragment WorkflowStepFields on WorkflowStep {
+  id
+  name
+  position
+  status
+  dependsOn
+  agent
+  timeout
+  onFailure
+  approval
+  blockedOn
+  attempt
+  claimedBy
+  nextAttemptAt
+  timeoutAt
+  heartbeatTimeout
+  heartbeatAt
+  progress
+  startedAt
+  completedAt
+  completionOrder
+  lastError
+  lastErrorCategory
+  output
+  retryPolicy {
+    maxRetries
+    backoff
+    initialDelay
+    maxDelay
+    retryOn
+    isDefault
+  }
+  compensation {
+    action
+    agent
+  }
+  availableActions {
+    mutation
+    action
+  }
+}`, {"fragmentName":"WorkflowStepPage"}) as unknown as TypedDocumentString<WorkflowStepPageFragment, unknown>;
 export const LatestSeqDocument = new TypedDocumentString(`
     query LatestSeq {
   latestSeq
@@ -1708,12 +1791,13 @@ export const MissionReviewCountDocument = new TypedDocumentString(`
 }
     `) as unknown as TypedDocumentString<MissionReviewCountQuery, MissionReviewCountQueryVariables>;
 export const MissionReviewsDocument = new TypedDocumentString(`
-    query MissionReviews($first: Int!, $after: String, $filter: MissionReviewFilter, $newestFirst: Boolean!) {
+    query MissionReviews($first: Int!, $after: String, $filter: MissionReviewFilter, $newestFirst: Boolean!, $orderBy: ReviewOrder!) {
   missionReviews(
     first: $first
     after: $after
     filter: $filter
     newestFirst: $newestFirst
+    orderBy: $orderBy
   ) {
     totalCount
     pageInfo {
@@ -1724,6 +1808,9 @@ export const MissionReviewsDocument = new TypedDocumentString(`
       node {
         kind
         waitingSince
+        openDecision {
+          ...OpenDecisionFields
+        }
         mission {
           id
           title
@@ -1799,6 +1886,12 @@ fragment AssetFields on Asset {
     mutation
     action
   }
+}
+fragment OpenDecisionFields on Decision {
+  id
+  deadlineAt
+  defaultOutcome
+  assignee
 }`) as unknown as TypedDocumentString<MissionReviewsQuery, MissionReviewsQueryVariables>;
 export const ApproveMissionDocument = new TypedDocumentString(`
     mutation ApproveMission($id: ID!) {
@@ -2248,9 +2341,13 @@ fragment PlanStepFields on PlanStep {
   updatedAt
 }`) as unknown as TypedDocumentString<PlanUpdatedSubscription, PlanUpdatedSubscriptionVariables>;
 export const ReviewInboxDocument = new TypedDocumentString(`
-    query ReviewInbox($first: Int!) {
-  reviewInbox(first: $first) {
+    query ReviewInbox($first: Int!, $after: String) {
+  reviewInbox(first: $first, after: $after, orderBy: DEADLINE) {
     totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
     edges {
       node {
         waitingSince
@@ -2262,6 +2359,9 @@ export const ReviewInboxDocument = new TypedDocumentString(`
         }
         step {
           ...PlanStepFields
+        }
+        openDecision {
+          ...OpenDecisionFields
         }
       }
     }
@@ -2282,6 +2382,12 @@ export const ReviewInboxDocument = new TypedDocumentString(`
   startedAt
   completedAt
   updatedAt
+}
+fragment OpenDecisionFields on Decision {
+  id
+  deadlineAt
+  defaultOutcome
+  assignee
 }`) as unknown as TypedDocumentString<ReviewInboxQuery, ReviewInboxQueryVariables>;
 export const DecideDocument = new TypedDocumentString(`
     mutation Decide($stepId: ID!, $decision: UserDecision!, $feedback: String) {
@@ -2382,7 +2488,7 @@ export const PlanReviewCountDocument = new TypedDocumentString(`
     `) as unknown as TypedDocumentString<PlanReviewCountQuery, PlanReviewCountQueryVariables>;
 export const DecisionInboxDocument = new TypedDocumentString(`
     query DecisionInbox($mine: Boolean!, $first: Int!) {
-  decisionInbox(mine: $mine, first: $first) {
+  decisionInbox(mine: $mine, first: $first, orderBy: DEADLINE) {
     edges {
       node {
         ...DecisionFields
@@ -2712,11 +2818,7 @@ export const WorkflowUpdatedDocument = new TypedDocumentString(`
     }
     steps(first: 100) {
       totalCount
-      edges {
-        node {
-          ...WorkflowStepFields
-        }
-      }
+      ...WorkflowStepPage
     }
     compensations {
       id
@@ -2792,11 +2894,26 @@ fragment WorkflowStepFields on WorkflowStep {
     mutation
     action
   }
+}
+fragment WorkflowStepPage on WorkflowStepConnection {
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  edges {
+    node {
+      ...WorkflowStepFields
+    }
+  }
 }`) as unknown as TypedDocumentString<WorkflowUpdatedSubscription, WorkflowUpdatedSubscriptionVariables>;
 export const WorkflowGatesDocument = new TypedDocumentString(`
-    query WorkflowGates($first: Int!) {
-  workflowStepsAwaitingReview(first: $first) {
+    query WorkflowGates($first: Int!, $after: String) {
+  workflowStepsAwaitingReview(first: $first, after: $after, orderBy: DEADLINE) {
     totalCount
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
     edges {
       node {
         id
@@ -2810,11 +2927,19 @@ export const WorkflowGatesDocument = new TypedDocumentString(`
           name
           status
         }
+        openDecision {
+          ...OpenDecisionFields
+        }
       }
     }
   }
 }
-    `) as unknown as TypedDocumentString<WorkflowGatesQuery, WorkflowGatesQueryVariables>;
+    fragment OpenDecisionFields on Decision {
+  id
+  deadlineAt
+  defaultOutcome
+  assignee
+}`) as unknown as TypedDocumentString<WorkflowGatesQuery, WorkflowGatesQueryVariables>;
 export const ApproveGateDocument = new TypedDocumentString(`
     mutation ApproveGate($stepId: ID!, $comment: String) {
   approveWorkflowStep(stepId: $stepId, comment: $comment) {
@@ -2997,3 +3122,64 @@ export const WorkflowGateCountDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<WorkflowGateCountQuery, WorkflowGateCountQueryVariables>;
+export const WorkflowStepsAfterDocument = new TypedDocumentString(`
+    query WorkflowStepsAfter($id: ID!, $after: String!) {
+  workflow(id: $id) {
+    id
+    steps(first: 100, after: $after) {
+      ...WorkflowStepPage
+    }
+  }
+}
+    fragment WorkflowStepFields on WorkflowStep {
+  id
+  name
+  position
+  status
+  dependsOn
+  agent
+  timeout
+  onFailure
+  approval
+  blockedOn
+  attempt
+  claimedBy
+  nextAttemptAt
+  timeoutAt
+  heartbeatTimeout
+  heartbeatAt
+  progress
+  startedAt
+  completedAt
+  completionOrder
+  lastError
+  lastErrorCategory
+  output
+  retryPolicy {
+    maxRetries
+    backoff
+    initialDelay
+    maxDelay
+    retryOn
+    isDefault
+  }
+  compensation {
+    action
+    agent
+  }
+  availableActions {
+    mutation
+    action
+  }
+}
+fragment WorkflowStepPage on WorkflowStepConnection {
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  edges {
+    node {
+      ...WorkflowStepFields
+    }
+  }
+}`) as unknown as TypedDocumentString<WorkflowStepsAfterQuery, WorkflowStepsAfterQueryVariables>;

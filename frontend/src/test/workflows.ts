@@ -59,6 +59,7 @@ export function gate(id: string, workflowId = 'w1'): GateRequest {
     name: `gate ${id}`,
     blockedOn: 'APPROVAL',
     lastError: null,
+    openDecision: null,
     startedAt: '2026-01-01T00:00:00Z',
     timeoutAt: null,
     workflow: { id: workflowId, name: `workflow ${workflowId}`, status: 'BLOCKED' },

@@ -67,6 +67,8 @@ interface Props {
   /** The section's items in words, plural, for the controls' names: "plan steps", "workflow approvals". */
   what: string;
   targets: readonly BulkTarget[];
+  /** How many wait in all, when the targets are one page of them. */
+  total?: number;
   selection: Selection;
   /** Called once after a bulk decision with the targets decided (re-read the list). */
   onDone(decided: readonly BulkTarget[]): void;
@@ -78,7 +80,7 @@ interface Report {
   refused: { label: string; why: string }[];
 }
 
-export function BulkDecide({ what, targets, selection, onDone }: Props) {
+export function BulkDecide({ what, targets, total, selection, onDone }: Props) {
   const { http, report: reportFailure } = useConnection();
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
   const chosen = targets.filter((t) => selection.selected.has(t.key));
@@ -148,7 +150,9 @@ export function BulkDecide({ what, targets, selection, onDone }: Props) {
           {targets.length > 1 ? (
             <label className="select-box">
               <input type="checkbox" checked={allChecked} onChange={(e) => selection.setAll(e.target.checked)} />
-              Select all {targets.length} waiting {what}
+              {total !== undefined && total > targets.length
+                ? `Select all ${targets.length} ${what} on this page (of ${total.toLocaleString()} waiting)`
+                : `Select all ${targets.length} waiting ${what}`}
             </label>
           ) : null}
           {/* Offered once something is ticked, so an idle page is not crowded with disabled buttons. */}

@@ -14,11 +14,13 @@ from ...auth import Role
 from ...machines.decision import DecisionKind
 from ...services.decisions import inbox as decision_inbox
 from ...services.decisions import policies as decision_policies
+from ...services.decisions.due import due_cursor
 from ...services.decisions.policies import PolicyKey, Scope
 from ...services.pages import time_cursor
 from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST, user_errors
 from ..errors import UserError, run_mutation, run_query
+from ..listing import ReviewOrder, ReviewOrderArg
 from ..pagination import Connection, list_connection
 from ..permissions import CanDrive
 from .types import DecisionPolicyType, DecisionTermsInput, DecisionType
@@ -32,7 +34,8 @@ class DecisionQueries:
     @strawberry.field(
         description="Every decision waiting for a person, in every domain, oldest request first, with "
         "its assignee, deadline and escalation; `mine`: only those assigned to this key's name "
-        "(user:<name>) or role (role:<role>). `first` is capped."
+        "(user:<name>) or role (role:<role>). `first` is capped; `orderBy: DEADLINE` puts the nearest "
+        "deadline first."
     )
     async def decision_inbox(
         self,
@@ -41,15 +44,17 @@ class DecisionQueries:
         kind: Annotated[DecisionKind | None, A(description="Only decisions of this kind.")] = None,
         first: Annotated[int, A(description=PAGE_FIRST)] = 50,
         after: Annotated[str | None, A(description=PAGE_AFTER)] = None,
+        order_by: ReviewOrderArg = ReviewOrder.WAITING,
     ) -> Connection[DecisionType]:
         principal = info.context.principal
+        by_deadline = order_by is ReviewOrder.DEADLINE
         return await list_connection(
             info,
             lambda session, size: decision_inbox.open_decisions(
-                session, principal, size, after, mine=mine, kind=kind
+                session, principal, size, after, mine=mine, kind=kind, by_deadline=by_deadline
             ),
             lambda session: decision_inbox.count_open_decisions(session, principal, mine=mine, kind=kind),
-            lambda d: time_cursor(d.created_at, d.id),
+            due_cursor if by_deadline else lambda d: time_cursor(d.created_at, d.id),
             DecisionType.from_row,
             first,
         )

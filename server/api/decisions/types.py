@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import strawberry
+from strawberry.types import Info
 
 from ...db.decision_models import Decision, DecisionPolicy
 from ...machines.decision import DecisionKind, DecisionStatus, Outcome, Terms
@@ -147,3 +149,15 @@ class DecisionPolicyType:
             scope=Scope(row.scope_type),
             kind=DecisionKind(row.kind) if row.kind != "*" else None,
         )
+
+
+OPEN_DECISION = (
+    "The decision that waits on it now (its deadline, default, assignee and escalation); null when none "
+    "does (a governance escalation has none)."
+)
+
+
+async def open_decision(info: Info[Any, Any], subject_id: str) -> DecisionType | None:
+    """The open decision about ``subject_id``: one query for every item of a page (a data loader)."""
+    row = await info.context.loaders.open_decisions.load((info.context.principal.tenant_id, subject_id))
+    return DecisionType.from_row(row) if row is not None else None

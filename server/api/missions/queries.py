@@ -11,10 +11,12 @@ from strawberry.types import Info
 from ...limits import SHORT_TEXT
 from ...machines.mission import MissionStatus
 from ...services import listing
+from ...services.missions import due_inbox
 from ...services.missions import inbox as mission_inbox
 from ...services.missions import queries as mission_queries
 from ...services.missions.inbox import ReviewKind
 from ..context import Context
+from ..decisions.types import OPEN_DECISION, DecisionType, open_decision
 from ..descriptions import PAGE_AFTER, PAGE_FIRST, described_enum
 from ..errors import run_query
 from ..listing import (
@@ -23,6 +25,8 @@ from ..listing import (
     ORDER_ARG,
     ListFilter,
     ListOrderBy,
+    ReviewOrder,
+    ReviewOrderArg,
     list_query,
     table_connection,
     waiting_query,
@@ -80,6 +84,11 @@ class MissionReview:
     mission: MissionType = strawberry.field(description="The mission (the proposal itself for MISSION).")
     hop: HopType | None = strawberry.field(description="The hop, for HOP_PLAN and HOP_IMPLEMENTATION.")
     asset: AssetType | None = strawberry.field(description="The asset, for ASSET.")
+    subject_id: strawberry.Private[str]
+
+    @strawberry.field(description=OPEN_DECISION)
+    async def open_decision(self, info: I) -> DecisionType | None:
+        return await open_decision(info, self.subject_id)
 
     @staticmethod
     def of(item: mission_inbox.Proposal) -> MissionReview:
@@ -89,6 +98,7 @@ class MissionReview:
             mission=MissionType.from_row(item.mission),
             hop=HopType.from_row(item.hop) if item.hop else None,
             asset=AssetType.from_row(item.asset) if item.asset else None,
+            subject_id=item.row.id,
         )
 
 
@@ -130,7 +140,8 @@ class MissionQueries:
 
     @strawberry.field(
         description="Proposals waiting for a person across the four kinds, the longest waiting first "
-        "(the most recent with `newestFirst`); filtered, paged by cursor, counted. `first` is capped."
+        "(the most recent with `newestFirst`; the nearest decision deadline first with `orderBy: "
+        "DEADLINE`); filtered, paged by cursor, counted. `first` is capped."
     )
     async def mission_reviews(
         self,
@@ -141,16 +152,16 @@ class MissionQueries:
             MissionReviewFilter | None, strawberry.argument(description="Only what matches; omitted: all.")
         ] = None,
         newest_first: Annotated[bool, strawberry.argument(description=NEWEST_FIRST_ARG)] = False,
+        order_by: ReviewOrderArg = ReviewOrder.WAITING,
     ) -> Connection[MissionReview]:
         tenant = info.context.principal.tenant_id
         given = filter or MissionReviewFilter()
         kinds = list(dict.fromkeys(given.kinds or []))
-        wanted = waiting_query(given, newest_first)
+        wanted = waiting_query(given, newest_first, order_by)
+        read = due_inbox.proposals_by_deadline if wanted.by_deadline else mission_inbox.proposals_waiting
         return await list_connection(
             info,
-            lambda session, size: mission_inbox.proposals_waiting(
-                session, tenant, size, after, kinds, wanted
-            ),
+            lambda session, size: read(session, tenant, size, after, kinds, wanted),
             lambda session: mission_inbox.count_waiting(session, tenant, kinds, wanted),
             mission_inbox.proposal_cursor,
             MissionReview.of,

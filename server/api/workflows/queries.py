@@ -10,6 +10,7 @@ import strawberry
 from strawberry.types import Info
 
 from ...machines.workflow import WorkflowStatus
+from ...services.workflows import gates as workflow_gates
 from ...services.workflows import queries as workflow_queries
 from ..context import Context
 from ..descriptions import PAGE_AFTER, PAGE_FIRST
@@ -22,6 +23,8 @@ from ..listing import (
     ListFilter,
     ListOrderBy,
     ReviewInboxFilter,
+    ReviewOrder,
+    ReviewOrderArg,
     list_query,
     table_connection,
     waiting_query,
@@ -72,7 +75,8 @@ class WorkflowQueries:
 
     @strawberry.field(
         description="Steps waiting for a reviewer (approval gates, governance escalations), oldest first "
-        "(newest with `newestFirst`)."
+        "(newest with `newestFirst`); `orderBy: DEADLINE` puts the nearest decision deadline first, "
+        "the steps with no decision (governance escalations) after every gate."
     )
     async def workflow_steps_awaiting_review(
         self,
@@ -83,9 +87,19 @@ class WorkflowQueries:
             ReviewInboxFilter | None, strawberry.argument(description="Only what matches; omitted: all.")
         ] = None,
         newest_first: Annotated[bool, strawberry.argument(description=NEWEST_FIRST_ARG)] = False,
+        order_by: ReviewOrderArg = ReviewOrder.WAITING,
     ) -> Connection[WorkflowStepType]:
         tenant = info.context.principal.tenant_id
-        wanted = waiting_query(filter, newest_first)
+        wanted = waiting_query(filter, newest_first, order_by)
+        if wanted.by_deadline:
+            return await list_connection(
+                info,
+                lambda session, size: workflow_gates.gates_by_deadline(session, tenant, size, after, wanted),
+                lambda session: workflow_queries.count_awaiting_review(session, tenant, wanted),
+                workflow_gates.gate_cursor,
+                lambda gate: WorkflowStepType.from_row(gate.step),
+                first,
+            )
         return await list_connection(
             info,
             lambda session, size: workflow_queries.awaiting_review(session, tenant, size, after, wanted),

@@ -27,6 +27,7 @@ from ...services.workflows.definition import retry_policy_from_document
 from .. import actions
 from ..actions import AVAILABLE_ACTIONS, AvailableAction, available_actions
 from ..context import Context
+from ..decisions.types import OPEN_DECISION, DecisionType, open_decision
 from ..descriptions import (
     CREATED_AT,
     PAGE_AFTER,
@@ -129,6 +130,10 @@ class WorkflowStepType(Node):
     @strawberry.field(description=AVAILABLE_ACTIONS)
     def available_actions(self, info: I) -> list[AvailableAction]:
         return available_actions(info, actions.WORKFLOW_STEP, self)
+
+    @strawberry.field(description=OPEN_DECISION)
+    async def open_decision(self, info: I) -> DecisionType | None:
+        return await open_decision(info, str(self.id))
 
     @staticmethod
     def from_row(row: WorkflowStep) -> WorkflowStepType:

@@ -3,7 +3,7 @@ them, one decision, and the policies of a scope."""
 
 from __future__ import annotations
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ...auth import Principal
@@ -11,6 +11,10 @@ from ...db.decision_models import Decision, DecisionPolicy
 from ...machines.decision import OPEN_STATUSES, DecisionKind
 from ..pages import Page, keyset_page
 from ..validation import parse_id
+from .due import ORDER, decode_due_cursor
+
+# The roots every decision point lives under (points.py, which imports the services and so not here).
+ROOT_TYPES = ("mission", "plan", "workflow")
 
 
 def assignees_of(principal: Principal) -> list[str]:
@@ -39,8 +43,12 @@ async def open_decisions(
     *,
     mine: bool = False,
     kind: DecisionKind | None = None,
+    by_deadline: bool = False,
 ) -> Page[Decision]:
-    """Open (and escalated) decisions, oldest first; ``mine``: assigned to the key's name or role."""
+    """Open (and escalated) decisions, oldest first; ``mine``: assigned to the key's name or role.
+    ``by_deadline``: the nearest deadline first, none last, then the oldest."""
+    if by_deadline:
+        return await _by_deadline(session, _open(principal, mine, kind), first, after)
     return await keyset_page(
         session,
         _open(principal, mine, kind),
@@ -50,6 +58,22 @@ async def open_decisions(
         after,
         newest_first=False,
     )
+
+
+async def _by_deadline(
+    session: AsyncSession, query: Select[Decision], first: int, after: str | None
+) -> Page[Decision]:
+    """Each root type's page read in order from the decisions' due index (tenant, root type, due_key,
+    ...), the few pages merged here."""
+    mark = tuple_(*decode_due_cursor(after)) if after else None
+    found: list[Decision] = []
+    for root_type in ROOT_TYPES:
+        ordered = query.where(Decision.root_type == root_type, Decision.due_key.is_not(None))
+        if mark is not None:
+            ordered = ordered.where(tuple_(*ORDER) > mark)
+        found += (await session.scalars(ordered.order_by(*ORDER).limit(first + 1))).all()
+    found.sort(key=lambda d: (d.due_key, d.created_at, d.id))
+    return Page(found[:first], len(found) > first)
 
 
 async def count_open_decisions(

@@ -18,9 +18,11 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from ...db.decision_models import Decision
 from ...db.mission_models import Asset, Hop, Mission
 from ...errors import invalid
 from ...machines.mission import AssetStatus, HopStatus, MissionStatus
+from ..decisions.due import due_cursor
 from ..listing import OLDEST_FIRST, ListQuery, waiting
 from ..pages import Page, as_utc, decode_cursor, encode_cursor
 from .queries import MISSIONS
@@ -51,6 +53,8 @@ class Proposal:
     mission: Mission
     hop: Hop | None = None
     asset: Asset | None = None
+    # Read with the deadline order (due_inbox.py): its cursor is the decision's position.
+    decision: Decision | None = None
 
     @property
     def row(self) -> Mission | Hop | Asset:
@@ -65,6 +69,8 @@ class Proposal:
 
 
 def proposal_cursor(item: Proposal) -> str:
+    if item.decision is not None:
+        return due_cursor(item.decision)
     return encode_cursor(item.waiting_since.isoformat(), str(RANK[item.kind]), item.row.id)
 
 

@@ -112,7 +112,7 @@ def review_cursor(step: WorkflowStep) -> str:
     return time_cursor(step.started_at, step.id)
 
 
-def _awaiting_review_query(session: AsyncSession, tenant_id: str, wanted: ListQuery) -> Select[WorkflowStep]:
+def awaiting_review_query(session: AsyncSession, tenant_id: str, wanted: ListQuery) -> Select[WorkflowStep]:
     """Waiting steps; ``wanted``'s range is on when the step started, its search on the workflow's name."""
     query = select(WorkflowStep).where(
         WorkflowStep.tenant_id == tenant_id,
@@ -134,7 +134,7 @@ def _awaiting_review_query(session: AsyncSession, tenant_id: str, wanted: ListQu
 async def count_awaiting_review(
     session: AsyncSession, tenant_id: str, wanted: ListQuery = OLDEST_FIRST
 ) -> int:
-    query = select(func.count()).select_from(_awaiting_review_query(session, tenant_id, wanted).subquery())
+    query = select(func.count()).select_from(awaiting_review_query(session, tenant_id, wanted).subquery())
     return int(await session.scalar(query) or 0)
 
 
@@ -143,7 +143,7 @@ async def awaiting_review(
 ) -> Page[WorkflowStep]:
     """Steps that block their workflow until a reviewer answers (gates, escalations), oldest first
     unless ``wanted`` is descending."""
-    query = _awaiting_review_query(session, tenant_id, wanted)
+    query = awaiting_review_query(session, tenant_id, wanted)
     return await keyset_page(
         session, query, WorkflowStep.started_at, WorkflowStep.id, first, after, newest_first=wanted.descending
     )

@@ -151,6 +151,11 @@ class ReviewKind(str, Enum):
     ASSET = "ASSET"
 
 
+class ReviewOrder(str, Enum):
+    WAITING = "WAITING"
+    DEADLINE = "DEADLINE"
+
+
 class SkillExecutionStatus(str, Enum):
     STARTED = "STARTED"
     COMPLETED = "COMPLETED"

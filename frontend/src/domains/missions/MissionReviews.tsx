@@ -8,7 +8,6 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 
 import { useConnection } from '../../core/connection';
-import { formatDuration, formatTime } from '../../core/format';
 import {
   MissionReviewsDocument,
   MissionSummaryDocument,
@@ -18,7 +17,8 @@ import {
 } from '../../core/graphql.generated';
 import { useHashQuery, useNow } from '../../core/hooks';
 import { href } from '../../core/router';
-import { BulkDecide, SelectBox, useSelection } from '../../ui/BulkDecide';
+import { BulkDecide, useSelection } from '../../ui/BulkDecide';
+import { ReviewMeta, ReviewRow, RowsOpenUpTo } from '../../ui/ReviewPages';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { type MissionReview, type MissionSummary, type ProposalKind } from './api';
 import { useMissionChanged, useMissionReviews } from './context';
@@ -30,6 +30,7 @@ import {
   parseReviewView,
   REVIEW_KINDS,
   reviewVariables,
+  type ReviewListOrder,
   type ReviewView,
 } from './reviewView';
 import { describeTtl, ttlDeadline } from './ttl';
@@ -44,6 +45,7 @@ interface Item {
   label: string;
   title: ReactNode;
   since: string;
+  decision: MissionReview['openDecision'];
   body: ReactNode;
 }
 
@@ -75,6 +77,12 @@ const KIND: Record<MissionReviewKind, ProposalKind> = {
   HOP_PLAN: 'hopPlan',
   HOP_IMPLEMENTATION: 'hopImplementation',
   ASSET: 'asset',
+};
+
+const ORDER_WORDS: Record<ReviewListOrder, string> = {
+  deadline: 'the nearest deadline',
+  oldest: 'the longest waiting',
+  newest: 'the most recent',
 };
 
 const KIND_FILTER: Record<MissionReviewKind, string> = {
@@ -109,6 +117,7 @@ function item(review: MissionReview, now: number, receivedAt: number): Item {
         </>
       ),
       since,
+      decision: review.openDecision,
       body: <p className="pre">{hop.plan}</p>,
     };
   }
@@ -124,6 +133,7 @@ function item(review: MissionReview, now: number, receivedAt: number): Item {
         </>
       ),
       since,
+      decision: review.openDecision,
       body: (
         <ol className="tool-steps compact" aria-label={`Proposed tool steps of hop ${hop.sequence}${of}`}>
           {hop.toolSteps.edges.map(({ node: s }) => (
@@ -148,6 +158,7 @@ function item(review: MissionReview, now: number, receivedAt: number): Item {
         </>
       ),
       since,
+      decision: review.openDecision,
       body: (
         <>
           {asset.description ? <p>{asset.description}</p> : null}
@@ -165,6 +176,7 @@ function item(review: MissionReview, now: number, receivedAt: number): Item {
     label: `mission “${title}”`,
     title: <a href={href(`/missions/${mission.id}`)}>{title}</a>,
     since,
+    decision: review.openDecision,
     body: <p className="pre">{mission.goal}</p>,
   };
 }
@@ -244,7 +256,8 @@ function Filters({ view, onChange }: { view: ReviewView; onChange(v: ReviewView)
       </label>
       <label>
         <span>Order{what}</span>
-        <select value={view.newestFirst ? 'newest' : 'oldest'} onChange={(e) => onChange(changedView(view, { newestFirst: e.target.value === 'newest' }))}>
+        <select value={view.order} onChange={(e) => onChange(changedView(view, { order: e.target.value as ReviewListOrder }))}>
+          <option value="deadline">Nearest deadline first</option>
           <option value="oldest">Longest waiting first</option>
           <option value="newest">Most recent first</option>
         </select>
@@ -339,6 +352,7 @@ export function MissionReviews() {
       <BulkDecide
         what="mission proposals"
         targets={targets}
+        total={page?.totalCount}
         selection={selection}
         onDone={(decided) => {
           for (const target of decided) {
@@ -347,24 +361,18 @@ export function MissionReviews() {
           }
         }}
       />
-      <ul className="inbox" aria-label={`Mission proposals waiting, ${view.newestFirst ? 'the most recent' : 'the longest waiting'} first`}>
+      <ul className="inbox" aria-label={`Mission proposals waiting, ${ORDER_WORDS[view.order]} first`}>
+        <RowsOpenUpTo count={(open ?? []).length}>
         {(open ?? []).map((item) => (
-          <li
+          <ReviewRow
             key={`${item.kind}:${item.id}`}
-            className="card review"
-            data-review-kind={item.kind}
-            data-review-id={item.id}
+            data={{ 'data-review-kind': item.kind, 'data-review-id': item.id }}
+            target={{ key: `${item.kind}:${item.id}`, label: item.label }}
+            selection={selection}
+            kind={KIND_TITLE[item.kind]}
+            title={item.title}
+            meta={<ReviewMeta decision={item.decision} since={item.since} now={now} />}
           >
-            <div className="review-head">
-              <h3>
-                <span className="review-kind">{KIND_TITLE[item.kind]}</span> {item.title}
-              </h3>
-              <SelectBox selection={selection} target={{ key: `${item.kind}:${item.id}`, label: item.label }} />
-            </div>
-            <p className="meta">
-              <span className="waited">waiting {formatDuration(now - Date.parse(item.since))}</span> · since{' '}
-              {formatTime(item.since)}
-            </p>
             {item.body}
             <ProposalDecision
               kind={item.kind}
@@ -380,8 +388,9 @@ export function MissionReviews() {
                 setAnswered({ page, keys: new Set([...hidden, `${kind}:${id}`]) });
               }}
             />
-          </li>
+          </ReviewRow>
         ))}
+        </RowsOpenUpTo>
       </ul>
       {page && (view.at.length > 0 || page.pageInfo.hasNextPage) ? (
         <nav className="pager" aria-label="Pages of mission proposals">

@@ -9,13 +9,19 @@ describe('the mission review list view in the URL', () => {
       search: 'reef',
       since: '2026-01-01T10:00',
       until: '2026-01-02T10:00',
-      newestFirst: true,
+      order: 'newest' as const,
       at: ['c1', 'c2'],
       size: 5,
     };
     const text = formatReviewView(view, 'other=1&mq=old');
     expect(new URLSearchParams(text).get('other')).toBe('1');
     expect(parseReviewView(text)).toEqual(view);
+  });
+
+  it('lists the nearest deadline first unless the URL says otherwise', () => {
+    expect(DEFAULT_VIEW.order).toBe('deadline');
+    expect(parseReviewView('morder=oldest').order).toBe('oldest');
+    expect(formatReviewView({ ...DEFAULT_VIEW, order: 'oldest' })).toBe('morder=oldest');
   });
 
   it('drops what is not valid and defaults the rest', () => {
@@ -30,7 +36,10 @@ describe('the mission review list view in the URL', () => {
       after: 'c2',
       filter: { since: '2026-01-01T00:00:00.000Z' },
       newestFirst: false,
+      orderBy: 'DEADLINE',
     });
+    expect(reviewVariables({ ...DEFAULT_VIEW, order: 'oldest' })).toMatchObject({ newestFirst: false, orderBy: 'WAITING' });
+    expect(reviewVariables({ ...DEFAULT_VIEW, order: 'newest' })).toMatchObject({ newestFirst: true, orderBy: 'WAITING' });
     expect(reviewVariables({ ...DEFAULT_VIEW, search: 'reef', kinds: ['MISSION'] }).filter).toEqual({ kinds: ['MISSION'], search: 'reef' });
     expect(reviewVariables(DEFAULT_VIEW).filter).toBeNull();
   });

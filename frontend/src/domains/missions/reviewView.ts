@@ -1,6 +1,6 @@
 /**
  * The view of the missions' review list as the Reviews page's URL holds it (`#/reviews?mkind=ASSET&mq=reef`):
- * kinds, search, waiting-since range, order and page, so a view can be shared and survives a reload. The
+ * kinds, search, waiting-since range, order (the nearest deadline first unless it says otherwise) and page, so a view can be shared and survives a reload. The
  * keys start with `m` so the page's other sections can hold views of their own beside it. `mat` is the
  * stack of cursors that led to the page shown (empty: the first page); any change but paging goes back
  * to the first page.
@@ -16,13 +16,17 @@ export interface ReviewView {
   /** datetime-local values (the browser's zone), or '' for none. */
   since: string;
   until: string;
-  newestFirst: boolean;
+  /** The nearest deadline first (then the longest waiting), the longest waiting first, or the newest. */
+  order: ReviewListOrder;
   at: readonly string[];
   /** Proposals per page, 1 to 100 (the API's cap). */
   size: number;
 }
 
-export const DEFAULT_VIEW: ReviewView = { kinds: [], search: '', since: '', until: '', newestFirst: false, at: [], size: 20 };
+export type ReviewListOrder = 'deadline' | 'oldest' | 'newest';
+const ORDERS: readonly ReviewListOrder[] = ['deadline', 'oldest', 'newest'];
+
+export const DEFAULT_VIEW: ReviewView = { kinds: [], search: '', since: '', until: '', order: 'deadline', at: [], size: 20 };
 
 export function parseReviewView(query: string): ReviewView {
   const p = new URLSearchParams(query);
@@ -32,7 +36,7 @@ export function parseReviewView(query: string): ReviewView {
     search: (p.get('mq') ?? '').slice(0, 200),
     since: validTime(p.get('msince')),
     until: validTime(p.get('muntil')),
-    newestFirst: p.get('morder') === 'newest',
+    order: ORDERS.find((o) => o === p.get('morder')) ?? DEFAULT_VIEW.order,
     at: (p.get('mat') ?? '').split('.').filter(Boolean),
     size: Number.isInteger(size) && size >= 1 && size <= 100 ? size : DEFAULT_VIEW.size,
   };
@@ -46,7 +50,7 @@ export function formatReviewView(view: ReviewView, query = ''): string {
   set('mq', view.search);
   set('msince', view.since);
   set('muntil', view.until);
-  set('morder', view.newestFirst ? 'newest' : '');
+  set('morder', view.order !== DEFAULT_VIEW.order ? view.order : '');
   set('msize', view.size !== DEFAULT_VIEW.size ? String(view.size) : '');
   set('mat', view.at.join('.'));
   return p.toString();
@@ -59,7 +63,8 @@ export function reviewVariables(view: ReviewView): MissionReviewsQueryVariables 
     first: view.size,
     after: view.at.at(-1) ?? null,
     filter: Object.keys(filter).length ? filter : null,
-    newestFirst: view.newestFirst,
+    newestFirst: view.order === 'newest',
+    orderBy: view.order === 'deadline' ? 'DEADLINE' : 'WAITING',
   };
 }
 

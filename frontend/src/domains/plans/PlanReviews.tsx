@@ -1,15 +1,20 @@
-/** The plans' part of the Reviews page: every step awaiting input, with the decision buttons; kept live. */
+/**
+ * The plans' group of the Reviews page: the steps awaiting input a page at a time, the nearest deadline
+ * first (then the longest waiting), each naming its plan, with the decision buttons; read again whenever
+ * the live count is.
+ */
 import { useState } from 'react';
 
 import { markAnswered, noneAnswered, stillWaiting } from '../../core/answered';
-import { formatDuration, formatTime } from '../../core/format';
+import { ReviewInboxDocument } from '../../core/graphql.generated';
 import { useNow } from '../../core/hooks';
 import { href } from '../../core/router';
 import { words } from '../../core/userErrors';
-import { BulkDecide, SelectBox, useSelection, type Selection } from '../../ui/BulkDecide';
+import { useSelection, type Selection } from '../../ui/BulkDecide';
+import { pageOf, ReviewGroup, ReviewMeta, ReviewRow, useReviewPages, type PageRead } from '../../ui/ReviewPages';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { ReviewRequest } from './api';
-import { usePlanInbox, useRefreshPlanInbox } from './context';
+import { usePlanReviewRead, useRefreshPlanReviews } from './context';
 import { DecisionForm, type Decided } from './DecisionForm';
 import { Instructions } from './Instructions';
 import { Questions } from './Questions';
@@ -21,18 +26,20 @@ interface DecidedItem extends Decided {
   label: string;
 }
 
+const readPage: PageRead<ReviewRequest> = (http, first, after) =>
+  http.request(ReviewInboxDocument, { first, after }).then((r) => pageOf(r.reviewInbox));
+
+const WHAT = 'plan steps';
+
 export function PlanReviews() {
-  const read = usePlanInbox();
-  const refreshInbox = useRefreshPlanInbox();
+  const pages = useReviewPages(readPage, usePlanReviewRead());
+  const refresh = useRefreshPlanReviews();
   const [decided, setDecided] = useState<DecidedItem[]>([]);
-  // The inbox is kept live (domains/plans/live.ts); a step answered here leaves it at once.
+  // A step answered here leaves the page at once; the next read (which no longer has it) takes over.
   const [answered, setAnswered] = useState(noneAnswered<ReviewRequest>);
-  const inbox = read.value?.requests ?? null;
-  const requests = stillWaiting(inbox, answered, (r) => r.step.id);
-  const error = inbox === null ? read.error : null;
+  const shown = pages.page?.items ?? null;
+  const waiting = stillWaiting(shown, answered, (r) => r.step.id) ?? [];
   const now = useNow();
-  // The longest waiting first.
-  const waiting = [...(requests ?? [])].sort((a, b) => Date.parse(a.waitingSince) - Date.parse(b.waitingSince));
   const targets = waiting.map((r) => ({
     key: r.step.id,
     label: describeRequest(r),
@@ -40,25 +47,27 @@ export function PlanReviews() {
     id: r.step.id,
   }));
   const selection = useSelection(targets.map((t) => t.key));
+  const refreshAll = () => {
+    refresh();
+    pages.refresh();
+  };
 
   return (
     <section aria-labelledby="plan-reviews-title" className="review-section" data-testid="plan-reviews">
       <h2 id="plan-reviews-title">Research plan steps</h2>
-      {error ? <p className="error" role="alert">Could not load the inbox: {error}</p> : null}
-      {requests === null && !error ? <p>Loading…</p> : null}
-      {requests?.length === 0 ? (
-        <p className="card empty-small">
-          No plan step is waiting for a decision. When an agent calls <code>requestUserReview</code>, the step appears
-          here at once.
-        </p>
-      ) : null}
-      <BulkDecide
-        what="plan steps"
+      <ReviewGroup
+        pages={pages}
+        what={WHAT}
         targets={targets}
         selection={selection}
-        onDone={refreshInbox}
-      />
-      <ul className="inbox" aria-label="Plan steps waiting, the longest waiting first">
+        onBulkDone={refreshAll}
+        empty={
+          <>
+            No plan step is waiting for a decision. When an agent calls <code>requestUserReview</code>, the step appears
+            here at once.
+          </>
+        }
+      >
         {waiting.map((request) => (
           <InboxItem
             key={request.step.id}
@@ -76,12 +85,12 @@ export function PlanReviews() {
                 },
                 ...list,
               ]);
-              setAnswered((a) => markAnswered(a, inbox, request.step.id));
-              refreshInbox();
+              setAnswered((a) => markAnswered(a, shown, request.step.id));
+              refreshAll();
             }}
           />
         ))}
-      </ul>
+      </ReviewGroup>
       {decided.length ? (
         <section aria-labelledby="plan-decided-title">
           <h3 id="plan-decided-title">Decided here</h3>
@@ -116,12 +125,15 @@ interface ItemProps {
 
 function InboxItem({ request, now, selection, onDecided }: ItemProps) {
   const { step, plan } = request;
-  const headingId = `review-${step.id}`;
   const subject = describeRequest(request);
   return (
-    <li className="card review" data-review-step={step.id} aria-labelledby={headingId}>
-      <div className="review-head">
-        <h3 id={headingId}>
+    <ReviewRow
+      data={{ 'data-review-step': step.id }}
+      target={{ key: step.id, label: subject }}
+      selection={selection}
+      kind="Plan"
+      title={
+        <>
           <a href={href(`/plans/${plan.id}`)}>
             {plan.title || plan.researchQuestion}
             <span className="sr-only"> (step {step.order})</span>
@@ -130,13 +142,10 @@ function InboxItem({ request, now, selection, onDecided }: ItemProps) {
             {' '}
             — step {step.order} ({words(step.stepType)})
           </span>
-        </h3>
-        <SelectBox selection={selection} target={{ key: step.id, label: subject }} />
-      </div>
-      <p className="meta">
-        <span className="waited">waiting {formatDuration(now - Date.parse(request.waitingSince))}</span> · since{' '}
-        {formatTime(request.waitingSince)}
-      </p>
+        </>
+      }
+      meta={<ReviewMeta decision={request.openDecision} since={request.waitingSince} now={now} />}
+    >
       {step.reviewSummary ? <p className="review-summary">{step.reviewSummary}</p> : null}
       <Questions questions={step.reviewQuestions} />
       <details>
@@ -146,6 +155,6 @@ function InboxItem({ request, now, selection, onDecided }: ItemProps) {
         <Instructions text={step.instructions} />
       </details>
       <DecisionForm stepId={step.id} subject={subject} onDecided={onDecided} />
-    </li>
+    </ReviewRow>
   );
 }

@@ -1,23 +1,23 @@
 /**
  * What of the plans the views share (see live.ts): the newest few plans with the stall alerts (the
- * overview), the review inbox (the Reviews page) and its count (the navigation badge). Each is read only
- * while a view shows it.
+ * overview) and the count of steps awaiting review (the navigation badge; the Reviews page reads its
+ * pages again each time it is read). Each is read only while a view shows it.
  */
 import { liveListContext, liveReadContext, nested } from '../../core/liveHooks';
-import { planInboxSource, planReviewCountSource, plansSource, type PlansState } from './live';
+import { planReviewCountSource, plansSource, type PlansState } from './live';
 
 const plans = liveListContext(plansSource);
-const inbox = liveReadContext(planInboxSource);
 const reviewCount = liveReadContext(planReviewCountSource);
 
-export const PlansProvider = nested(plans.Provider, inbox.Provider, reviewCount.Provider);
+export const PlansProvider = nested(plans.Provider, reviewCount.Provider);
 
 export const usePlans: () => PlansState = plans.useListState;
 
-export const usePlanInbox = inbox.useRead;
+/** The live count's latest read: a new one each time it is read again (the Reviews page re-reads then). */
+export const usePlanReviewRead = reviewCount.useRead;
 
-/** Read the review inbox again (after a decision taken on this page; its events follow anyway). */
-export const useRefreshPlanInbox = inbox.useRefresh;
+/** Read the count (and so the Reviews page) again after a decision taken there; its events follow anyway. */
+export const useRefreshPlanReviews = reviewCount.useRefresh;
 
 /** Plan steps awaiting a decision, as the server counts them (null until read). */
 export function usePlanReviewCount(): number | null {

@@ -5,12 +5,8 @@ import { LiveRead } from '../../core/liveRead';
 import { RootLive } from '../../core/rootLive';
 import { FakeLiveServer, ScriptedHttp, settle } from '../../test/fakes';
 import { plan } from '../../test/plans';
-import type { PlanSummary, ReviewRequest } from './api';
-import { planInboxSource, planReviewCountSource, planSource, plansSource } from './live';
-
-function request(stepId: string): ReviewRequest {
-  return { step: { id: stepId } } as ReviewRequest;
-}
+import type { PlanSummary } from './api';
+import { planReviewCountSource, planSource, plansSource } from './live';
 
 describe('the live plan list', () => {
   function setup(
@@ -87,55 +83,16 @@ describe('the live plan list', () => {
   });
 });
 
-describe('the review inbox and its count, live', () => {
+describe('the count of steps awaiting review, live', () => {
   function setup(inbox: () => unknown) {
     const http = new ScriptedHttp({
       LatestSeq: () => ({ latestSeq: 0 }),
-      ReviewInbox: async () => {
-        const requests = (await inbox()) as unknown[];
-        return { reviewInbox: { totalCount: requests.length, edges: requests.map((node) => ({ node })) } };
-      },
       PlanReviewCount: async () => ({ reviewInbox: { totalCount: ((await inbox()) as unknown[]).length } }),
     });
     const server = new FakeLiveServer();
     const deps = { http, client: server, onFailure: () => {}, schedule: (run: () => void) => run() };
-    return { http, server, inbox: new LiveRead(planInboxSource, deps), count: new LiveRead(planReviewCountSource, deps) };
+    return { http, server, count: new LiveRead(planReviewCountSource, deps) };
   }
-
-  it('reads the inbox, and again for review events only', async () => {
-    const inboxes = [[request('s1')], [request('s1'), request('s2')]];
-    const { http, server, inbox } = setup(() => inboxes.shift() ?? []);
-    await inbox.start();
-    expect(inbox.store.get().value).toEqual({ requests: [request('s1')], total: 1 });
-    server.append({ seq: 1, kind: 'step_started', entityType: 'step', rootId: 'x' });
-    await settle();
-    expect(http.calls.filter((c) => c.operation === 'ReviewInbox')).toHaveLength(1);
-    server.append({ seq: 2, kind: 'step_transitioned', entityType: 'step', toState: 'awaiting_input', rootId: 'x' });
-    await settle();
-    expect(http.calls.filter((c) => c.operation === 'ReviewInbox')).toHaveLength(2);
-    expect(inbox.store.get().value?.requests.map((r) => r.step.id)).toEqual(['s1', 's2']);
-  });
-
-  it('keeps the newest inbox when an older read lands after it', async () => {
-    const answers: ((requests: unknown[]) => void)[] = [];
-    let first = true;
-    const { server, inbox } = setup(() => {
-      if (first) return ((first = false), []);
-      return new Promise<unknown[]>((resolve) => answers.push(resolve));
-    });
-    await inbox.start();
-    server.append({ seq: 1, kind: 'user_reviewed', entityType: 'step', rootId: 'x' });
-    await settle();
-    server.append({ seq: 2, kind: 'user_reviewed', entityType: 'step', rootId: 'x' });
-    await settle();
-    expect(answers).toHaveLength(2);
-    const [older, newer] = answers;
-    newer?.([request('new')]);
-    await settle();
-    older?.([request('old')]);
-    await settle();
-    expect(inbox.store.get().value?.requests.map((r) => r.step.id)).toEqual(['new']);
-  });
 
   it('counts without reading a list, and follows only plan events', async () => {
     let waiting = 3;

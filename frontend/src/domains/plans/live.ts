@@ -1,14 +1,14 @@
 /**
  * What of the research plans is live: the newest few plans with the newest stall alerts (core/liveList.ts)
- * while the overview shows them; the review inbox and its count (core/liveRead.ts) while a view shows
- * them; one plan with its history (core/rootLive.ts).
+ * while the overview shows them; the count of steps awaiting review (core/liveRead.ts) while a view shows
+ * it (the Reviews page reads its pages again whenever the count is read again); one plan with its history
+ * (core/rootLive.ts).
  */
 import {
   PlanReviewCountDocument,
   PlansDocument,
   PlanSummaryDocument,
   PlanUpdatedDocument,
-  ReviewInboxDocument,
   StallAlertHistoryDocument,
   StallAlertsDocument,
 } from '../../core/graphql.generated';
@@ -18,12 +18,11 @@ import type { ReadSource } from '../../core/liveRead';
 import { subscribeFromSeq } from '../../core/resumable';
 import type { RootSource } from '../../core/rootLive';
 import { OVERVIEW_FEW } from '../../core/sections';
-import type { PlanDetail, PlanSummary, ReviewRequest, StallAlert } from './api';
+import type { PlanDetail, PlanSummary, StallAlert } from './api';
 import { addAlert, touchesReviews } from './store';
 
 /** The overview shows the newest few plans; the plans table pages through the rest. */
 export const PLAN_LIST_SIZE = OVERVIEW_FEW;
-export const INBOX_SIZE = 100;
 /** Stalls read from the log when the overview opens (the newest of them, as many as it shows). */
 export const ALERT_HISTORY = OVERVIEW_FEW;
 
@@ -61,17 +60,6 @@ export const plansSource: ListSource<PlanSummary, PlansExtra> = {
       onError: fail,
     }),
   ],
-};
-
-/** Steps awaiting a decision, oldest first, and how many there are: read again after every event that
- * may add a step or take one out (the latest read wins). */
-export const planInboxSource: ReadSource<{ requests: readonly ReviewRequest[]; total: number }> = {
-  rootType: 'plan',
-  read: (http) =>
-    http
-      .request(ReviewInboxDocument, { first: INBOX_SIZE })
-      .then((r) => ({ requests: r.reviewInbox.edges.map((e) => e.node), total: r.reviewInbox.totalCount })),
-  touchedBy: touchesReviews,
 };
 
 /** How many steps await a decision (the navigation badge): a count, no list. */

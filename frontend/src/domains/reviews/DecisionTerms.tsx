@@ -32,6 +32,8 @@ import {
 } from './terms';
 
 const PAGE = 100;
+/** Shown until the reader asks for all: the nearest deadlines; each group below shows its own. */
+const SHOWN = 5;
 
 interface DecisionEvent {
   seq: number;
@@ -46,6 +48,7 @@ export function DecisionTerms() {
   const [total, setTotal] = useState(0);
   const [settled, setSettled] = useState<Decision[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [showAll, setShowAll] = useState(false);
   // What each root (plan, mission, workflow) is called, by id; asked for once per root.
   const [names, setNames] = useState<Record<string, string>>({});
   const now = useNow();
@@ -140,14 +143,20 @@ export function DecisionTerms() {
         <p className="meta" aria-live="polite" data-testid="decision-terms-summary">
           {total} open decision{total === 1 ? '' : 's'}
           {mine ? ' assigned to you' : ''}, the nearest deadline first
-          {total > sorted.length ? ` (the first ${sorted.length} shown)` : ''}
+          {!showAll && sorted.length > SHOWN ? ` (the nearest ${SHOWN} shown)` : ''}
+          {showAll && total > sorted.length ? ` (the nearest ${sorted.length} shown)` : ''}
         </p>
       ) : null}
       <ul className="inbox decision-terms" aria-label="Open decisions, the nearest deadline first">
-        {sorted.map((d) => (
+        {(showAll ? sorted : sorted.slice(0, SHOWN)).map((d) => (
           <DecisionItem key={d.id} decision={d} now={now} name={names[d.rootId]} />
         ))}
       </ul>
+      {sorted.length > SHOWN ? (
+        <button type="button" className="show-more" aria-expanded={showAll} onClick={() => setShowAll(!showAll)}>
+          {showAll ? `Show the nearest ${SHOWN} only` : `Show all ${sorted.length} open decisions`}
+        </button>
+      ) : null}
       {settled.length ? (
         <section aria-labelledby="settled-title">
           <h3 id="settled-title" className="settled-title">Settled while you watched</h3>

@@ -1,6 +1,9 @@
 /** One workflow, live: header and progress, the DAG, the selected step, compensation, machines, history. */
 import { progressTone } from '../../core/outcome';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+
+import { useConnection } from '../../core/connection';
+import { WorkflowStepsAfterDocument } from '../../core/graphql.generated';
 
 import { formatDuration, formatTime } from '../../core/format';
 import type { WorkflowOutcome } from '../../core/graphql.generated';
@@ -19,6 +22,7 @@ import type { Compensation, WorkflowDetail, WorkflowStep } from './api';
 import { CompensationPanel } from './CompensationPanel';
 import { DagView } from './DagView';
 import { describeWorkflowEvent } from './history';
+import { readAllSteps } from './allSteps';
 import { workflowSource } from './live';
 import { StepPanel } from './StepPanel';
 import { WorkflowControls } from './WorkflowControls';
@@ -37,14 +41,49 @@ const OUTCOME_TEXT: Record<WorkflowOutcome, string> = {
   FAILED: 'Failed.',
 };
 
+/**
+ * Every step of the snapshot's workflow: its first page at once, then (past 100 steps) the rest read
+ * after each snapshot, the latest snapshot's read winning. Until it arrives, the steps beyond the first
+ * page are the last read's (their states one snapshot old) rather than missing from the graph.
+ */
+function useAllSteps(workflow: WorkflowDetail | null): readonly WorkflowStep[] {
+  const { http, report } = useConnection();
+  const [read, setRead] = useState<{ of: WorkflowDetail | null; steps: readonly WorkflowStep[] }>({ of: null, steps: [] });
+  useEffect(() => {
+    if (!workflow || !workflow.steps.pageInfo.hasNextPage) return undefined;
+    let current = true;
+    const first = {
+      steps: workflow.steps.edges.map((e) => e.node),
+      hasNext: workflow.steps.pageInfo.hasNextPage,
+      endCursor: workflow.steps.pageInfo.endCursor,
+    };
+    readAllSteps(first, workflow.steps.totalCount, async (after) => {
+      const { workflow: more } = await http.request(WorkflowStepsAfterDocument, { id: workflow.id, after });
+      if (!more) return null;
+      return { steps: more.steps.edges.map((e) => e.node), hasNext: more.steps.pageInfo.hasNextPage, endCursor: more.steps.pageInfo.endCursor };
+    }).then(
+      (steps) => current && setRead({ of: workflow, steps }),
+      (error: unknown) => report(error),
+    );
+    return () => {
+      current = false;
+    };
+  }, [http, report, workflow]);
+  if (!workflow) return [];
+  const first = workflow.steps.edges.map((e) => e.node);
+  if (!workflow.steps.pageInfo.hasNextPage || read.of === workflow) return read.of === workflow ? read.steps : first;
+  const shown = new Set(first.map((s) => s.id));
+  return [...first, ...read.steps.filter((s) => !shown.has(s.id))];
+}
+
 function WorkflowPage({ live }: { live: RootLive<WorkflowDetail> }) {
   const view = useStore(live.store);
   const [selected, setSelected] = useState<string | null>(null);
   const now = useNow();
   const workflow = view.root;
+  const steps = useAllSteps(workflow);
   if (view.missing) return <NotFound what="Workflow" back="/workflows" backLabel="Back to all workflows" />;
   if (!workflow) return <p className="page">Loading the workflow…</p>;
-  const steps = workflow.steps.edges.map((e) => e.node);
   const undoByStep = new Map<string, Compensation>(workflow.compensations.map((c) => [c.stepId, c]));
   const names = new Map<string, string>([
     ...steps.map((s): [string, string] => [s.id, s.name]),
@@ -130,7 +169,9 @@ function WorkflowPage({ live }: { live: RootLive<WorkflowDetail> }) {
       <section aria-labelledby="dag-title">
         <h2 id="dag-title">Steps</h2>
         {workflow.steps.totalCount > steps.length ? (
-          <p className="hint">The graph shows the first {steps.length} of {workflow.steps.totalCount} steps.</p>
+          <p className="hint" role="status">
+            The graph shows {steps.length} of {workflow.steps.totalCount} steps; the rest are being read.
+          </p>
         ) : null}
         <DagView steps={steps} undoByStep={undoByStep} selected={selected} onSelect={setSelected} outcome={outcome} />
         {chosen ? (

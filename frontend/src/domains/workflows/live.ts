@@ -1,11 +1,10 @@
 /**
  * What of the workflows is live: the workflow list (core/liveList.ts; the newest page on the Workflows
- * page, the newest few on the overview), the steps waiting for a reviewer and their count
- * (core/liveRead.ts), each while a view shows it; one workflow with its history (core/rootLive.ts).
+ * page, the newest few on the overview), the count of steps waiting for a reviewer (core/liveRead.ts;
+ * the Reviews page reads its pages again whenever it is read again), each while a view shows it; one workflow with its history (core/rootLive.ts).
  */
 import {
   WorkflowGateCountDocument,
-  WorkflowGatesDocument,
   WorkflowsDocument,
   WorkflowSummaryDocument,
   WorkflowUpdatedDocument,
@@ -14,7 +13,7 @@ import type { ListSource, ListState } from '../../core/liveList';
 import type { ReadSource } from '../../core/liveRead';
 import type { RootSource } from '../../core/rootLive';
 import { OVERVIEW_FEW } from '../../core/sections';
-import { LIST_SIZE, type GateRequest, type WorkflowDetail, type WorkflowSummary } from './api';
+import { LIST_SIZE, type WorkflowDetail, type WorkflowSummary } from './api';
 import { touchesGates } from './store';
 
 export type WorkflowsState = ListState<WorkflowSummary, object>;
@@ -34,14 +33,6 @@ function workflowList(limit: number): ListSource<WorkflowSummary, object> {
 export const workflowsSource = workflowList(LIST_SIZE);
 /** The overview: the newest few. */
 export const newestWorkflowsSource = workflowList(OVERVIEW_FEW);
-
-/** Approval gates and escalations waiting for a reviewer, oldest first. */
-export const gatesSource: ReadSource<readonly GateRequest[]> = {
-  rootType: 'workflow',
-  read: (http) =>
-    http.request(WorkflowGatesDocument, { first: LIST_SIZE }).then((r) => r.workflowStepsAwaitingReview.edges.map((e) => e.node)),
-  touchedBy: touchesGates,
-};
 
 /** How many steps wait for a reviewer (the navigation badge): a count, no list. */
 export const gateCountSource: ReadSource<number> = {

@@ -226,5 +226,6 @@ class TestEventLoop:
         )
         # On the event loop, the first probe would wait for (nearly) the whole check, and it alone
         # would be answered while the check runs. Counting answers needs no bound on any latency, so
-        # it holds on a loaded machine; the latencies are printed as figures.
-        assert len(latencies) >= 10
+        # it holds on a loaded machine; the latencies are printed as figures. Three or more cannot
+        # happen with the check on the loop (one answer, two at most), whatever the check's length.
+        assert len(latencies) >= 3

@@ -12,9 +12,9 @@ import contextlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import insert
+from sqlalchemy import Table, insert
 
 from .db.engine import Database
 from .db.models import Base, OperationLog
@@ -109,5 +109,6 @@ class OperationLogWriter:
             row["created_at"] = row.pop("at")
             rows.append(row)
         async with self._db.transaction() as session:
-            await session.execute(insert(self._model), rows)
+            # Core, not the ORM's bulk path: the rows are plain values, nothing to track.
+            await session.execute(insert(cast(Table, self._model.__table__)), rows)
         self.written += len(batch)

@@ -4,14 +4,22 @@ operation, type, duration, outcome)."""
 
 from __future__ import annotations
 
+import io
 import json
+import logging
+import logging.config
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from bench.server_process import ServerProcess
+from server import logs
 from server.db.migrate import upgrade
+from server.request_id import bind_request_id, unbind_request_id
 
 
 def _serve(tmp_path: Path, log_format: str) -> tuple[ServerProcess, str, Path]:
@@ -79,3 +87,85 @@ def test_the_console_format_stays_the_default_readable_one(tmp_path: Path) -> No
     assert "outcome=ok" in line
     assert line.endswith("[req-7]")
     assert not text.lstrip().startswith("{")
+
+
+@pytest.fixture
+def configured(request: pytest.FixtureRequest) -> Iterator[tuple[logs.ServerHandler, io.StringIO]]:
+    """Logging as `serve` configures it (``request.param``: the format), writing to a buffer; the
+    process's own logging is put back afterwards."""
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level, logs.OPERATIONS.disabled)
+    logging.config.dictConfig(logs.logging_config(request.param, "info"))
+    handler = root.handlers[0]
+    assert isinstance(handler, logs.ServerHandler)
+    buffer = io.StringIO()
+    handler.setStream(buffer)
+    try:
+        yield handler, buffer
+    finally:
+        root.handlers[:], root.level, logs.OPERATIONS.disabled = saved
+
+
+def _both_ways(buffer: io.StringIO, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
+    """An operation record written directly, then the same through logging's general path."""
+    token = bind_request_id("req-9")
+    try:
+        logs.log_operation_record("tenant-a", "Make", "mutation", 0.0123456, "user_error")
+        with monkeypatch.context() as m:
+            m.setattr(logs, "_direct_handler", lambda: None)
+            logs.log_operation_record("tenant-a", "Make", "mutation", 0.0123456, "user_error")
+    finally:
+        unbind_request_id(token)
+    direct, general = buffer.getvalue().splitlines()
+    return direct, general
+
+
+@pytest.mark.parametrize("configured", ["console", "json"], indirect=True)
+def test_an_operation_line_written_directly_is_the_line_logging_would_write(
+    configured: tuple[logs.ServerHandler, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handler, buffer = configured
+    monkeypatch.setattr(logging.getLogger(), "handlers", [handler])  # not pytest's capture handlers
+    assert logs._direct_handler() is handler
+    direct, general = _both_ways(buffer, monkeypatch)
+    if handler.kind == "json":
+        a, b = json.loads(direct), json.loads(general)
+        assert list(a) == list(b)  # the same fields in the same order
+        assert a.pop("time")[:19] == b.pop("time")[:19]  # written within the same second
+        assert a == b
+        assert a["duration_ms"] == 12.346
+    else:
+        # The time stamp's milliseconds may differ; the rest is the same text.
+        assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ", direct)
+        assert direct[24:] == general[24:]
+        assert direct[:19] == general[:19]
+        assert direct.endswith("outcome=user_error [req-9]")
+
+
+@pytest.mark.parametrize("configured", ["console"], indirect=True)
+def test_any_other_logging_setup_takes_the_general_path(
+    configured: tuple[logs.ServerHandler, io.StringIO], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handler, _ = configured
+    extra = logging.Handler()
+    for change in (
+        lambda: logs.OPERATIONS.addHandler(extra),
+        lambda: logs.OPERATIONS.addFilter(logging.Filter("elsewhere")),
+        lambda: logging.getLogger().addHandler(extra),
+        lambda: handler.setLevel(logging.WARNING),
+        lambda: handler.addFilter(logging.Filter()),
+        lambda: handler.setFormatter(logging.Formatter("%(message)s")),
+        lambda: setattr(logs.OPERATIONS, "disabled", True),
+    ):
+        with monkeypatch.context() as m:
+            for target in (logs.OPERATIONS, logging.getLogger(), handler):
+                m.setattr(target, "filters", target.filters[:])
+            m.setattr(logs.OPERATIONS, "handlers", [])
+            m.setattr(logging.getLogger(), "handlers", [handler])
+            m.setattr(handler, "formatter", handler.formatter)
+            m.setattr(handler, "level", handler.level)
+            m.setattr(logs.OPERATIONS, "disabled", False)
+            assert logs._direct_handler() is handler
+            change()
+            logging.getLogger().manager._clear_cache()
+            assert logs._direct_handler() is None

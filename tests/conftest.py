@@ -349,7 +349,10 @@ class GraphQLClient:
     async def execute(self, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         """The ``data`` of a successful response; fails the test on any top-level error."""
         response = await self.post(query, variables)
-        body = response.json()
+        try:
+            body = response.json()
+        except ValueError:  # a proxy's or a stopping server's page: say what came back
+            raise AssertionError(f"not JSON ({response.status_code}): {response.text[:500]!r}") from None
         assert response.status_code == 200, body
         assert "errors" not in body, body["errors"]
         data: dict[str, Any] = body["data"]

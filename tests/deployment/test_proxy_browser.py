@@ -15,6 +15,7 @@ from tests.deployment.proxy import Nginx
 from tests.e2e.conftest import BrowserPage
 from tests.e2e.dashboard import assert_not_reloaded, create_plan, open_dashboard
 from tests.realtime.instances import Instance
+from tests.realtime.processes import until
 
 pytestmark = [
     pytest.mark.browser,
@@ -27,6 +28,10 @@ async def _stop(instance: Instance) -> None:
     instance.terminate()
     assert instance.proc is not None
     await asyncio.to_thread(instance.proc.wait, 30)
+
+
+async def _proxied_health(api: GraphQLClient) -> bool:
+    return (await api.http.get("/healthz")).status_code == 200
 
 
 async def test_the_dashboard_reconnects_through_the_proxy_when_its_instance_gets_sigterm(
@@ -46,6 +51,10 @@ async def test_the_dashboard_reconnects_through_the_proxy_when_its_instance_gets
         first.start()
         await first.ready()
         await _stop(second)
+        # nginx may still hold the restarted instance as failed (max_fails=1 for fail_timeout) and then
+        # answers 502 "no live upstreams", as a client would see it too; it retries GETs elsewhere, so
+        # once a health check passes through it, the POST below reaches the instance left.
+        await until(lambda: _proxied_health(api), 30, "the proxy reaching the instance left")
 
         after = await create_plan(api, 1)  # through the proxy to the only instance left
         await expect(plans.locator(f"[data-plan-id='{after}']")).to_be_visible(timeout=15_000)

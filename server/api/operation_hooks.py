@@ -4,7 +4,7 @@ The schema used to register seven extensions (the token limit, the parser cache,
 rules, the validation cache, error masking, hidden suggestions, the operation log). Strawberry builds
 each one per operation and, for each of its four stages, looks up every extension's hook and wraps it
 in a context manager: that machinery, not the work the hooks do, was most of their cost. One extension
-does the same work in the same order with one object and three hooks (see
+does the same work in the same order with one object and one hook (see
 docs/decisions/0033-per-request-costs.md).
 
 What each part does is unchanged:
@@ -83,9 +83,22 @@ class OperationHooks(SchemaExtension):
 
     def on_operation(self) -> Iterator[None]:
         ctx = self.execution_context
+        started = time.perf_counter()
         ctx.parse_options["max_tokens"] = self.max_tokens
         ctx.validation_rules = ctx.validation_rules + self.rules
-        started = time.perf_counter()
+        # Parsed and validated here, through the caches, rather than in on_parse and on_validate
+        # hooks: Strawberry builds and enters a context manager per hook per operation, which cost
+        # more than the cached lookups. Strawberry skips its own parse when the document is set and
+        # its own validation when the errors are; it still checks the operation type in between.
+        if ctx.query and ctx.graphql_document is None:
+            try:
+                ctx.graphql_document = cached_parse(ctx.query, **ctx.parse_options)
+            except GraphQLError:
+                pass  # Strawberry's own parse, with the same options, reports it
+            else:
+                ctx.pre_execution_errors = cached_validate(
+                    graphql_core_schema(ctx.schema), ctx.graphql_document, ctx.validation_rules
+                )
         yield
         result = ctx.result
         errors = getattr(result, "errors", None)
@@ -93,23 +106,10 @@ class OperationHooks(SchemaExtension):
             result.errors = shown_errors(errors)  # type: ignore[union-attr]
         codes = user_error_codes(getattr(result, "data", None))
         outcome = "error" if errors else "user_error" if codes else "ok"
-        op_type = ctx.operation_type.value if ctx.operation_type else "unknown"
+        # A document that did not parse has no operation type (Strawberry's property raises).
+        op_type = ctx.operation_type.value if ctx.graphql_document is not None else "unknown"
         record_user_errors(codes)
         log_operation(ctx.context, ctx.operation_name, op_type, started, outcome, ctx.graphql_document)
-
-    def on_parse(self) -> Iterator[None]:
-        ctx = self.execution_context
-        if ctx.query:  # Strawberry itself reports a missing query
-            ctx.graphql_document = cached_parse(ctx.query, **ctx.parse_options)
-        yield
-
-    def on_validate(self) -> Iterator[None]:
-        ctx = self.execution_context
-        assert ctx.graphql_document is not None
-        ctx.pre_execution_errors = cached_validate(
-            graphql_core_schema(ctx.schema), ctx.graphql_document, ctx.validation_rules
-        )
-        yield
 
 
 def hooks_factory(max_tokens: int, rules: list[type[ASTValidationRule]]) -> Callable[[], OperationHooks]:

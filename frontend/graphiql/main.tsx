@@ -10,6 +10,8 @@ import { GraphiQL } from 'graphiql';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 
+import { keepTabsAccessible } from './tabs';
+
 const container = document.getElementById('graphiql');
 if (!container) {
   throw new Error('GraphiQL mount point #graphiql is missing');
@@ -40,6 +42,7 @@ function dashboardTheme(): 'light' | 'dark' | undefined {
   }
 }
 
+keepTabsAccessible(container);
 createRoot(container).render(
   <StrictMode>
     <GraphiQL fetcher={fetcher} defaultTheme={dashboardTheme()} />

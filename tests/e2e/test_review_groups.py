@@ -1,7 +1,8 @@
 """The Reviews page with 500 open reviews in headless Chromium on a real server (both databases): one
 group per domain, each a page of 20 one-line items read by cursor, the nearest deadline first and then
 the longest waiting, each naming its plan, workflow or mission, "select all" above each group's items,
-and the whole page at most 3,000 px tall at 1280 px wide."""
+and the whole page at most 3,000 px tall at 1280 px wide; "select all" going on to a whole group of 150
+that is decided page by page."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from playwright.async_api import Locator, expect
+from playwright.async_api import Locator, Route, expect
 
+from tests.api import workflow_operations as workflow_ops
 from tests.conftest import GraphQLClient, LiveServer
 from tests.e2e.checks import assert_axe_clean, assert_control_names_unique
 from tests.e2e.conftest import BrowserPage
@@ -121,4 +123,109 @@ async def test_five_hundred_reviews_are_grouped_paged_by_deadline_and_the_page_s
     await row.get_by_role("button", name=re.compile("^Approve step 1 of “Plan 149”")).click()
     await expect(plans.get_by_test_id("group-count")).to_have_text(counted(1, 20, 149))
     await expect(plan_items.first).to_have_attribute("data-review-step", steps[0])
+    assert_clean(browser_page)
+
+
+async def test_select_all_goes_on_to_the_whole_group_and_approves_every_page_of_it(
+    live_server: LiveServer, client: GraphQLClient, browser_page: BrowserPage
+) -> None:
+    """150 gates wait, 20 a page: with the page ticked, "Select all 150" chooses the whole group (unticking
+    one, or another page, leaves it); approving reads the group by cursor and decides it in parts of 50;
+    a gate approved elsewhere meanwhile comes back refused with its reason, every other one is approved."""
+    page = browser_page.page
+    gates = [{"name": f"gate-{i:03}", "approval": True} for i in range(150)]
+    workflow_id = await create_workflow(client, {"name": "many-gates", "steps": gates})
+    await start_workflow(client, workflow_id)
+    await page.set_viewport_size(DESKTOP)
+    await open_dashboard(browser_page, f"{live_server.url}/#/reviews")
+    section = page.get_by_test_id("workflow-reviews")
+    rows = section.locator("[data-gate-step]")
+    await expect(rows).to_have_count(20)
+    whole = section.get_by_role("button", name="Select all 150 waiting workflow approvals")
+    chosen = section.get_by_test_id("bulk-whole-group")
+    approve = section.get_by_role("button", name="Approve all 150 waiting workflow approvals…")
+    page_box = section.get_by_role(
+        "checkbox", name="Select all 20 workflow approvals on this page (of 150 waiting)"
+    )
+    await expect(whole).to_have_count(0)
+    await page_box.check()
+    await whole.click()
+    await expect(chosen).to_have_text(
+        "All 150 waiting workflow approvals are selected, those on other pages too."
+    )
+    await assert_control_names_unique(page)
+    await assert_axe_clean(page, "the Reviews page with a whole group selected")
+    # Unticking one item leaves the whole group: 19 of the page remain.
+    await rows.first.get_by_role("checkbox").uncheck()
+    await expect(chosen).to_have_count(0)
+    await expect(
+        section.get_by_role("button", name="Approve 19 selected workflow approvals…")
+    ).to_be_visible()
+    # So does going to another page: nothing is selected there, nor back on the first.
+    await page_box.check()
+    await whole.click()
+    await expect(approve).to_be_visible()
+    await section.get_by_role("button", name="Next page of workflow approvals").click()
+    await expect(section.get_by_test_id("group-page")).to_have_text("Page 2")
+    await expect(chosen).to_have_count(0)
+    await expect(section.get_by_role("checkbox", name=re.compile("^Select all 20 "))).not_to_be_checked()
+    await section.get_by_role("button", name="Previous page of workflow approvals").click()
+    await expect(section.get_by_test_id("group-page")).to_have_text("Page 1")
+    await expect(page_box).not_to_be_checked()
+    await page_box.check()
+    await whole.click()
+    await approve.click()
+    dialog = page.get_by_role("dialog", name="Approve all 150 waiting workflow approvals?")
+    await expect(dialog).to_contain_text("and 130 more on other pages")
+
+    # While the first part is on its way, someone else approves a gate of a later part.
+    posts: list[str] = []
+    taken: list[str] = []
+    progress: list[str | None] = []
+
+    async def approve_one_elsewhere(route: Route) -> None:
+        body = route.request.post_data or ""
+        if "decideReviews" in body:
+            shown = "document.querySelector('[data-testid=bulk-progress]')?.textContent ?? null"
+            progress.append(await page.evaluate(shown))
+        if "decideReviews" in body and not taken:
+            sent = {d["id"] for d in (route.request.post_data_json or {})["variables"]["decisions"]}
+            queue = await client.execute(
+                "{ workflowStepsAwaitingReview(first: 100) { edges { node { id } } } }"
+            )
+            later = [
+                e["node"]["id"]
+                for e in queue["workflowStepsAwaitingReview"]["edges"]
+                if e["node"]["id"] not in sent
+            ]
+            taken.append(later[-1])
+            answer = await client.execute(workflow_ops.APPROVE, {"stepId": taken[0]})
+            assert answer["approveWorkflowStep"]["userErrors"] == [], answer
+        await route.continue_()
+
+    page.on("request", lambda r: posts.append(r.post_data or "") if r.method == "POST" else None)
+    await page.route("**/graphql", approve_one_elsewhere)
+    await dialog.get_by_role("button", name="Approve all 150").click()
+    result = section.get_by_test_id("bulk-result")
+    await expect(result).to_contain_text("Approved 149 of 150.")
+    await expect(result).to_contain_text("Not approved: step “gate-")
+    await expect(result).to_contain_text("It is completed now.")
+    await page.unroute("**/graphql")
+    # The group was read by cursor, 100 a page, and decided 50 a request.
+    group_reads = [p for p in posts if "WorkflowGates" in p and '"first":100' in p]
+    assert len(group_reads) == 2, group_reads
+    assert sum("decideReviews" in p for p in posts) == 3
+    # What the dialog said as each part went out.
+    assert [(text or "").strip() for text in progress] == [
+        "Decided 0 of 150…",
+        "Decided 50 of 150…",
+        "Decided 100 of 150…",
+    ]
+    # On the server nothing waits any more and the workflow is done; the list was read again.
+    left = await client.execute("{ workflowStepsAwaitingReview(first: 1) { totalCount } }")
+    assert left["workflowStepsAwaitingReview"]["totalCount"] == 0
+    finished = await client.execute(workflow_ops.WORKFLOW, {"id": workflow_id})
+    assert finished["workflow"]["status"] == "COMPLETED", finished
+    await expect(rows).to_have_count(0)
+    await expect(section.get_by_test_id("group-count")).to_have_count(0)
     assert_clean(browser_page)

@@ -1,8 +1,9 @@
 /**
  * What each group of the Reviews page shares: a page of its queue read from the server by cursor (in
  * the server's order: the nearest deadline first, then the longest waiting), read again whenever the
- * group's live count is re-read; the count line and the pager; one compact row per item with its
- * deadline, whose details and decision buttons open under it.
+ * group's live count is re-read, and read whole (page after page) for a decision on all of it; the count
+ * line and the pager; one compact row per item with its deadline, whose details and decision buttons
+ * open under it.
  *
  * A long queue is a list of one-line rows, so the page stays short whatever waits; a short one (at most
  * OPEN_UP_TO items on the page) shows every item open, as there is room.
@@ -10,6 +11,7 @@
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 
 import { BulkDecide, SelectBox, type BulkTarget, type Selection } from './BulkDecide';
+import { readEveryPage } from './bulkRun';
 import { useConnection } from '../core/connection';
 import { formatDuration, formatTime } from '../core/format';
 import type { GraphQLHttp } from '../core/http';
@@ -17,6 +19,8 @@ import { describeFailure, words } from '../core/userErrors';
 
 /** The page sizes offered; the API caps a page at 100. */
 export const PAGE_SIZES = [20, 50, 100] as const;
+/** The page size a whole group is read with: the largest the API gives. */
+const READ_ALL_BY: number = PAGE_SIZES[2];
 /** A page with this many items or fewer shows each one open. */
 export const OPEN_UP_TO = 3;
 /** Whether the rows of the group around open by themselves (few of them on the page). */
@@ -63,6 +67,10 @@ export interface Pages<T> {
   previous(): void;
   /** Read the page shown again (after a decision taken here; its events follow anyway). */
   refresh(): void;
+  /** Names the page shown (its place and size), for a selection made on it. */
+  scope: string;
+  /** Reads every item of the group, page after page; `onRead` is told how many so far. */
+  readAll(onRead: (count: number) => void): Promise<T[]>;
 }
 
 /**
@@ -126,6 +134,10 @@ export function useReviewPages<T>(read: PageRead<T>, version: unknown): Pages<T>
     },
     refresh() {
       setAsked((n) => n + 1);
+    },
+    scope: `${state.index}/${state.size}`,
+    readAll(onRead) {
+      return readEveryPage((cursor) => read(http, READ_ALL_BY, cursor), onRead);
     },
   };
 }
@@ -248,14 +260,16 @@ export function ReviewMeta({
   );
 }
 
-interface GroupProps {
-  pages: Pages<unknown>;
+interface GroupProps<T> {
+  pages: Pages<T>;
   /** The items in words, plural: "plan steps". */
   what: string;
   /** Shown when nothing waits. */
   empty: ReactNode;
   /** The page's items not yet answered here, for the bulk bar. */
   targets: readonly BulkTarget[];
+  /** An item as the bulk bar decides it (for the whole group, read when it is decided). */
+  toTarget(item: T): BulkTarget;
   selection: Selection;
   onBulkDone(decided: readonly BulkTarget[]): void;
   /** The rows. */
@@ -268,15 +282,24 @@ export function RowsOpenUpTo({ count, children }: { count: number; children: Rea
 }
 
 /** A group's body: the count, "select all" and the bulk buttons above the rows, the pager under them. */
-export function ReviewGroup({ pages, what, empty, targets, selection, onBulkDone, children }: GroupProps) {
+export function ReviewGroup<T>(props: GroupProps<T>) {
+  const { pages, what, empty, targets, toTarget, selection, onBulkDone, children } = props;
   const { page } = pages;
+  const readGroup = (onRead: (count: number) => void) => pages.readAll(onRead).then((items) => items.map(toTarget));
   return (
     <>
       <GroupError error={page === null ? pages.error : null} what={`${what} waiting`} />
       {page === null && !pages.error ? <p>Loading…</p> : null}
       {page !== null && targets.length === 0 ? <p className="card empty-small">{empty}</p> : null}
       <PageCount pages={pages} what={what} />
-      <BulkDecide what={what} targets={targets} total={page?.total} selection={selection} onDone={onBulkDone} />
+      <BulkDecide
+        what={what}
+        targets={targets}
+        total={page?.total}
+        readGroup={readGroup}
+        selection={selection}
+        onDone={onBulkDone}
+      />
       <ul
         className="inbox"
         aria-label={`${what[0]?.toUpperCase()}${what.slice(1)} waiting, the nearest deadline first`}

@@ -31,6 +31,10 @@ const readPage: PageRead<ReviewRequest> = (http, first, after) =>
 
 const WHAT = 'plan steps';
 
+function toTarget(request: ReviewRequest) {
+  return { key: request.step.id, label: describeRequest(request), kind: 'PLAN_STEP' as const, id: request.step.id };
+}
+
 export function PlanReviews() {
   const pages = useReviewPages(readPage, usePlanReviewRead());
   const refresh = useRefreshPlanReviews();
@@ -40,13 +44,8 @@ export function PlanReviews() {
   const shown = pages.page?.items ?? null;
   const waiting = stillWaiting(shown, answered, (r) => r.step.id) ?? [];
   const now = useNow();
-  const targets = waiting.map((r) => ({
-    key: r.step.id,
-    label: describeRequest(r),
-    kind: 'PLAN_STEP' as const,
-    id: r.step.id,
-  }));
-  const selection = useSelection(targets.map((t) => t.key));
+  const targets = waiting.map(toTarget);
+  const selection = useSelection(targets.map((t) => t.key), pages.scope);
   const refreshAll = () => {
     refresh();
     pages.refresh();
@@ -59,6 +58,7 @@ export function PlanReviews() {
         pages={pages}
         what={WHAT}
         targets={targets}
+        toTarget={toTarget}
         selection={selection}
         onBulkDone={refreshAll}
         empty={

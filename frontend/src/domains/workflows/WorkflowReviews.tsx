@@ -34,6 +34,10 @@ function label(gate: GateRequest): string {
   return `“${gate.name}” of “${gate.workflow?.name ?? 'a workflow'}”`;
 }
 
+function toTarget(gate: GateRequest) {
+  return { key: gate.id, label: `step ${label(gate)}`, kind: 'WORKFLOW_STEP' as const, id: gate.id };
+}
+
 export function WorkflowReviews() {
   const pages = useReviewPages(readPage, useGateCountRead());
   const refreshCount = useRefreshGates();
@@ -50,13 +54,8 @@ export function WorkflowReviews() {
   });
   const now = useNow();
   const waiting = (gates ?? []).filter((g) => !(answered.in === gates && answered.ids.has(g.id)));
-  const targets = waiting.map((g) => ({
-    key: g.id,
-    label: `step ${label(g)}`,
-    kind: 'WORKFLOW_STEP' as const,
-    id: g.id,
-  }));
-  const selection = useSelection(targets.map((t) => t.key));
+  const targets = waiting.map(toTarget);
+  const selection = useSelection(targets.map((t) => t.key), pages.scope);
   const refresh = () => {
     refreshCount();
     pages.refresh();
@@ -68,6 +67,7 @@ export function WorkflowReviews() {
         pages={pages}
         what={WHAT}
         targets={targets}
+        toTarget={toTarget}
         selection={selection}
         onBulkDone={refresh}
         empty="No workflow step is waiting for a reviewer. An approval gate appears here as soon as its dependencies are done, and so does a step an agent reported a governance error for."

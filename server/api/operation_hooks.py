@@ -5,7 +5,7 @@ rules, the validation cache, error masking, hidden suggestions, the operation lo
 each one per operation and, for each of its four stages, looks up every extension's hook and wraps it
 in a context manager: that machinery, not the work the hooks do, was most of their cost. One extension
 does the same work in the same order with one object and one hook (see
-docs/decisions/0033-per-request-costs.md).
+docs/decisions/0033-per-request-costs.md, 0060-operation-lines-and-one-hook.md).
 
 What each part does is unchanged:
 

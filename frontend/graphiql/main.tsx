@@ -10,6 +10,7 @@ import { GraphiQL } from 'graphiql';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 
+import { defineEditorThemes, EDITOR_THEME } from './editorThemes';
 import { keepTabsAccessible } from './tabs';
 
 const container = document.getElementById('graphiql');
@@ -42,9 +43,15 @@ function dashboardTheme(): 'light' | 'dark' | undefined {
   }
 }
 
+// Monaco applies a theme by name when GraphiQL creates an editor, and takes its plain light theme for a
+// name it does not know yet: ours are defined before GraphiQL mounts, in the module GraphiQL loads
+// Monaco from itself (the same instance).
+const monaco = await import('monaco-graphql/esm/monaco-editor.js');
+defineEditorThemes(monaco.editor);
+
 keepTabsAccessible(container);
 createRoot(container).render(
   <StrictMode>
-    <GraphiQL fetcher={fetcher} defaultTheme={dashboardTheme()} />
+    <GraphiQL fetcher={fetcher} defaultTheme={dashboardTheme()} editorTheme={EDITOR_THEME} />
   </StrictMode>,
 );

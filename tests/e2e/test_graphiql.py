@@ -1,12 +1,19 @@
-"""GraphiQL is served by Flightdeck with its own assets and runs a query offline."""
+"""GraphiQL is served by Flightdeck with its own assets and runs a query offline; what a first-time visitor
+sees passes axe in both themes at both widths."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from playwright.async_api import Page, expect
 
 from server.graphiql import FRONTEND_DIST
+from tests.conftest import LiveServer
+from tests.e2e.checks import serious_axe_violations
+from tests.e2e.conftest import BrowserPage
+from tests.e2e.dashboard import DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
 
@@ -51,3 +58,47 @@ async def test_graphiql_runs_a_query_offline(live_server: Any, browser_page: Any
     assert not browser_page.failed, browser_page.failed
     asset_errors = [e for e in browser_page.console_errors if "Failed to load" in e or "uncaught" in e]
     assert not asset_errors, asset_errors
+
+
+# Monaco marks each editor with its theme's base: vs (light) or vs-dark.
+_MONACO_BASE = {"light": r"(^|\s)vs(\s|$)", "dark": r"(^|\s)vs-dark(\s|$)"}
+
+# The welcome text is all comments: highlighted once every line drawn is in a token colour of the theme.
+# Monaco draws a line in the plain foreground (mtk1) until the GraphQL grammar has tokenised it, which it
+# does a few lines at a time after the first paint.
+_WELCOME_HIGHLIGHTED = """() => {
+  const lines = [...document.querySelectorAll('.graphiql-query-editor .view-line')];
+  const tokens = lines.flatMap((line) => [...line.querySelectorAll('span span')]);
+  return lines.some((line) => /Welcome\\s+to\\s+GraphiQL/.test(line.textContent))
+    && tokens.every((token) => token.className !== 'mtk1');
+}"""
+
+
+async def open_first_view(page: Page, url: str, theme: str) -> None:
+    """GraphiQL as a first-time visitor meets it: nothing stored, the system in `theme`, the welcome text."""
+    await page.emulate_media(color_scheme=theme)
+    await page.goto(f"{url}/graphql")
+    await page.evaluate("window.localStorage.clear()")
+    await page.reload()
+    editor = page.locator(".graphiql-query-editor .monaco-editor")
+    await expect(editor).to_have_class(re.compile(_MONACO_BASE[theme]), timeout=30_000)
+    await page.wait_for_function(_WELCOME_HIGHLIGHTED, timeout=30_000)
+
+
+# GraphiQL's page reads nothing from the database: one run (SQLite) is enough.
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+async def test_graphiql_first_view_has_no_serious_axe_finding_in_either_theme_at_1280_or_390_px(
+    live_server: LiveServer, browser_page: BrowserPage
+) -> None:
+    page = browser_page.page
+    found: dict[str, list[dict[str, Any]]] = {}
+    for theme in ("light", "dark"):
+        for size in (DESKTOP, PHONE):
+            await page.set_viewport_size(size)
+            await open_first_view(page, live_server.url, theme)
+            where = f"{theme}, {size['width']} px"
+            await browser_page.screenshot(f"graphiql-first-view-{theme}-{size['width']}")
+            violations = await serious_axe_violations(page)
+            if violations:
+                found[where] = violations
+    assert not found, f"axe on GraphiQL's first view: {found}"

@@ -1,5 +1,5 @@
 """GraphiQL is served by Flightdeck with its own assets and runs a query offline; what a first-time visitor
-sees passes axe in both themes at both widths."""
+sees passes axe in both themes at both widths; its theme is the dashboard's."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from server.graphiql import FRONTEND_DIST
 from tests.conftest import LiveServer
 from tests.e2e.checks import serious_axe_violations
 from tests.e2e.conftest import BrowserPage
-from tests.e2e.dashboard import DESKTOP, PHONE
+from tests.e2e.dashboard import DESKTOP, PHONE, open_dashboard
 
 pytestmark = pytest.mark.browser
 
@@ -102,3 +102,59 @@ async def test_graphiql_first_view_has_no_serious_axe_finding_in_either_theme_at
             if violations:
                 found[where] = violations
     assert not found, f"axe on GraphiQL's first view: {found}"
+
+
+async def graphiql_theme(page: Page, url: str) -> str:
+    """Open GraphiQL and return the theme it shows, checking that its editors show the same."""
+    await page.goto(f"{url}/graphql")
+    body = page.locator("body")
+    await expect(body).to_have_class(re.compile(r"\bgraphiql-(light|dark)\b"))
+    theme = "dark" if "graphiql-dark" in (await body.get_attribute("class") or "") else "light"
+    editor = page.locator(".graphiql-query-editor .monaco-editor")
+    await expect(editor).to_have_class(re.compile(_MONACO_BASE[theme]), timeout=30_000)
+    return theme
+
+
+async def dashboard_theme(browser_page: BrowserPage, url: str) -> str:
+    await open_dashboard(browser_page, url)
+    return str(await browser_page.page.locator("html").get_attribute("data-theme"))
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+@pytest.mark.usefixtures("dashboard_built")
+async def test_graphiql_opens_in_the_dashboards_theme_and_its_own_theme_setting_is_the_dashboards(
+    live_server: LiveServer, browser_page: BrowserPage
+) -> None:
+    page = browser_page.page
+    url = live_server.url
+    await page.emulate_media(color_scheme="light")
+    dark_mode = page.get_by_role("button", name="Dark mode")
+    # Dark chosen on the dashboard: GraphiQL opens dark; the dashboard back to light, GraphiQL opens light
+    # (left to itself, GraphiQL would keep the theme it started in on its first visit).
+    assert await dashboard_theme(browser_page, url) == "light"
+    await dark_mode.click()
+    assert await graphiql_theme(page, url) == "dark"
+    assert await dashboard_theme(browser_page, url) == "dark"
+    await dark_mode.click()
+    await expect(page.locator("html")).to_have_attribute("data-theme", "light")
+    assert await graphiql_theme(page, url) == "light"
+    # Dark chosen in GraphiQL's settings is the dashboard's choice too; "System" forgets it for both.
+    await choose_in_graphiql_settings(page, "Dark")
+    assert await dashboard_theme(browser_page, url) == "dark"
+    assert await graphiql_theme(page, url) == "dark"
+    await choose_in_graphiql_settings(page, "System")
+    assert await page.evaluate("window.localStorage.getItem('flightdeck.theme')") is None
+    assert await dashboard_theme(browser_page, url) == "light"
+    # Each page is left as soon as its theme shows, which aborts what it was still loading (the dashboard's
+    # lists, GraphiQL's language worker), so failed requests are not checked here; the rest is.
+    browser_page.assert_only_loopback()
+    assert not browser_page.blocked, browser_page.blocked
+    assert not browser_page.console_errors, browser_page.console_errors
+
+
+async def choose_in_graphiql_settings(page: Page, theme: str) -> None:
+    await page.get_by_role("button", name="Open settings dialog").click()
+    dialog = page.get_by_role("dialog")
+    await dialog.get_by_role("button", name=theme, exact=True).click()
+    await page.keyboard.press("Escape")
+    await expect(dialog).to_be_hidden()

@@ -10,6 +10,8 @@ import { GraphiQL } from 'graphiql';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 
+import { defineEditorThemes, EDITOR_THEME } from './editorThemes';
+import { sharedThemeStorage } from './sharedTheme';
 import { keepTabsAccessible } from './tabs';
 
 const container = document.getElementById('graphiql');
@@ -31,20 +33,15 @@ const fetcher = createGraphiQLFetcher({
   subscriptionUrl: wsUrl.href,
 });
 
-// The dashboard's remembered light / dark choice (src/core/theme.ts) is GraphiQL's default too; without
-// one, GraphiQL follows prefers-color-scheme, and its own settings dialog still overrides both.
-function dashboardTheme(): 'light' | 'dark' | undefined {
-  try {
-    const value = window.localStorage.getItem('flightdeck.theme');
-    return value === 'light' || value === 'dark' ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
+// Monaco applies a theme by name when GraphiQL creates an editor, and takes its plain light theme for a
+// name it does not know yet: ours are defined before GraphiQL mounts, in the module GraphiQL loads
+// Monaco from itself (the same instance).
+const monaco = await import('monaco-graphql/esm/monaco-editor.js');
+defineEditorThemes(monaco.editor);
 
 keepTabsAccessible(container);
 createRoot(container).render(
   <StrictMode>
-    <GraphiQL fetcher={fetcher} defaultTheme={dashboardTheme()} />
+    <GraphiQL fetcher={fetcher} editorTheme={EDITOR_THEME} storage={sharedThemeStorage(window.localStorage)} />
   </StrictMode>,
 );

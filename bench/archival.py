@@ -195,6 +195,16 @@ async def measure(
                                 process_cpu_seconds(server.proc.pid) - cpu_before, 1
                             ),
                             "load_average": f"{os.getloadavg()[0]:.2f}",
+                            # When the archive's slowest mutations started, seconds into it, and their ms:
+                            # which phase (read, delete, giving pages back) the tail comes from.
+                            "slowest": sorted(
+                                (
+                                    (round(at - start, 2), round(ms, 1))
+                                    for at, ms in writers.calls
+                                    if start <= at < end
+                                ),
+                                key=lambda call: -call[1],
+                            )[:5],
                         }
                     )
                     print(json.dumps(results[-1]), file=sys.stderr, flush=True)  # a round at a time

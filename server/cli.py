@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import os
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -513,6 +514,11 @@ def events_archive(
     then delete them from the log in short transactions. Cursors below the cut-off get HISTORY_TRUNCATED."""
     from .services.retention.archive import ArchiveError, archive
     from .services.retention.space import give_back_space
+
+    # A maintenance job beside a serving process: reading, compressing and checking the archive takes
+    # a core for seconds to minutes, and the server's requests should get the CPU first.
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)
 
     async def work(db: Database) -> str:
         through = await _cut_off(db, tenant, before)

@@ -36,13 +36,13 @@ from ...db.engine import Database
 from ...db.models import Event, TenantCounter
 from ...db.webhook_models import WebhookDelivery, WebhookEndpoint
 from ...limits import SHORT_TEXT
+from .pacing import BatchSizer, pause_after
 from .truncation import HISTORY_TRUNCATED, HistoryTruncated
 
 FORMAT = "flightdeck-events"
 FORMAT_VERSION = 1
 READ_PAGE = 2_000
 DELETE_BATCH = 1_000
-MAX_PAUSE_SECONDS = 0.5
 EVENTS = cast(Table, Event.__table__)
 _COLUMNS = (
     Event.seq,
@@ -347,13 +347,10 @@ async def delete_through(db: Database, tenant_id: str, last: int, now: datetime,
     deleted = 0
     start = archived + 1
     held = 0.0  # how long the last batch's transaction took
+    sizer = BatchSizer(batch)
     while start <= last:
-        if held:
-            # As long again as the last batch held the write lock, before the next one: writers of
-            # another process (SQLite's busy handler sleeps and retries) would otherwise find it taken
-            # again the moment it was let go, and wait out the whole delete instead of one batch.
-            await asyncio.sleep(min(held, MAX_PAUSE_SECONDS))
-        end = min(start + batch - 1, last)
+        await pause_after(held)
+        end = min(start + sizer.size - 1, last)
         began = time.perf_counter()
         async with db.transaction() as session:
             gone = await session.execute(
@@ -392,6 +389,7 @@ async def delete_through(db: Database, tenant_id: str, last: int, now: datetime,
                 )
             )
         held = time.perf_counter() - began
+        sizer.held(held)
         start = end + 1
     return deleted
 

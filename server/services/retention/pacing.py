@@ -1,0 +1,44 @@
+"""How archival and retention share the write lock with writers: short batches, and a pause after each.
+
+A batch's transaction holds the database's write lock (SQLite's one writer; on PostgreSQL the tenant's
+counter row, which every transaction of the tenant updates). A writer that arrives behind it waits for
+the batch, so each batch is sized to hold the lock about ``HOLD_TARGET_SECONDS``: measured on an idle
+machine, a fixed 1,000 events took ~95 ms to delete on SQLite and a 2,000-page incremental vacuum about
+as long, and writers' p99 during an archive went from ~11 ms to 32-207 ms. After each batch the work
+waits as long as the batch held the lock (at most ``MAX_PAUSE_SECONDS``): a SQLite writer of another
+process, asleep in its busy handler, would otherwise find the lock taken again whenever it woke.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+HOLD_TARGET_SECONDS = 0.01
+MAX_PAUSE_SECONDS = 0.5
+SMALLEST = 10
+FIRST = 100
+
+
+@dataclass
+class BatchSizer:
+    """The next batch's size: scaled from the last one so that a batch holds the lock about ``target``
+    seconds, at most doubling from one batch to the next, between SMALLEST and ``largest``."""
+
+    largest: int
+    target: float = HOLD_TARGET_SECONDS
+    size: int = 0
+
+    def __post_init__(self) -> None:
+        self.size = max(1, min(self.largest, FIRST))
+
+    def held(self, seconds: float) -> None:
+        """Record how long the last batch held the lock."""
+        wanted = self.size * 2 if seconds <= 0 else int(self.size * self.target / seconds)
+        self.size = max(min(SMALLEST, self.largest), min(self.largest, wanted, self.size * 2))
+
+
+async def pause_after(held: float) -> None:
+    """Wait as long as the last batch held the lock (nothing before the first)."""
+    if held > 0:
+        await asyncio.sleep(min(held, MAX_PAUSE_SECONDS))

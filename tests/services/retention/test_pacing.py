@@ -1,0 +1,43 @@
+"""Archival and retention batches are sized to hold the write lock about HOLD_TARGET_SECONDS."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from server.services.retention.pacing import FIRST, HOLD_TARGET_SECONDS, SMALLEST, BatchSizer
+
+
+def test_a_batch_that_held_the_lock_too_long_makes_the_next_smaller_in_proportion() -> None:
+    sizer = BatchSizer(1_000)
+    assert sizer.size == FIRST
+    sizer.held(HOLD_TARGET_SECONDS * 4)  # four times too long
+    assert sizer.size == FIRST // 4
+    sizer.held(HOLD_TARGET_SECONDS * 1_000)
+    assert sizer.size == SMALLEST  # never below
+
+
+def test_a_quick_batch_lets_the_next_grow_at_most_twofold_up_to_the_largest() -> None:
+    sizer = BatchSizer(1_000)
+    sizer.held(HOLD_TARGET_SECONDS / 100)
+    assert sizer.size == 2 * FIRST
+    for _ in range(10):
+        sizer.held(0.0)
+    assert sizer.size == 1_000
+    small = BatchSizer(3)
+    assert small.size == 3
+    small.held(HOLD_TARGET_SECONDS * 100)
+    assert small.size == 3  # a largest below SMALLEST is the size
+
+
+@given(
+    largest=st.integers(1, 100_000),
+    holds=st.lists(st.floats(0, 10, allow_nan=False), max_size=30),
+)
+def test_the_size_stays_between_the_smallest_and_the_largest(largest: int, holds: list[float]) -> None:
+    sizer = BatchSizer(largest)
+    for seconds in holds:
+        before = sizer.size
+        sizer.held(seconds)
+        assert min(SMALLEST, largest) <= sizer.size <= largest
+        assert sizer.size <= 2 * before

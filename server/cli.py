@@ -508,7 +508,15 @@ def events_archive(
     ],
     out: Annotated[Path, typer.Option(help="The directory the archive files go to (created if missing).")],
     tenant: Annotated[str, typer.Option(help="Whose events.")] = "default",
-    batch: Annotated[int, typer.Option(min=1, max=100_000, help="Events deleted per transaction.")] = 1_000,
+    batch: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=100_000,
+            help="At most this many events deleted per transaction (fewer when a batch would hold the "
+            "write lock longer than ~10 ms).",
+        ),
+    ] = 1_000,
 ) -> None:
     """Write the tenant's events up to a cut-off to OUT (gzip JSON Lines and a manifest), read them back,
     then delete them from the log in short transactions. Cursors below the cut-off get HISTORY_TRUNCATED."""

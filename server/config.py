@@ -552,7 +552,8 @@ class Settings(BaseSettings):
         ge=1,
         le=100_000,
         description=(
-            "Rows deleted per transaction by archival and retention (writers wait for one batch at most)."
+            "Rows deleted per transaction by archival and retention (writers wait for one batch at most); "
+            "archival sizes its batches to hold the write lock about 10 ms, up to this."
         ),
     )
 

@@ -2,9 +2,10 @@
 
 A batch's transaction holds the database's write lock (SQLite's one writer; on PostgreSQL the tenant's
 counter row, which every transaction of the tenant updates). A writer that arrives behind it waits for
-the batch, so each batch is sized to hold the lock about ``HOLD_TARGET_SECONDS``: measured on an idle
-machine, a fixed 1,000 events took ~95 ms to delete on SQLite and a 2,000-page incremental vacuum about
-as long, and writers' p99 during an archive went from ~11 ms to 32-207 ms. After each batch the work
+the batch, so each batch is sized to hold the lock about ``HOLD_TARGET_SECONDS``. On a quiet machine
+writers' p99 is ~11 ms on SQLite; fixed batches of 1,000 events held the lock ~95 ms each (a
+100,000-event archive took 19 s at half duty) and the p99 during an archive was 136-260 ms; with short
+deletes but 2,000-page vacuum steps one round still reached 207 ms. After each batch the work
 waits as long as the batch held the lock (at most ``MAX_PAUSE_SECONDS``): a SQLite writer of another
 process, asleep in its busy handler, would otherwise find the lock taken again whenever it woke.
 """

@@ -35,8 +35,10 @@ class BatchSizer:
 
     def held(self, seconds: float) -> None:
         """Record how long the last batch held the lock."""
-        wanted = self.size * 2 if seconds <= 0 else int(self.size * self.target / seconds)
-        self.size = max(min(SMALLEST, self.largest), min(self.largest, wanted, self.size * 2))
+        # Growth stops at twofold before the division can overflow (a batch timed at 0 or 1e-300 s).
+        grow = self.target / seconds if seconds > 0 else 2.0
+        wanted = self.size * 2 if grow >= 2 else int(self.size * grow)
+        self.size = max(min(SMALLEST, self.largest), min(self.largest, wanted))
 
 
 async def pause_after(held: float) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from server.services.retention.pacing import FIRST, HOLD_TARGET_SECONDS, SMALLEST, BatchSizer
@@ -34,6 +34,8 @@ def test_a_quick_batch_lets_the_next_grow_at_most_twofold_up_to_the_largest() ->
     largest=st.integers(1, 100_000),
     holds=st.lists(st.floats(0, 10, allow_nan=False), max_size=30),
 )
+@example(largest=1, holds=[5e-324])  # the division overflowed to infinity
+@example(largest=1_000, holds=[float("inf"), 0.0, 1e-300])
 def test_the_size_stays_between_the_smallest_and_the_largest(largest: int, holds: list[float]) -> None:
     sizer = BatchSizer(largest)
     for seconds in holds:

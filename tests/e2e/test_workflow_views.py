@@ -11,7 +11,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Route, WebSocketRoute, expect
 
 from server.config import Settings
 from server.loops.workflow_timers import run_workflow_timers
@@ -369,3 +369,38 @@ async def test_a_person_cancels_a_running_workflow_and_runs_it_again_from_its_pa
     await expect(article).to_have_attribute("data-workflow-id", workflow_id)
     await expect(page.get_by_test_id("rerun-links")).to_contain_text("a new workflow (executing)")
     await look_and_finish(browser_page, "workflow-cancelled-and-rerun")
+
+
+async def test_a_workflow_page_whose_feed_and_history_fail_says_so_instead_of_loading_for_ever(
+    live_server: LiveServer, client: GraphQLClient, browser_page: BrowserPage
+) -> None:
+    """The page's snapshot subscription never answers and its history read fails (a proxy that drops
+    one stream, a server answering 503): the page says it could not load the workflow, with the reason,
+    instead of "Loading the workflow…" with nothing to come."""
+    page = browser_page.page
+    workflow_id = await create_workflow(client, DIAMOND)
+
+    async def without_the_workflow_feed(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            text = message if isinstance(message, str) else message.decode()
+            if '"subscribe"' in text and "WorkflowUpdated" in text:
+                return  # never reaches the server, so no snapshot ever comes back
+            server.send(message)
+
+        ws.on_message(from_page)
+
+    async def history_unavailable(route: Route) -> None:
+        if "query History" in (route.request.post_data or ""):
+            await route.fulfill(status=503, content_type="text/plain", body="history unavailable")
+        else:
+            await route.continue_()
+
+    await page.route_web_socket(re.compile(r"/graphql$"), without_the_workflow_feed)
+    await page.route(re.compile(r"/graphql$"), history_unavailable)
+    await open_dashboard(browser_page, f"{live_server.url}/#/workflows/{workflow_id}")
+    await expect(page.get_by_role("heading", name="The workflow could not be loaded")).to_be_visible()
+    await expect(page.get_by_role("alert").first).not_to_be_empty()
+    await expect(page.get_by_text("Loading the workflow…")).to_have_count(0)
+    await expect(page.get_by_role("button", name="Reload the page")).to_be_visible()

@@ -23,3 +23,24 @@ export function UnknownView({ path }: { path: string }) {
     </section>
   );
 }
+
+/**
+ * What a detail page shows until its subject's first snapshot arrives: that it is loading, or, once its
+ * live feed or history has failed, why (the page would otherwise say "Loading" for ever).
+ */
+export function Loading({ what, error }: { what: string; error: string | null }) {
+  if (!error) return <p className="page">Loading the {what}…</p>;
+  return (
+    <section className="page" aria-labelledby="loading-failed-title">
+      <h1 id="loading-failed-title">The {what} could not be loaded</h1>
+      <p className="error" role="alert">
+        {error}
+      </p>
+      <p>
+        <button type="button" onClick={() => window.location.reload()}>
+          Reload the page
+        </button>
+      </p>
+    </section>
+  );
+}

@@ -7,7 +7,7 @@ import { useStateMachines } from '../../core/machines';
 import type { RootLive } from '../../core/rootLive';
 import { href, type Params } from '../../core/router';
 import { words } from '../../core/userErrors';
-import { NotFound } from '../../ui/NotFound';
+import { Loading, NotFound } from '../../ui/NotFound';
 import { StateDiagram } from '../../ui/StateDiagram';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { MissionDetail, MissionStatus } from './api';
@@ -29,7 +29,7 @@ function MissionPage({ live }: { live: RootLive<MissionDetail> }) {
   const now = useNow();
   const { root: mission } = view;
   if (view.missing) return <NotFound what="Mission" back="/missions" backLabel="Back to all missions" />;
-  if (!mission) return <p className="page">Loading the mission…</p>;
+  if (!mission) return <Loading what="mission" error={view.error} />;
   const status = mission.status.toLowerCase();
   return (
     <article

@@ -8,7 +8,7 @@ import type { RootLive } from '../../core/rootLive';
 import type { Params } from '../../core/router';
 import { href } from '../../core/router';
 import { EventHistory } from '../../ui/EventHistory';
-import { NotFound } from '../../ui/NotFound';
+import { Loading, NotFound } from '../../ui/NotFound';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StateDiagram } from '../../ui/StateDiagram';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -27,7 +27,7 @@ function PlanPage({ live }: { live: RootLive<PlanDetail> }) {
   const view = useStore(live.store);
   const { root: plan } = view;
   if (view.missing) return <NotFound what="Plan" back="/" backLabel="Back to all plans" />;
-  if (!plan) return <p className="page">Loading the plan…</p>;
+  if (!plan) return <Loading what="plan" error={view.error} />;
   const fired = firedBranches(view.events, plan.steps);
   return (
     <article className="page plan-detail" aria-labelledby="plan-title" data-plan-id={plan.id} data-status={plan.status.toLowerCase()}>

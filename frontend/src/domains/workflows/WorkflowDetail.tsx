@@ -14,7 +14,7 @@ import type { RootLive } from '../../core/rootLive';
 import type { Params } from '../../core/router';
 import { href } from '../../core/router';
 import { EventHistory } from '../../ui/EventHistory';
-import { NotFound } from '../../ui/NotFound';
+import { Loading, NotFound } from '../../ui/NotFound';
 import { ProgressBar } from '../../ui/ProgressBar';
 import { StateDiagram } from '../../ui/StateDiagram';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -83,7 +83,7 @@ function WorkflowPage({ live }: { live: RootLive<WorkflowDetail> }) {
   const workflow = view.root;
   const steps = useAllSteps(workflow);
   if (view.missing) return <NotFound what="Workflow" back="/workflows" backLabel="Back to all workflows" />;
-  if (!workflow) return <p className="page">Loading the workflow…</p>;
+  if (!workflow) return <Loading what="workflow" error={view.error} />;
   const undoByStep = new Map<string, Compensation>(workflow.compensations.map((c) => [c.stepId, c]));
   const names = new Map<string, string>([
     ...steps.map((s): [string, string] => [s.id, s.name]),

@@ -20,7 +20,6 @@ import gzip
 import hashlib
 import json
 import os
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from ...db.engine import Database
 from ...db.models import Event, TenantCounter
 from ...db.webhook_models import WebhookDelivery, WebhookEndpoint
 from ...limits import SHORT_TEXT
-from .pacing import BatchSizer, pause_after
+from .pacing import Paced
 from .truncation import HISTORY_TRUNCATED, HistoryTruncated
 
 FORMAT = "flightdeck-events"
@@ -346,13 +345,10 @@ async def delete_through(db: Database, tenant_id: str, last: int, now: datetime,
     _, archived = await _counter(db, tenant_id)
     deleted = 0
     start = archived + 1
-    held = 0.0  # how long the last batch's transaction took
-    sizer = BatchSizer(batch)
+    paced = Paced(batch)
     while start <= last:
-        await pause_after(held)
-        end = min(start + sizer.size - 1, last)
-        began = time.perf_counter()
-        async with db.transaction() as session:
+        async with paced.batch() as size, db.transaction() as session:
+            end = min(start + size - 1, last)
             gone = await session.execute(
                 delete(Event).where(Event.tenant_id == tenant_id, Event.seq >= start, Event.seq <= end)
             )
@@ -388,8 +384,6 @@ async def delete_through(db: Database, tenant_id: str, last: int, now: datetime,
                     updated_at=now,
                 )
             )
-        held = time.perf_counter() - began
-        sizer.held(held)
         start = end + 1
     return deleted
 

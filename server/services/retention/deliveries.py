@@ -2,7 +2,7 @@
 
 A delivery that ended (delivered, or failed for good) before the cut-off goes, and so do the attempts
 recorded for it; a pending delivery (a retry still due) never does, however old. Deleted a batch of
-deliveries per transaction.
+deliveries per transaction, paced as archival's deletes are (``pacing.py``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from sqlalchemy import delete, select
 
 from ...db.engine import Database
 from ...db.webhook_models import WebhookAttempt, WebhookDelivery
+from .pacing import Paced
 
 D = WebhookDelivery
 A = WebhookAttempt
@@ -22,14 +23,15 @@ A = WebhookAttempt
 async def prune_deliveries(db: Database, before: datetime, *, batch: int) -> int:
     """Delete the deliveries that ended before ``before`` (and their attempts); how many deliveries."""
     total = 0
+    paced = Paced(batch)
     while True:
-        async with db.transaction() as session:
+        async with paced.batch() as size, db.transaction() as session:
             ended = (
                 await session.execute(
                     select(D.id, D.endpoint_id, D.seq)
                     .where(D.status != "pending", D.updated_at < before)
                     .order_by(D.id)
-                    .limit(batch)
+                    .limit(size)
                 )
             ).all()
             if not ended:
@@ -38,7 +40,7 @@ async def prune_deliveries(db: Database, before: datetime, *, batch: int) -> int
                 await session.execute(delete(A).where(A.endpoint_id == endpoint_id, A.seq.in_(seqs)))
             gone = await session.execute(delete(D).where(D.id.in_([row.id for row in ended])))
             total += int(cast(Any, gone).rowcount or 0)
-        if len(ended) < batch:
+        if len(ended) < size:
             return total
 
 

@@ -13,7 +13,10 @@ process, asleep in its busy handler, would otherwise find the lock taken again w
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 
 HOLD_TARGET_SECONDS = 0.01
 MAX_PAUSE_SECONDS = 0.5
@@ -45,3 +48,25 @@ async def pause_after(held: float) -> None:
     """Wait as long as the last batch held the lock (nothing before the first)."""
     if held > 0:
         await asyncio.sleep(min(held, MAX_PAUSE_SECONDS))
+
+
+@dataclass
+class Paced:
+    """Batches of at most ``largest`` rows, each sized and followed by its pause as above:
+    ``async with paced.batch() as size, db.transaction() as session: ...`` (the transaction inside, so
+    that its commit counts as held)."""
+
+    largest: int
+    sizer: BatchSizer = field(init=False)
+    held: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.sizer = BatchSizer(self.largest)
+
+    @asynccontextmanager
+    async def batch(self) -> AsyncIterator[int]:
+        await pause_after(self.held)
+        began = time.perf_counter()
+        yield self.sizer.size
+        self.held = time.perf_counter() - began
+        self.sizer.held(self.held)

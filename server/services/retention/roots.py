@@ -25,6 +25,7 @@ from ...machines.decision import DECISION_MACHINE
 from ...machines.mission import MISSION_MACHINE
 from ...machines.plan import PLAN_MACHINE
 from ...machines.workflow import WORKFLOW_MACHINE
+from .pacing import Paced
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,9 @@ async def prune_ended_roots(db: Database, before: datetime, *, batch: int) -> in
 async def _prune(db: Database, kind: RootKind, before: datetime, batch: int) -> int:
     model = kind.model
     total = 0
+    paced = Paced(batch)
     while True:
-        async with db.transaction() as session:
+        async with paced.batch() as size, db.transaction() as session:
             ended = (
                 await session.execute(
                     select(model.id, model.tenant_id)
@@ -70,7 +72,7 @@ async def _prune(db: Database, kind: RootKind, before: datetime, batch: int) -> 
                         ),
                     )
                     .order_by(model.updated_at, model.id)
-                    .limit(batch)
+                    .limit(size)
                     # PostgreSQL: a root a writer holds is left for the next pass; a writer that comes
                     # after finds it gone (NOT_FOUND). SQLite's one writer needs no lock.
                     .with_for_update(of=model, skip_locked=True)
@@ -82,5 +84,5 @@ async def _prune(db: Database, kind: RootKind, before: datetime, batch: int) -> 
             await session.execute(delete(Decision).where(Decision.root_id.in_(ids)))
             await session.execute(delete(model).where(model.id.in_(ids)))
             total += len(ids)
-        if len(ended) < batch:
+        if len(ended) < size:
             return total

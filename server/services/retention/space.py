@@ -9,7 +9,6 @@ deleted rows (``give_back_space``); the files do not shrink, they stop growing.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +16,7 @@ from sqlalchemy import text
 
 from ...db.engine import Database
 from ...db.models import Base
-from .pacing import BatchSizer, pause_after
+from .pacing import Paced
 
 VACUUM_STEP_PAGES = 2_000
 
@@ -114,23 +113,17 @@ async def give_back_space(
         await vacuum_tables(db, [name for name in PRUNED_TABLES if name in tables and name in known])
         return 0
     freed = 0
-    sizer = BatchSizer(step)
-    held = 0.0
+    paced = Paced(step)
     while True:
-        await pause_after(held)
         async with db.read_connection() as conn:
             free = int(await conn.scalar(text("PRAGMA freelist_count")) or 0)
             page_size = int(await conn.scalar(text("PRAGMA page_size")) or 0)
             mode = int(await conn.scalar(text("PRAGMA auto_vacuum")) or 0)
         if free == 0 or mode != 2:  # 2: incremental; a file not yet migrated keeps its pages
             return freed
-        pages = sizer.size
-        began = time.perf_counter()
-        async with db.transaction() as session:
+        async with paced.batch() as pages, db.transaction() as session:
             connection = await session.connection()
             await connection.run_sync(_incremental_vacuum, pages)
-        held = time.perf_counter() - began
-        sizer.held(held)
         freed += min(free, pages) * page_size
 
 

@@ -514,7 +514,7 @@ def events_archive(
             min=1,
             max=100_000,
             help="At most this many events deleted per transaction (fewer when a batch would hold the "
-            "write lock longer than ~10 ms).",
+            "write lock longer than ~5 ms).",
         ),
     ] = 1_000,
 ) -> None:

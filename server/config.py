@@ -553,7 +553,7 @@ class Settings(BaseSettings):
         le=100_000,
         description=(
             "Rows deleted per transaction by archival and retention (writers wait for one batch at most); "
-            "archival sizes its batches to hold the write lock about 10 ms, up to this."
+            "archival sizes its batches to hold the write lock about 5 ms, up to this."
         ),
     )
 

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from server.services.retention.pacing import FIRST, HOLD_TARGET_SECONDS, SMALLEST, BatchSizer
+from server.services.retention import pacing
+from server.services.retention.pacing import (
+    FIRST,
+    HOLD_TARGET_SECONDS,
+    MAX_PAUSE_SECONDS,
+    PAUSE_FACTOR,
+    SMALLEST,
+    BatchSizer,
+)
 
 
 def test_a_batch_that_held_the_lock_too_long_makes_the_next_smaller_in_proportion() -> None:
@@ -43,3 +52,25 @@ def test_the_size_stays_between_the_smallest_and_the_largest(largest: int, holds
         sizer.held(seconds)
         assert min(SMALLEST, largest) <= sizer.size <= largest
         assert sizer.size <= 2 * before
+
+
+async def test_each_batch_after_the_first_waits_in_proportion_to_how_long_the_last_held_the_lock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    held = iter([0.002, 0.004, 10.0])
+    times = iter([0.0, next(held), 1.0, 1.0 + next(held), 2.0, 2.0 + next(held)])
+    monkeypatch.setattr(pacing.asyncio, "sleep", sleep)
+    monkeypatch.setattr(pacing.time, "perf_counter", lambda: next(times))
+    paced = pacing.Paced(1_000)
+    for _ in range(3):
+        async with paced.batch():
+            pass
+    assert waits == [pytest.approx(0.002 * PAUSE_FACTOR), pytest.approx(0.004 * PAUSE_FACTOR)]
+    assert paced.held == 10.0  # the third batch's pause, capped, comes before a fourth
+    await pacing.pause_after(paced.held)
+    assert waits[-1] == MAX_PAUSE_SECONDS

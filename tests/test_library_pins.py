@@ -67,6 +67,29 @@ def test_every_cursor_hook_the_asyncio_layer_calls_is_on_the_inline_cursor() -> 
         assert all(inspect.iscoroutinefunction(getattr(cursor, name)) for name in called)
 
 
+def test_every_internal_the_driver_statements_use_is_where_they_read_it() -> None:
+    from sqlalchemy import Column, Integer, MetaData, Table, insert
+    from sqlalchemy.engine import Connection
+
+    table = Table("t", MetaData(), Column("id", Integer, primary_key=True), Column("n", Integer))
+    compiled = insert(table).compile(dialect=sqlite_inline.InlineSQLiteDialect(), column_keys=["id", "n"])
+    for name in ("positiontup", "binds", "insert_prefetch", "update_prefetch", "post_compile_params"):
+        assert hasattr(compiled, name), name
+    assert compiled.positiontup == ["id", "n"]
+    assert set(compiled.binds) == {"id", "n"}
+    assert not compiled.effective_returning
+    for name in ("_has_events", "dispatch", "_handle_dbapi_exception"):
+        assert hasattr(Connection, name) or name in Connection.__slots__, name
+    assert list(inspect.signature(Connection._handle_dbapi_exception).parameters)[:6] == [
+        "self",
+        "e",
+        "statement",
+        "parameters",
+        "cursor",
+        "context",
+    ]
+
+
 def test_the_asyncio_engine_takes_the_inline_dialect_with_an_asyncio_pool() -> None:
     from sqlalchemy.ext.asyncio import create_async_engine
     from sqlalchemy.pool import AsyncAdaptedQueuePool

@@ -24,14 +24,16 @@ from typing import Any
 from sqlalchemy import Table, bindparam, event, inspect, update
 from sqlalchemy.orm import Mapper, Session
 from sqlalchemy.orm.attributes import flag_modified, instance_state, set_committed_value
-from sqlalchemy.sql.dml import Update
+
+from .driver import Prepared
 
 _PENDING = "write_through"  # Session.info key: {id(row): (row, mapper, set of attribute keys)}
 
 _Pending = dict[int, tuple[Any, Mapper[Any], set[str]]]
 
-# Built once per (table, columns): building an UPDATE costs more than SQLite takes to run it.
-_UPDATES: dict[tuple[Table, tuple[str, ...]], Update] = {}
+# Built once per (table, columns) and run on the driver (``driver.Prepared``): building an UPDATE costs
+# more than SQLite takes to run it, and SQLAlchemy's execution of it several times as much again.
+_UPDATES: dict[tuple[Table, tuple[str, ...]], Prepared] = {}
 _COMPUTED: dict[Mapper[Any], list[str]] = {}
 _PLAIN: dict[Mapper[Any], frozenset[str]] = {}
 
@@ -108,13 +110,15 @@ def issue_pending(session: Session) -> None:
         statement = _UPDATES.get((table, columns))
         if statement is None:
             (pk,) = mapper.primary_key
-            statement = (
+            statement = _UPDATES[(table, columns)] = Prepared(
                 update(table)
                 .where(pk == bindparam("_pk"))
                 .values({mapper.columns[c]: bindparam(c) for c in columns})
             )
-            _UPDATES[(table, columns)] = statement
-        connection.execute(statement, rows if len(rows) > 1 else rows[0])
+        if len(rows) > 1:
+            statement.executemany(connection, rows)
+        else:
+            statement.execute(connection, rows[0])
 
 
 def _plain(mapper: Mapper[Any]) -> frozenset[str]:

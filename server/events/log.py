@@ -12,6 +12,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
+from ..db.driver import Prepared
 from ..db.models import Event, TenantCounter
 
 EVENTS = cast(Table, Event.__table__)
@@ -54,18 +55,36 @@ class EventBuffer:
         )
 
 
-def _allocate_seqs(make_insert: Any) -> Any:
+def _allocate_seqs(make_insert: Any) -> Prepared:
     """``n`` more seqs for a tenant: its counter row is created or advanced, and locked until commit."""
-    stmt = make_insert(TenantCounter).values(tenant_id=bindparam("tenant"), last_seq=bindparam("n"))
-    return stmt.on_conflict_do_update(
-        index_elements=[TenantCounter.tenant_id],
-        set_={"last_seq": TenantCounter.last_seq + stmt.excluded.last_seq},
-    ).returning(TenantCounter.last_seq)
+    stmt = make_insert(TenantCounter).values(
+        tenant_id=bindparam("tenant"), last_seq=bindparam("n"), archived_through=0
+    )
+    return Prepared(
+        stmt.on_conflict_do_update(
+            index_elements=[TenantCounter.tenant_id],
+            set_={"last_seq": TenantCounter.last_seq + stmt.excluded.last_seq},
+        ).returning(TenantCounter.last_seq)
+    )
 
 
-# Built once: constructing the statement per transaction cost more than running it.
+_EVENT_COLUMNS = (
+    "tenant_id",
+    "seq",
+    "entity_type",
+    "entity_id",
+    "root_type",
+    "root_id",
+    "kind",
+    "from_state",
+    "to_state",
+    "actor",
+    "data",
+    "created_at",
+)
+# Built once, run on the driver (db/driver.py): every transaction that changes anything runs both.
 _ALLOCATE_SEQS = {"postgresql": _allocate_seqs(pg_insert), "sqlite": _allocate_seqs(sqlite_insert)}
-_INSERT_EVENTS = insert(EVENTS)
+_INSERT_EVENTS = Prepared(insert(EVENTS), _EVENT_COLUMNS, many=True)
 
 
 async def write_events(session: AsyncSession, buffer: EventBuffer) -> None:
@@ -86,11 +105,11 @@ def _write_events(session: Session, buffer: EventBuffer) -> None:
     session.flush()
     connection = session.connection()
     upsert = _ALLOCATE_SEQS[connection.dialect.name]
-    last = int(connection.execute(upsert, {"tenant": buffer.tenant_id, "n": n}).scalar_one())
-    first = last - n + 1
-    buffer.seqs = list(range(first, last + 1))
-    connection.execute(
-        _INSERT_EVENTS,
+    ((last,),) = upsert.execute(connection, {"tenant": buffer.tenant_id, "n": n})
+    first = int(last) - n + 1
+    buffer.seqs = list(range(first, int(last) + 1))
+    _INSERT_EVENTS.executemany(
+        connection,
         [
             {
                 "tenant_id": buffer.tenant_id,

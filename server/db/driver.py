@@ -1,0 +1,131 @@
+"""Hot statements on the driver's cursor: compiled once per dialect, run without the execution context.
+
+Each Core ``execute`` costs SQLAlchemy's per-call machinery (cache-key lookup, execution context,
+parameter processing, result set-up) around the driver's own call: ~30 µs a statement on the SQLite
+writer, measured in-process, where SQLite itself takes a few. ``Prepared`` compiles a statement once per
+dialect with SQLAlchemy's own compiler and keeps its SQL, the order of its parameters and each one's
+bind processor (the same conversions of timestamps, JSON and enums the Core path applies, so the rows
+written are the same bytes); each call then converts the parameters and runs the SQL on the DBAPI
+cursor of the caller's connection, in the caller's transaction. The driver prepares the statement and
+keeps it (``sqlite3``'s statement cache; asyncpg's, through SQLAlchemy's adapter).
+
+What the Core path gives besides is kept: the connection's ``before_cursor_execute`` and
+``after_cursor_execute`` events fire (statement counts, tracing), and a driver error goes through the
+connection's own handler, so it surfaces as SQLAlchemy's exception (``IntegrityError``, ...) and a lost
+connection is invalidated. A statement the compiler cannot render for this use (Python-side defaults,
+expanding ``IN`` parameters) is refused when it is first compiled; a dialect with named parameters
+takes the Core path.
+
+Past SQLAlchemy's public API (checked against the version ``sqlite_inline.VERIFIED_WITH`` pins, and
+by ``tests/test_library_pins.py``): the compiled statement's ``positiontup``, ``binds``,
+``insert_prefetch``, ``update_prefetch``, ``post_compile_params`` and ``effective_returning``, and the
+connection's ``_has_events``, ``dispatch`` and ``_handle_dbapi_exception``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.sql.expression import Executable
+
+_Processor = Callable[[Any], Any] | None
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    keys: tuple[str, ...]
+    processors: tuple[_Processor, ...]
+    returns_rows: bool
+    fixed: Mapping[str, Any]  # values the statement itself binds (``values(column=0)``)
+
+    def values(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
+        if self.fixed:
+            params = {**self.fixed, **params}
+        return tuple(
+            params[k] if p is None else p(params[k]) for k, p in zip(self.keys, self.processors, strict=True)
+        )
+
+
+class Prepared:
+    """``statement`` run on the driver (see the module docstring). ``column_keys``: an INSERT's columns
+    when the statement names none (``insert(table)``, its values given per call). ``many``: it is run
+    with ``executemany`` (compiled so, without the key an INSERT would otherwise return)."""
+
+    def __init__(
+        self, statement: Executable, column_keys: Sequence[str] | None = None, *, many: bool = False
+    ) -> None:
+        self.statement = statement
+        self.column_keys = list(column_keys) if column_keys is not None else None
+        self.many = many
+        self._compiled: dict[str, _Compiled | None] = {}
+
+    def compiled(self, dialect: Dialect) -> _Compiled | None:
+        key = f"{dialect.name}+{dialect.driver}"
+        if key not in self._compiled:
+            self._compiled[key] = _compile(self.statement, dialect, self.column_keys, self.many)
+        return self._compiled[key]
+
+    def execute(self, connection: Connection, params: Mapping[str, Any]) -> list[Any]:
+        """Run once with ``params``; the rows it returns (RETURNING), else an empty list."""
+        if self.many:
+            raise ValueError("a statement prepared for executemany")
+        compiled = self.compiled(connection.dialect)
+        if compiled is None:
+            result = connection.execute(self.statement, dict(params))
+            return list(result.all()) if result.returns_rows else []
+        return _run(connection, compiled, compiled.values(params), many=False)
+
+    def executemany(self, connection: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Run once per row of ``rows`` (the driver's executemany); nothing returned."""
+        compiled = self.compiled(connection.dialect)
+        if compiled is None:
+            connection.execute(self.statement, [dict(r) for r in rows])
+            return
+        if compiled.returns_rows:
+            raise ValueError("executemany of a statement that returns rows")
+        _run(connection, compiled, [compiled.values(r) for r in rows], many=True)
+
+
+def _compile(
+    statement: Executable, dialect: Dialect, column_keys: list[str] | None, many: bool
+) -> _Compiled | None:
+    if not dialect.positional:
+        return None
+    element: Any = statement  # every Executable this takes is a ClauseElement, which compiles
+    compiled: Any = element.compile(dialect=dialect, column_keys=column_keys, for_executemany=many)
+    if compiled.insert_prefetch or compiled.update_prefetch or compiled.post_compile_params:
+        raise ValueError(
+            "a statement run on the driver gives every value itself (no Python-side defaults, no "
+            f"expanding parameters): {compiled.string}"
+        )
+    keys = tuple(compiled.positiontup or ())
+    binds = [compiled.binds[k] for k in keys]
+    processors = tuple(b.type.dialect_impl(dialect).bind_processor(dialect) for b in binds)
+    fixed = {k: b.effective_value for k, b in zip(keys, binds, strict=True) if not b.required}
+    returns_rows = bool(compiled.effective_returning) or bool(getattr(statement, "is_select", False))
+    return _Compiled(compiled.string, keys, processors, returns_rows, fixed)
+
+
+def _run(connection: Connection, compiled: _Compiled, values: Any, *, many: bool) -> list[Any]:
+    cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    events = connection._has_events or connection.engine._has_events
+    try:
+        if events:
+            connection.dispatch.before_cursor_execute(connection, cursor, compiled.sql, values, None, many)
+        if many:
+            cursor.executemany(compiled.sql, values)
+        else:
+            cursor.execute(compiled.sql, values)
+        rows = list(cursor.fetchall()) if compiled.returns_rows else []
+        if events:
+            connection.dispatch.after_cursor_execute(connection, cursor, compiled.sql, values, None, many)
+    except Exception as exc:
+        # SQLAlchemy's own handler: its exception classes, and a lost connection invalidated.
+        connection._handle_dbapi_exception(exc, compiled.sql, values, cursor, None)
+    finally:
+        cursor.close()
+    return rows

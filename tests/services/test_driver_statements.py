@@ -1,0 +1,187 @@
+"""Statements run on the driver's cursor (``db.driver.Prepared``), on both databases: the rows they write
+are the bytes the Core path writes, they belong to the caller's transaction, the connection's cursor
+events still fire, a driver error is SQLAlchemy's exception, and a statement that needs SQLAlchemy's
+execution context is refused."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import (
+    Column,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    bindparam,
+    event,
+    insert,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from server.db.driver import Prepared
+from server.db.engine import Database
+from server.db.models import Event
+from server.events.log import EVENTS
+
+COLUMNS = ("tenant_id", "seq", "entity_type", "entity_id", "root_type", "root_id", "kind", "from_state")
+COLUMNS += ("to_state", "actor", "data", "created_at")
+INSERT = Prepared(insert(EVENTS), COLUMNS, many=True)
+RENAME = Prepared(update(EVENTS).where(EVENTS.c.seq == bindparam("_seq")).values(kind=bindparam("kind")))
+
+
+ROOT = str(uuid.UUID(int=7))
+
+
+def _event(seq: int, **changes: Any) -> dict[str, Any]:
+    root = ROOT
+    row = {
+        "tenant_id": "driver-test",
+        "seq": seq,
+        "entity_type": "step",
+        "entity_id": root,
+        "root_type": "plan",
+        "root_id": root,
+        "kind": "step_transitioned",
+        "from_state": "pending",
+        "to_state": None,
+        "actor": "agent ✓",
+        "data": {"text": "naïve \u2028 line", "n": 1.5, "list": [1, None, True]},
+        "created_at": datetime(2026, 12, 1, 18, 30, 5, 123456, tzinfo=UTC),
+    }
+    return row | changes
+
+
+async def _stored(db: Database, seqs: list[int]) -> list[tuple[Any, ...]]:
+    """Every column but the key, as the database holds it (text, not through the column types)."""
+    columns = ", ".join(f"CAST({c} AS TEXT)" for c in COLUMNS if c != "seq")
+    async with db.read_connection() as conn:
+        found = await conn.execute(
+            text(f"SELECT seq, {columns} FROM events WHERE tenant_id = 'driver-test' ORDER BY seq")
+        )
+        rows = [tuple(r) for r in found]
+    return [r for r in rows if r[0] in seqs]
+
+
+async def test_rows_written_on_the_driver_are_the_bytes_the_core_path_writes(db_url: str) -> None:
+    db = Database(db_url)
+    try:
+        async with db.transaction() as session:
+            # Both through run_sync: the SQLite writer's driver never awaits (db/sqlite_inline.py).
+            core_rows = [_event(1), _event(2, from_state=None, data={})]
+            await session.run_sync(lambda s: s.connection().execute(insert(EVENTS), core_rows))
+            driver_rows = [_event(11), _event(12, from_state=None, data={})]
+            await session.run_sync(lambda s: INSERT.executemany(s.connection(), driver_rows))
+        core, driver = await _stored(db, [1, 2]), await _stored(db, [11, 12])
+        assert [r[1:] for r in driver] == [r[1:] for r in core]
+        assert len(core) == 2
+    finally:
+        await db.dispose()
+
+
+async def test_a_driver_write_is_part_of_the_callers_transaction(db_url: str) -> None:
+    db = Database(db_url)
+    try:
+        async with db.transaction() as session:
+            await session.run_sync(lambda s: INSERT.executemany(s.connection(), [_event(1)]))
+
+        class Abandon(Exception):
+            pass
+
+        seen: list[str | None] = []
+
+        async def rename_then_abandon() -> None:
+            async with db.transaction() as session:
+                await session.run_sync(lambda s: RENAME.execute(s.connection(), {"_seq": 1, "kind": "gone"}))
+                seen.append(await session.scalar(select(Event.kind).where(Event.seq == 1)))
+                raise Abandon
+
+        with pytest.raises(Abandon):
+            await rename_then_abandon()
+        assert seen == ["gone"]  # seen by the same transaction's reads...
+        # ...and rolled back with it.
+        assert [r[6] for r in await _stored(db, [1])] == ["step_transitioned"]
+    finally:
+        await db.dispose()
+
+
+async def test_the_connections_cursor_events_fire_for_a_driver_statement(db_url: str) -> None:
+    db = Database(db_url)
+    seen: list[tuple[str, str, bool]] = []
+
+    def before(conn: Any, cursor: Any, statement: str, params: Any, context: Any, many: bool) -> None:
+        seen.append(("before", statement.split()[0], many))
+
+    def after(conn: Any, cursor: Any, statement: str, params: Any, context: Any, many: bool) -> None:
+        seen.append(("after", statement.split()[0], many))
+
+    engine = db.write_engine.sync_engine
+    event.listen(engine, "before_cursor_execute", before)
+    event.listen(engine, "after_cursor_execute", after)
+    try:
+        async with db.transaction() as session:
+            await session.run_sync(lambda s: INSERT.executemany(s.connection(), [_event(1), _event(2)]))
+            await session.run_sync(lambda s: RENAME.execute(s.connection(), {"_seq": 2, "kind": "renamed"}))
+        assert [s for s in seen if s[1] in ("INSERT", "UPDATE")] == [
+            ("before", "INSERT", True),
+            ("after", "INSERT", True),
+            ("before", "UPDATE", False),
+            ("after", "UPDATE", False),
+        ]
+    finally:
+        event.remove(engine, "before_cursor_execute", before)
+        event.remove(engine, "after_cursor_execute", after)
+        await db.dispose()
+
+
+async def test_a_driver_error_is_sqlalchemys_exception_and_writes_nothing(db_url: str) -> None:
+    db = Database(db_url)
+    try:
+        with pytest.raises(IntegrityError):  # (tenant, seq) is unique
+            async with db.transaction() as session:
+                await session.run_sync(lambda s: INSERT.executemany(s.connection(), [_event(1), _event(1)]))
+        assert await _stored(db, [1]) == []
+        async with db.transaction() as session:  # the connection is still good
+            await session.run_sync(lambda s: INSERT.executemany(s.connection(), [_event(1)]))
+        assert len(await _stored(db, [1])) == 1
+    finally:
+        await db.dispose()
+
+
+def test_a_statement_that_needs_the_execution_context_is_refused_when_it_is_compiled() -> None:
+    metadata = MetaData()
+    table = Table("t", metadata, Column("id", Integer, primary_key=True), Column("n", Integer, default=0))
+    engine = create_async_engine("sqlite+aiosqlite://")
+    with pytest.raises(ValueError, match="Python-side defaults"):
+        Prepared(insert(table).values(id=bindparam("id"))).compiled(engine.sync_engine.dialect)
+    with pytest.raises(ValueError, match="expanding"):
+        Prepared(update(table).where(table.c.id.in_(bindparam("ids", expanding=True))).values(n=1)).compiled(
+            engine.sync_engine.dialect
+        )
+    with pytest.raises(ValueError, match="prepared for executemany"):
+        Prepared(insert(table), ["id", "n"], many=True).execute(None, {})  # type: ignore[arg-type]
+
+
+async def test_a_dialect_with_named_parameters_takes_the_core_path(tmp_path: Path) -> None:
+    metadata = MetaData()
+    table = Table("t", metadata, Column("id", Integer, primary_key=True), Column("name", String(10)))
+    engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'named.db'}", paramstyle="named")
+    try:
+        assert not engine.dialect.positional
+        statement = Prepared(insert(table).returning(table.c.id), ["id", "name"])
+        assert statement.compiled(engine.sync_engine.dialect) is None
+        async with engine.begin() as conn:
+            await conn.run_sync(metadata.create_all)
+            rows = await conn.run_sync(lambda c: statement.execute(c, {"id": 7, "name": "seven"}))
+            assert [tuple(r) for r in rows] == [(7,)]
+            assert (await conn.execute(select(table.c.name))).scalar_one() == "seven"
+    finally:
+        await engine.dispose()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -49,10 +49,9 @@ class BatchSizer:
         self.size = max(min(SMALLEST, self.largest), min(self.largest, wanted))
 
 
-async def pause_after(held: float) -> None:
-    """Wait ``PAUSE_FACTOR`` times as long as the last batch held the lock (nothing before the first)."""
-    if held > 0:
-        await asyncio.sleep(min(held * PAUSE_FACTOR, MAX_PAUSE_SECONDS))
+def pause_for(held: float) -> float:
+    """How long to wait after a batch that held the lock ``held`` seconds (0 before the first)."""
+    return min(held * PAUSE_FACTOR, MAX_PAUSE_SECONDS) if held > 0 else 0.0
 
 
 @dataclass
@@ -64,14 +63,18 @@ class Paced:
     largest: int
     sizer: BatchSizer = field(init=False)
     held: float = 0.0
+    # The hold is measured, not scheduled: a stopwatch and a sleep, both replaceable in tests.
+    timer: Callable[[], float] = time.perf_counter
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
     def __post_init__(self) -> None:
         self.sizer = BatchSizer(self.largest)
 
     @asynccontextmanager
     async def batch(self) -> AsyncIterator[int]:
-        await pause_after(self.held)
-        began = time.perf_counter()
+        if pause := pause_for(self.held):
+            await self.sleep(pause)
+        began = self.timer()
         yield self.sizer.size
-        self.held = time.perf_counter() - began
+        self.held = self.timer() - began
         self.sizer.held(self.held)

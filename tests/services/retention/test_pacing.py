@@ -6,7 +6,6 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from server.services.retention import pacing
 from server.services.retention.pacing import (
     FIRST,
     HOLD_TARGET_SECONDS,
@@ -14,6 +13,8 @@ from server.services.retention.pacing import (
     PAUSE_FACTOR,
     SMALLEST,
     BatchSizer,
+    Paced,
+    pause_for,
 )
 
 
@@ -54,9 +55,7 @@ def test_the_size_stays_between_the_smallest_and_the_largest(largest: int, holds
         assert sizer.size <= 2 * before
 
 
-async def test_each_batch_after_the_first_waits_in_proportion_to_how_long_the_last_held_the_lock(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+async def test_each_batch_after_the_first_waits_in_proportion_to_how_long_the_last_held_the_lock() -> None:
     waits: list[float] = []
 
     async def sleep(seconds: float) -> None:
@@ -64,13 +63,12 @@ async def test_each_batch_after_the_first_waits_in_proportion_to_how_long_the_la
 
     held = iter([0.002, 0.004, 10.0])
     times = iter([0.0, next(held), 1.0, 1.0 + next(held), 2.0, 2.0 + next(held)])
-    monkeypatch.setattr(pacing.asyncio, "sleep", sleep)
-    monkeypatch.setattr(pacing.time, "perf_counter", lambda: next(times))
-    paced = pacing.Paced(1_000)
+    paced = Paced(1_000, timer=lambda: next(times), sleep=sleep)
     for _ in range(3):
         async with paced.batch():
             pass
+    # None before the first batch; then PAUSE_FACTOR times each hold.
     assert waits == [pytest.approx(0.002 * PAUSE_FACTOR), pytest.approx(0.004 * PAUSE_FACTOR)]
-    assert paced.held == 10.0  # the third batch's pause, capped, comes before a fourth
-    await pacing.pause_after(paced.held)
-    assert waits[-1] == MAX_PAUSE_SECONDS
+    assert paced.held == 10.0
+    assert pause_for(paced.held) == MAX_PAUSE_SECONDS  # the pause before a fourth, capped
+    assert pause_for(0.0) == 0.0

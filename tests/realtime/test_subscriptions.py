@@ -7,6 +7,7 @@ import json
 
 import pytest
 import websockets
+from gql import GraphQLRequest
 from sqlalchemy import select
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
@@ -18,7 +19,7 @@ from server.db.engine import Database
 from server.db.models import OperationLog
 from tests.api import operations as ops
 from tests.conftest import GraphQLClient, LiveServer
-from tests.realtime.wsclient import EVENTS, PLAN_UPDATED, collect, ws_session
+from tests.realtime.wsclient import EVENTS, PLAN_UPDATED, collect, next_result, ws_session
 
 
 async def _run_plan(client: GraphQLClient, steps: int = 2) -> str:
@@ -72,12 +73,17 @@ async def test_plan_updated_sends_a_snapshot_then_every_change(
     created = await client.execute(ops.CREATE_PLAN, {"input": ops.plan_input(1)})
     plan_id = created["createResearchPlan"]["plan"]["id"]
     async with ws_session(live_server.ws_url) as ws:
-        task = asyncio.create_task(collect(ws, PLAN_UPDATED, {"id": plan_id}, 3))
-        await asyncio.sleep(0.3)
-        step = (await client.execute(ops.START_NEXT_STEP, {"planId": plan_id}))["startNextStep"]["step"]
-        await asyncio.sleep(0.3)
-        await client.execute(ops.SUBMIT_RESULT, {"input": {"stepId": step["id"], "resultSummary": "ok"}})
-        results = await task
+        updates = ws.subscribe(GraphQLRequest(PLAN_UPDATED, variable_values={"id": plan_id}))
+        try:
+            # Each change is made once the update before it arrived: the snapshot first, so the
+            # subscription is in place before the plan moves (however slow the machine).
+            results = [await next_result(updates)]
+            step = (await client.execute(ops.START_NEXT_STEP, {"planId": plan_id}))["startNextStep"]["step"]
+            results.append(await next_result(updates))
+            await client.execute(ops.SUBMIT_RESULT, {"input": {"stepId": step["id"], "resultSummary": "ok"}})
+            results.append(await next_result(updates))
+        finally:
+            await updates.aclose()
     states = [
         (r["researchPlanUpdated"]["status"], r["researchPlanUpdated"]["progressPercent"]) for r in results
     ]

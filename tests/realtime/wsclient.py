@@ -42,6 +42,11 @@ async def collect(
     return results
 
 
+async def next_result(updates: AsyncIterator[dict[str, Any]], within: float = 20) -> dict[str, Any]:
+    """The next result of a subscription (``session.subscribe(...)``), waiting at most ``within``."""
+    return await asyncio.wait_for(anext(updates), within)
+
+
 EVENTS = """
 subscription Events($after: Int, $filter: EventFilter) {
   events(after: $after, filter: $filter) { seq kind entityType entityId rootId fromState toState data }

@@ -68,23 +68,11 @@ def _allocate_seqs(make_insert: Any) -> Prepared:
     )
 
 
-_EVENT_COLUMNS = (
-    "tenant_id",
-    "seq",
-    "entity_type",
-    "entity_id",
-    "root_type",
-    "root_id",
-    "kind",
-    "from_state",
-    "to_state",
-    "actor",
-    "data",
-    "created_at",
-)
+# Every column but the key the database numbers: what each event row gives.
+INSERTED_COLUMNS = tuple(c.name for c in EVENTS.columns if c.autoincrement is not True)
 # Built once, run on the driver (db/driver.py): every transaction that changes anything runs both.
 _ALLOCATE_SEQS = {"postgresql": _allocate_seqs(pg_insert), "sqlite": _allocate_seqs(sqlite_insert)}
-_INSERT_EVENTS = Prepared(insert(EVENTS), _EVENT_COLUMNS, many=True)
+_INSERT_EVENTS = Prepared(insert(EVENTS), INSERTED_COLUMNS, many=True)
 
 
 async def write_events(session: AsyncSession, buffer: EventBuffer) -> None:

@@ -30,11 +30,9 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from server.db.driver import Prepared
 from server.db.engine import Database
 from server.db.models import Event
-from server.events.log import EVENTS
+from server.events.log import EVENTS, INSERTED_COLUMNS
 
-COLUMNS = ("tenant_id", "seq", "entity_type", "entity_id", "root_type", "root_id", "kind", "from_state")
-COLUMNS += ("to_state", "actor", "data", "created_at")
-INSERT = Prepared(insert(EVENTS), COLUMNS, many=True)
+INSERT = Prepared(insert(EVENTS), INSERTED_COLUMNS, many=True)
 RENAME = Prepared(update(EVENTS).where(EVENTS.c.seq == bindparam("_seq")).values(kind=bindparam("kind")))
 
 
@@ -42,14 +40,13 @@ ROOT = str(uuid.UUID(int=7))
 
 
 def _event(seq: int, **changes: Any) -> dict[str, Any]:
-    root = ROOT
     row = {
         "tenant_id": "driver-test",
         "seq": seq,
         "entity_type": "step",
-        "entity_id": root,
+        "entity_id": ROOT,
         "root_type": "plan",
-        "root_id": root,
+        "root_id": ROOT,
         "kind": "step_transitioned",
         "from_state": "pending",
         "to_state": None,
@@ -62,7 +59,7 @@ def _event(seq: int, **changes: Any) -> dict[str, Any]:
 
 async def _stored(db: Database, seqs: list[int]) -> list[tuple[Any, ...]]:
     """Every column but the key, as the database holds it (text, not through the column types)."""
-    columns = ", ".join(f"CAST({c} AS TEXT)" for c in COLUMNS if c != "seq")
+    columns = ", ".join(f"CAST({c} AS TEXT)" for c in INSERTED_COLUMNS if c != "seq")
     async with db.read_connection() as conn:
         found = await conn.execute(
             text(f"SELECT seq, {columns} FROM events WHERE tenant_id = 'driver-test' ORDER BY seq")

@@ -12,6 +12,7 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionContext
 
 from ..config import Settings
+from . import input_builders
 from .bulk_decisions import BulkDecisionMutations
 from .counts import CountQueries
 from .decisions.resolvers import DecisionMutations, DecisionQueries
@@ -83,6 +84,7 @@ class Subscription(EventSubscriptions, MissionSubscriptions, WorkflowSubscriptio
 
 
 check_every_argument(Query, Mutation, Subscription)
+input_builders.install((Query, Mutation, Subscription))
 
 
 class FlightdeckSchema(strawberry.Schema):
@@ -115,6 +117,8 @@ def _schema(max_tokens: int, max_depth: int, max_aliases: int) -> strawberry.Sch
         subscription=Subscription,
         types=NODE_TYPES,
         extensions=[hooks_factory(max_tokens, limit_rules)],
-        config=StrawberryConfig(disable_field_suggestions=True),
+        config=StrawberryConfig(
+            disable_field_suggestions=True, name_converter=input_builders.CachedNameConverter()
+        ),
         scalar_overrides={JSON: JSON_SCALAR},
     )

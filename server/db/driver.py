@@ -9,6 +9,11 @@ written are the same bytes); each call then converts the parameters and runs the
 cursor of the caller's connection, in the caller's transaction. The driver prepares the statement and
 keeps it (``sqlite3``'s statement cache; asyncpg's, through SQLAlchemy's adapter).
 
+A SELECT's rows come back as tuples, each value through its column type's result processor (the JSON
+decoded, as a ``Result`` gives it); ``read`` runs one after the session's pending changes are flushed.
+It is for the hot reads whose rows no ORM object needs: what the transition then changes and returns
+is still loaded by the ORM.
+
 What the Core path gives besides is kept: the connection's ``before_cursor_execute`` and
 ``after_cursor_execute`` events fire (statement counts, tracing), and a driver error goes through the
 connection's own handler, so it surfaces as SQLAlchemy's exception (``IntegrityError``, ...) and a lost
@@ -29,6 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import Executable
 
 _Processor = Callable[[Any], Any] | None
@@ -41,6 +48,9 @@ class _Compiled:
     processors: tuple[_Processor, ...]
     returns_rows: bool
     fixed: Mapping[str, Any]  # values the statement itself binds (``values(column=0)``)
+    # A SELECT's columns' result processors (JSON decoded, timestamps parsed, as a Result would);
+    # None for a statement whose RETURNING values are taken as the driver gives them.
+    results: tuple[_Processor, ...] | None = None
 
     def values(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
         if self.fixed:
@@ -77,7 +87,11 @@ class Prepared:
         if compiled is None:
             result = connection.execute(self.statement, dict(params))
             return list(result.all()) if result.returns_rows else []
-        return _run(connection, compiled, compiled.values(params), many=False)
+        rows = _run(connection, compiled, compiled.values(params), many=False)
+        results = compiled.results
+        if results is None or not any(results):
+            return rows
+        return [tuple(v if p is None else p(v) for v, p in zip(row, results, strict=True)) for row in rows]
 
     def executemany(self, connection: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
         """Run once per row of ``rows`` (the driver's executemany); nothing returned."""
@@ -88,6 +102,18 @@ class Prepared:
         if compiled.returns_rows:
             raise ValueError("executemany of a statement that returns rows")
         _run(connection, compiled, [compiled.values(r) for r in rows], many=True)
+
+
+async def read(session: AsyncSession, statement: Prepared, params: Mapping[str, Any]) -> list[Any]:
+    """The rows of the SELECT ``statement`` run on the driver in the session's transaction, after the
+    session's pending changes are written (as the ORM's autoflush would before a query)."""
+    rows: list[Any] = await session.run_sync(_read, statement, params)
+    return rows
+
+
+def _read(session: Session, statement: Prepared, params: Mapping[str, Any]) -> list[Any]:
+    session.flush()
+    return statement.execute(session.connection(), params)
 
 
 def _compile(
@@ -106,8 +132,15 @@ def _compile(
     binds = [compiled.binds[k] for k in keys]
     processors = tuple(b.type.dialect_impl(dialect).bind_processor(dialect) for b in binds)
     fixed = {k: b.effective_value for k, b in zip(keys, binds, strict=True) if not b.required}
-    returns_rows = bool(compiled.effective_returning) or bool(getattr(statement, "is_select", False))
-    return _Compiled(compiled.string, keys, processors, returns_rows, fixed)
+    is_select = bool(getattr(statement, "is_select", False))
+    returns_rows = bool(compiled.effective_returning) or is_select
+    results = None
+    if is_select:
+        columns: Any = statement  # a Select, which names its columns
+        results = tuple(
+            c.type.dialect_impl(dialect).result_processor(dialect, None) for c in columns.selected_columns
+        )
+    return _Compiled(compiled.string, keys, processors, returns_rows, fixed, results)
 
 
 def _run(connection: Connection, compiled: _Compiled, values: Any, *, many: bool) -> list[Any]:

@@ -1,7 +1,8 @@
 """Statements run on the driver's cursor (``db.driver.Prepared``), on both databases: the rows they write
 are the bytes the Core path writes, they belong to the caller's transaction, the connection's cursor
 events still fire, a driver error is SQLAlchemy's exception, and a statement that needs SQLAlchemy's
-execution context is refused."""
+execution context is refused. A SELECT's rows are the values the Core path reads, and a read sees the
+session's pending changes."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from server.db import driver, write_through
 from server.db.driver import Prepared
 from server.db.engine import Database
 from server.db.models import Event
@@ -182,3 +184,46 @@ async def test_a_dialect_with_named_parameters_takes_the_core_path(tmp_path: Pat
             assert (await conn.execute(select(table.c.name))).scalar_one() == "seven"
     finally:
         await engine.dispose()
+
+
+READ = Prepared(
+    select(EVENTS.c.seq, EVENTS.c.kind, EVENTS.c.data, EVENTS.c.created_at, EVENTS.c.from_state)
+    .where(EVENTS.c.tenant_id == bindparam("tenant"))
+    .order_by(EVENTS.c.seq)
+)
+
+
+async def test_rows_read_on_the_driver_are_the_values_the_core_path_reads(db_url: str) -> None:
+    db = Database(db_url)
+    try:
+        async with db.transaction() as session:
+            deep = {"deep": {"list": [{"x": None}]}}
+            rows = [_event(1), _event(2, from_state=None, data=deep), _event(3, data=None)]
+            await session.run_sync(lambda s: INSERT.executemany(s.connection(), rows))
+        async with db.transaction() as session:
+            ours = await driver.read(session, READ, {"tenant": "driver-test"})
+            core = (await session.execute(READ.statement, {"tenant": "driver-test"})).all()
+        assert [tuple(r) for r in ours] == [tuple(r) for r in core]
+        assert len(ours) == 3
+        # Decoded as the column types decode them: JSON to Python values, the timestamp aware UTC.
+        assert ours[1][2] == {"deep": {"list": [{"x": None}]}}
+        assert ours[0][3] == datetime(2026, 12, 1, 18, 30, 5, 123456, tzinfo=UTC)
+        assert ours[2][2] is None
+    finally:
+        await db.dispose()
+
+
+async def test_a_driver_read_sees_the_sessions_pending_changes(db_url: str) -> None:
+    db = Database(db_url)
+    try:
+        async with db.transaction() as session:
+            await session.run_sync(lambda s: INSERT.executemany(s.connection(), [_event(1)]))
+        async with db.transaction() as session:
+            row = await session.scalar(select(Event).where(Event.seq == 1))
+            assert row is not None
+            row.kind = "changed by the ORM, not yet flushed"
+            write_through.write(session.sync_session, row, {"from_state": "written through"})
+            (found,) = await driver.read(session, READ, {"tenant": "driver-test"})
+            assert (found[1], found[4]) == ("changed by the ORM, not yet flushed", "written through")
+    finally:
+        await db.dispose()

@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from sqlalchemy import bindparam, select
 
+from ...db import driver
 from ...db.models import BranchingConditionRow, PlanStep, ResearchPlan, SkillExecution
 from ...events.kinds import AuditEvent, EngineEvent
 from ...limits import SHORT_TEXT
@@ -249,26 +250,36 @@ async def submit_step_result(tx: Tx, result: StepResult) -> SubmittedResult:
     return SubmittedResult(plan, step, fired, skipped)
 
 
-_CONDITIONS_AFTER = (
-    select(BranchingConditionRow)
+# Read on the driver (db/driver.py) on every submitted result, most often to find none; the one that
+# fires, if any, is then loaded as the row the payload and the events show.
+_CONDITIONS_AFTER = driver.Prepared(
+    select(
+        BranchingConditionRow.id,
+        BranchingConditionRow.field,
+        BranchingConditionRow.op,
+        BranchingConditionRow.value,
+        BranchingConditionRow.action,
+    )
     .where(BranchingConditionRow.after_step_id == bindparam("step"))
     .order_by(BranchingConditionRow.position)
 )
 
 
 async def _first_firing_condition(tx: Tx, step: PlanStep) -> BranchingConditionRow | None:
-    rows = await tx.session.scalars(_CONDITIONS_AFTER, {"step": step.id})
+    rows = await driver.read(tx.session, _CONDITIONS_AFTER, {"step": step.id})
+    if not rows:
+        return None
     outcome = StepOutcome(step.confidence, step.result_summary, step.result_data or {})
-    for row in rows:
+    for condition_id, field_, op, value, action in rows:
         cond = BranchingCondition(
             after_step_order=step.step_order,
-            field=row.field,
-            op=BranchOp(row.op),
-            value=row.value,
-            action=BranchAction(row.action),
+            field=field_,
+            op=BranchOp(op),
+            value=value,
+            action=BranchAction(action),
         )
         if condition_matches(cond, outcome):
-            return row
+            return await tx.session.get(BranchingConditionRow, condition_id)
     return None
 
 

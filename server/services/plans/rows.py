@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from sqlalchemy import bindparam, select
 
+from ...db import driver
 from ...db.models import PlanStep, ResearchPlan
 from ...events.kinds import AuditEvent, EngineEvent
 from ...machines.plan import (
@@ -28,7 +29,8 @@ _FIRST_PENDING = (
     .order_by(PlanStep.step_order)
     .limit(1)
 )
-_STATUSES = select(PlanStep.status).where(PlanStep.plan_id == bindparam("plan"))
+# On the driver (db/driver.py): each submitted result reads it, and no ORM object needs its rows.
+_STATUSES = driver.Prepared(select(PlanStep.status).where(PlanStep.plan_id == bindparam("plan")))
 
 
 async def lock_plan(tx: Tx, plan_id: str, field: str = "planId") -> ResearchPlan:
@@ -52,7 +54,7 @@ async def first_pending_step(tx: Tx, plan_id: str) -> PlanStep | None:
 
 async def step_statuses(tx: Tx, plan_id: str) -> list[StepStatus]:
     """The status of every step of the plan (as flushed: pending changes are written first)."""
-    return [StepStatus(s) for s in (await tx.session.scalars(_STATUSES, {"plan": plan_id})).all()]
+    return [StepStatus(s) for (s,) in await driver.read(tx.session, _STATUSES, {"plan": plan_id})]
 
 
 def statuses_of(steps: Iterable[PlanStep]) -> list[StepStatus]:

@@ -13,8 +13,8 @@ What each part does is unchanged:
   ``MaxTokensLimiter`` set it.
 - **Parse and validation caches**: bounded LRU caches shared by every operation of the process, as
   Strawberry's ``ParserCache`` and ``ValidationCache`` kept them. A document over the token limit raises
-  and is not cached; the validation key is the parsed document (the same object for the same text while
-  it is in the parse cache), the schema and the rules.
+  and is not cached; the validation key is the document's text, its parse options, the schema and the
+  rules.
 - **Depth and alias limits**: their validation rules are added to every operation's.
 - **Errors**: an unexpected error becomes "Unexpected error." with the request id; any other loses
   graphql-core's "Did you mean ...?" and is clipped to ``MESSAGE_LIMIT``.
@@ -27,8 +27,9 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from functools import lru_cache
+from typing import Any
 
-from graphql import ASTValidationRule, DocumentNode, GraphQLError, parse
+from graphql import ASTValidationRule, DocumentNode, GraphQLError, GraphQLSchema, parse
 from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 
@@ -43,7 +44,18 @@ CACHE_SIZE = 512  # parsed and validated documents kept, each cache
 _SUGGESTION = re.compile(r"\s*Did you mean [^?]*\?")
 
 cached_parse: Callable[..., DocumentNode] = lru_cache(maxsize=CACHE_SIZE)(parse)
-cached_validate: Callable[..., list[GraphQLError]] = lru_cache(maxsize=CACHE_SIZE)(validate_document)
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def cached_validate(
+    schema: GraphQLSchema, query: str, options: tuple[tuple[str, Any], ...], rules: tuple[Any, ...]
+) -> list[GraphQLError]:
+    """The validation errors of ``query`` as parsed with ``options``.
+
+    Keyed by the query's text, not its parsed document: a document's hash walks its whole tree on every
+    lookup (the nodes are hashed by value), a string's is computed once and kept by the string.
+    """
+    return validate_document(schema, cached_parse(query, **dict(options)), rules)
 
 
 def masked(error: GraphQLError) -> GraphQLError:
@@ -97,7 +109,10 @@ class OperationHooks(SchemaExtension):
                 pass  # Strawberry's own parse, with the same options, reports it
             else:
                 ctx.pre_execution_errors = cached_validate(
-                    graphql_core_schema(ctx.schema), ctx.graphql_document, ctx.validation_rules
+                    graphql_core_schema(ctx.schema),
+                    ctx.query,
+                    tuple(sorted(ctx.parse_options.items())),
+                    tuple(ctx.validation_rules),
                 )
         yield
         result = ctx.result

@@ -54,6 +54,7 @@ class Database:
             self.read_engine = self.write_engine
             self.capacity = {"writer": 2 * pool_size}
         self._writer_lock = asyncio.Lock() if self.is_sqlite else None
+        self._writer_session: AsyncSession | None = None
         self._write_sessions = async_sessionmaker(
             self.write_engine, expire_on_commit=False, sync_session_class=WriteSession
         )
@@ -70,8 +71,22 @@ class Database:
             async with self._write_sessions() as session, session.begin():
                 yield session
             return
-        async with self._writer_lock, self._write_sessions() as session, session.begin():
-            yield session
+        async with self._writer_lock:
+            # One session for the one writer, used by each transaction in turn under the lock: building
+            # an AsyncSession and its Session, and closing it through the task and shield that
+            # AsyncSession's own exit uses (so that a cancellation cannot cut a close short), cost
+            # more than SQLite takes for most transactions. Here a close cannot be cut short: the
+            # writer's driver calls never wait (sqlite_inline), so it runs to its end without
+            # yielding to the loop. ``close`` leaves the session empty, as a new one.
+            if self._writer_session is None:
+                self._writer_session = self._write_sessions()
+            session = self._writer_session
+            try:
+                async with session.begin():
+                    yield session
+            finally:
+                session.info.clear()
+                await session.close()
 
     @asynccontextmanager
     async def reader(self) -> AsyncIterator[AsyncSession]:

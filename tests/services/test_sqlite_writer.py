@@ -144,3 +144,40 @@ async def test_a_reader_connect_cancelled_while_the_file_opens_closes_the_connec
         release.set()
         monkeypatch.undo()
         await db.dispose()
+
+
+async def test_the_writers_session_starts_each_transaction_empty_even_after_a_cancelled_one(
+    tmp_path: Path,
+) -> None:
+    """The one writer session is used by each transaction in turn: a transaction cancelled midway rolls
+    back and hands on a session that holds nothing of it (no rows, no info, no pending writes)."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'c.db'}"
+    await upgrade_async(url)
+    db = Database(url)
+    inside, never = asyncio.Event(), asyncio.Event()
+    try:
+        async with db.transaction() as session:
+            await session.execute(text("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)"))
+
+        async def cancelled_midway() -> None:
+            async with db.transaction() as session:
+                await session.execute(text("INSERT INTO t VALUES (1, 'cancelled')"))
+                session.info["left behind"] = True
+                inside.set()
+                await never.wait()
+
+        writing = asyncio.create_task(cancelled_midway())
+        await inside.wait()
+        writing.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await writing
+        async with db.transaction() as session:
+            assert session.info == {}
+            assert list(session.identity_map.values()) == []
+            assert (await session.execute(text("SELECT count(*) FROM t"))).scalar_one() == 0
+            await session.execute(text("INSERT INTO t VALUES (2, 'kept')"))
+        async with db.reader() as session:
+            assert (await session.execute(text("SELECT v FROM t"))).scalars().all() == ["kept"]
+        assert db.write_engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    finally:
+        await db.dispose()

@@ -203,6 +203,7 @@ class NoticeBus:
     ) -> None:
         make_backend(url)  # reject a bad URL at start-up, not in the background
         self.url = url
+        self._local = urlparse(url).scheme == "memory"
         self.channel = channel
         self._on_notice = on_notice
         self._on_resync = on_resync
@@ -241,8 +242,14 @@ class NoticeBus:
         self._task = self._publisher = None
 
     def committed(self, buffer: EventBuffer) -> None:
-        """A commit listener: tell other processes the tenant's log grew to the buffer's last seq."""
-        self.publish_nowait(Notice(buffer.tenant_id, max(buffer.seqs)))
+        """A commit listener: tell other processes the tenant's log grew to the buffer's last seq.
+
+        On ``memory://`` there is no other process, and this one hears its own commits from its own
+        listeners (the feed's, the webhook dispatcher's): the notice would only come back to wake them
+        a second time, a publisher's and a subscriber's turn of the loop for every commit.
+        """
+        if not self._local:
+            self.publish_nowait(Notice(buffer.tenant_id, max(buffer.seqs)))
 
     def publish_nowait(self, notice: Notice) -> None:
         """Queue a notice for other processes (called after commit; never blocks, never raises).

@@ -34,6 +34,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -47,6 +48,7 @@ from server.auth import Principal
 from server.clock import FakeClock
 from server.config import Settings
 from server.db.engine import Database
+from server.events.log import EventBuffer
 from server.realtime.bus import (
     NOTIFY_PAYLOAD_LIMIT,
     MemoryNoticeBackend,
@@ -169,6 +171,27 @@ async def test_memory_bus_hears_its_own_notices(channel: str) -> None:
         bus.publish_nowait(Notice("u", 2))
         await wait_until(lambda: len(heard.notices) == 2, what="the notices")
     assert sorted(heard.notices, key=lambda n: n.seq) == [Notice("t", 1), Notice("u", 2)]
+
+
+async def test_a_commit_is_published_to_other_processes_and_not_echoed_on_memory(
+    broker_url: str, channel: str
+) -> None:
+    """On a broker a commit is told to the other processes; on memory:// there are none, and this
+    process's own commit listeners (the feed's, the webhooks') have already heard it."""
+    buffer = EventBuffer("t", "agent", datetime.now(UTC), seqs=[4, 5])
+    heard, echoed = Heard(), Heard()
+    async with (
+        running_bus(broker_url, channel, heard) as bus,
+        running_bus("memory://", channel, echoed) as alone,
+    ):
+        bus.committed(buffer)
+        alone.committed(buffer)
+        await wait_until(lambda: heard.notices == [Notice("t", 5)], what="the commit's notice")
+        # Another tenant's notice, published as asked: a notice of the commit would have gone before it.
+        alone.publish_nowait(Notice("u", 6))
+        await wait_until(lambda: Notice("u", 6) in echoed.notices, what="the published notice")
+    assert echoed.notices == [Notice("u", 6)]
+    assert alone.published == 1
 
 
 async def test_a_notice_published_by_one_bus_reaches_another(broker_url: str, channel: str) -> None:

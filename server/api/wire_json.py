@@ -32,6 +32,10 @@ def _reject_constant(token: str) -> NoReturn:
     raise BadJSON(f"{token} is not JSON (RFC 8259 has no NaN or Infinity)")
 
 
+# json.loads with any argument builds a new decoder per call: one, kept, decodes every body.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def loads(data: str | bytes) -> Any:
     """Parse one JSON document; BadJSON says why one is refused."""
     if isinstance(data, bytes):
@@ -39,8 +43,10 @@ def loads(data: str | bytes) -> Any:
             data = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise BadJSON(f"the body is not UTF-8 (byte {exc.start})") from None
+    if data.startswith("\ufeff"):  # what json.loads refuses before it decodes
+        raise BadJSON("the body is not valid JSON: it starts with a byte order mark")
     try:
-        value = json.loads(data, parse_constant=_reject_constant)
+        value = _DECODER.decode(data)
     except BadJSON:
         raise
     except RecursionError:

@@ -268,6 +268,7 @@ MALFORMED_BODIES = {
         b'{"query": "{ latestSeq }", "variables": {"v": -Infinity}}',
         "-Infinity is not JSON",
     ),
+    "a byte order mark first": (b'\xef\xbb\xbf{"query": "{ latestSeq }"}', "byte order mark"),
     "an integer of 5000 digits": (
         b'{"query": "{ latestSeq }", "variables": {"v": ' + b"7" * 5000 + b"}}",
         "not valid JSON",

@@ -19,8 +19,8 @@ from ..validation import Problems, check_confidence, check_json_size, check_text
 from .inputs import StepResult
 from .rows import (
     end_plan_failed,
-    first_pending_step,
     lock_plan,
+    lock_plan_and_next,
     lock_plan_of_step,
     move_step,
     plan_act,
@@ -97,7 +97,9 @@ async def resume_session(tx: Tx, plan_id: str, session_id: str) -> Resumed:
 
 
 async def start_next_step(tx: Tx, plan_id: str, session_id: str | None = None) -> NextStep:
-    plan = await lock_plan(tx, plan_id)
+    # The first pending step is read with the plan: nothing before its use below changes which step
+    # that is (a session note writes the plan, a resume the steps in progress).
+    plan, step = await lock_plan_and_next(tx, plan_id)
     note_session(tx, plan, session_id)
     status = PlanStatus(plan.status)
     if status is PlanStatus.COMPLETED:
@@ -108,7 +110,6 @@ async def start_next_step(tx: Tx, plan_id: str, session_id: str | None = None) -
         return NextStep(NextStepOutcome.AWAITING_REVIEW, plan)
     if status is PlanStatus.STALLED:
         _resume(tx, plan, await plan_steps(tx, plan.id))
-    step = await first_pending_step(tx, plan.id)
     if step is None:
         statuses = await step_statuses(tx, plan.id)
         return NextStep(

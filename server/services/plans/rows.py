@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import and_, bindparam, select
 
 from ...db import driver
 from ...db.models import PlanStep, ResearchPlan
+from ...errors import not_found
 from ...events.kinds import AuditEvent, EngineEvent
 from ...machines.plan import (
     PLAN_MACHINE,
@@ -19,6 +20,7 @@ from ...machines.plan import (
 from ..aggregates import PLAN, PLAN_STEP, lock_child, lock_root
 from ..runtime import Tx
 from ..transitions import allowed, apply, enter, require
+from ..validation import parse_id
 
 # The hot path's statements are built once (bound parameters): building a select costs more than
 # SQLite takes to run it.
@@ -30,12 +32,43 @@ _FIRST_PENDING = (
     .limit(1)
 )
 # On the driver (db/driver.py): each submitted result reads it, and no ORM object needs its rows.
+# startNextStep's plan and the step it would start, in one read on SQLite (``lock_plan_and_next``).
+_PLAN_AND_FIRST_PENDING = (
+    select(ResearchPlan, PlanStep)
+    .outerjoin(
+        PlanStep,
+        and_(PlanStep.plan_id == ResearchPlan.id, PlanStep.status == StepStatus.PENDING.value),
+    )
+    .where(ResearchPlan.id == bindparam("id"), ResearchPlan.tenant_id == bindparam("tenant"))
+    .order_by(PlanStep.step_order)
+    .limit(1)
+    .execution_options(populate_existing=True)
+)
 _STATUSES = driver.Prepared(select(PlanStep.status).where(PlanStep.plan_id == bindparam("plan")))
 
 
 async def lock_plan(tx: Tx, plan_id: str, field: str = "planId") -> ResearchPlan:
     """The plan row, locked for this transaction (``aggregates.lock_root``)."""
     return await lock_root(tx, PLAN, plan_id, field)
+
+
+async def lock_plan_and_next(
+    tx: Tx, plan_id: str, field: str = "planId"
+) -> tuple[ResearchPlan, PlanStep | None]:
+    """The plan, locked (``lock_plan``), and its first pending step (``first_pending_step``).
+
+    On SQLite the transaction's ``BEGIN IMMEDIATE`` already holds the database, so the lock is a read
+    and both rows come in one: an ORM read costs more than the rest of a transition's statements.
+    PostgreSQL locks the plan first, then reads the step under the lock.
+    """
+    if not tx.runtime.db.is_sqlite:
+        plan = await lock_plan(tx, plan_id, field)
+        return plan, await first_pending_step(tx, plan.id)
+    params = {"id": parse_id(plan_id, field), "tenant": tx.tenant_id}
+    found = (await tx.session.execute(_PLAN_AND_FIRST_PENDING, params)).first()
+    if found is None:
+        raise not_found(PLAN.entity, plan_id, [field])
+    return found[0], found[1]
 
 
 async def lock_plan_of_step(tx: Tx, step_id: str, field: str = "stepId") -> tuple[ResearchPlan, PlanStep]:

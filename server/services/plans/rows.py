@@ -31,7 +31,6 @@ _FIRST_PENDING = (
     .order_by(PlanStep.step_order)
     .limit(1)
 )
-# On the driver (db/driver.py): each submitted result reads it, and no ORM object needs its rows.
 # startNextStep's plan and the step it would start, in one read on SQLite (``lock_plan_and_next``).
 _PLAN_AND_FIRST_PENDING = (
     select(ResearchPlan, PlanStep)
@@ -44,6 +43,7 @@ _PLAN_AND_FIRST_PENDING = (
     .limit(1)
     .execution_options(populate_existing=True)
 )
+# On the driver (db/driver.py): each submitted result reads it, and no ORM object needs its rows.
 _STATUSES = driver.Prepared(select(PlanStep.status).where(PlanStep.plan_id == bindparam("plan")))
 
 
@@ -58,7 +58,7 @@ async def lock_plan_and_next(
     """The plan, locked (``lock_plan``), and its first pending step (``first_pending_step``).
 
     On SQLite the transaction's ``BEGIN IMMEDIATE`` already holds the database, so the lock is a read
-    and both rows come in one: an ORM read costs more than the rest of a transition's statements.
+    and both rows come in one (an ORM read costs several times the SQL it runs).
     PostgreSQL locks the plan first, then reads the step under the lock.
     """
     if not tx.runtime.db.is_sqlite:

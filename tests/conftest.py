@@ -302,14 +302,22 @@ class _PromptServer(uvicorn.Server):
         await self.lifespan.shutdown()
 
 
-def start_server(settings: Settings, clock: FakeClock) -> LiveServer:
+def start_server(settings: Settings, clock: FakeClock, *, keepalive: bool = True) -> LiveServer:
+    """A real uvicorn on 127.0.0.1 in a thread. ``keepalive=False`` turns off uvicorn's WebSocket pings:
+    a test that stalls a reader on purpose would otherwise have the connection closed (1011) once the
+    stall outlasts ping interval plus timeout, as it can on a loaded machine."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     app = create_app(settings, clock, migrate=False)
     config = uvicorn.Config(
-        app, log_level="warning", lifespan="on", ws="websockets-sansio", ws_per_message_deflate=False
+        app,
+        log_level="warning",
+        lifespan="on",
+        ws="websockets-sansio",
+        ws_per_message_deflate=False,
+        ws_ping_interval=20.0 if keepalive else None,
     )
     server = _PromptServer(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

@@ -164,7 +164,7 @@ async def test_a_replay_to_a_reader_that_stops_holds_a_bounded_buffer_and_loses_
     db_url: str, clock: Any
 ) -> None:
     await _log(db_url, LOGGED, clock)
-    live = start_server(Settings(database_url=db_url), clock)
+    live = start_server(Settings(database_url=db_url), clock, keepalive=False)
     try:
         slow, protocol = await _open_slow(live)
 
@@ -191,7 +191,7 @@ async def test_a_live_subscriber_is_not_held_behind_a_replay_of_the_same_selecti
     db_url: str, clock: Any
 ) -> None:
     await _log(db_url, LOGGED, clock)
-    live = start_server(Settings(database_url=db_url), clock)
+    live = start_server(Settings(database_url=db_url), clock, keepalive=False)
     client = GraphQLClient(live.url)
     try:
         stuck, _ = await _open_slow(live)
@@ -261,7 +261,7 @@ async def test_a_revoked_replay_to_a_reader_that_reads_nothing_is_dropped_and_ho
     close of the others revoked in the same pass: it is dropped after its time to close."""
     keys = await _keys(db_url, clock, "stuck", "other")
     await _log(db_url, LOGGED, clock, tenant="acme")
-    live = start_server(Settings(database_url=db_url, auth_cache_seconds=0.3), clock)
+    live = start_server(Settings(database_url=db_url, auth_cache_seconds=0.3), clock, keepalive=False)
     try:
         slow, protocol = await _open_slow(live, token=keys["stuck"][1])  # watched first: closed first
 

@@ -94,7 +94,7 @@ async def test_a_subscriber_catching_up_when_its_next_events_are_archived_is_tol
     db = Database(db_url)
     await log_events(db, clock, 5_000, per_tx=500)
     # A ring of 64: the replay is read from the table, a page at a time.
-    live = start_server(Settings(database_url=db_url, feed_ring_size=64), clock)
+    live = start_server(Settings(database_url=db_url, feed_ring_size=64), clock, keepalive=False)
     try:
         slow, protocol = await _open_slow(live)
 

@@ -90,6 +90,27 @@ def test_every_internal_the_driver_statements_use_is_where_they_read_it() -> Non
     ]
 
 
+def test_every_internal_the_driver_rows_use_is_where_they_read_it() -> None:
+    """``db/driver_rows._instance`` copies ``orm/loading._instance``'s making of a new row's instance."""
+    from sqlalchemy.orm import Session, loading
+    from sqlalchemy.orm.identity import _WeakInstanceDict
+    from sqlalchemy.orm.state import InstanceState
+
+    source = inspect.getsource(loading._instance_processor)
+    for line in (
+        "instance = mapper.class_manager.new_instance()",
+        "state.key = identitykey",
+        "state.identity_token = identity_token",
+        "state.session_id = session_id",
+        "session_identity_map._add_unpresent(state, identitykey)",
+        "state._commit_all(dict_, session_identity_map)",
+    ):
+        assert line in source, line
+    assert "self._dict[key] = state" in inspect.getsource(_WeakInstanceDict._add_unpresent)
+    assert list(inspect.signature(InstanceState._commit_all).parameters) == ["self", "dict_", "instance_dict"]
+    assert "hash_key" in inspect.getsource(Session.__init__)
+
+
 def test_the_asyncio_engine_takes_the_inline_dialect_with_an_asyncio_pool() -> None:
     from sqlalchemy.ext.asyncio import create_async_engine
     from sqlalchemy.pool import AsyncAdaptedQueuePool

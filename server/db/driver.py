@@ -11,8 +11,8 @@ keeps it (``sqlite3``'s statement cache; asyncpg's, through SQLAlchemy's adapter
 
 A SELECT's rows come back as tuples, each value through its column type's result processor (the JSON
 decoded, as a ``Result`` gives it); ``read`` runs one after the session's pending changes are flushed.
-It is for the hot reads whose rows no ORM object needs: what the transition then changes and returns
-is still loaded by the ORM.
+The rows a transition changes and returns are read so too, then made into ORM instances
+(``driver_rows.Rows``).
 
 What the Core path gives besides is kept: the connection's ``before_cursor_execute`` and
 ``after_cursor_execute`` events fire (statement counts, tracing), and a driver error goes through the
@@ -48,9 +48,10 @@ class _Compiled:
     processors: tuple[_Processor, ...]
     returns_rows: bool
     fixed: Mapping[str, Any]  # values the statement itself binds (``values(column=0)``)
-    # A SELECT's columns' result processors (JSON decoded, timestamps parsed, as a Result would);
+    # A SELECT's columns' types as the dialect implements them, whose result processors (JSON decoded,
+    # timestamps parsed, as a Result would) are made from the driver's description of the first rows;
     # None for a statement whose RETURNING values are taken as the driver gives them.
-    results: tuple[_Processor, ...] | None = None
+    columns: tuple[Any, ...] | None = None
 
     def values(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
         if self.fixed:
@@ -72,6 +73,7 @@ class Prepared:
         self.column_keys = list(column_keys) if column_keys is not None else None
         self.many = many
         self._compiled: dict[str, _Compiled | None] = {}
+        self._results: dict[str, tuple[_Processor, ...] | None] = {}
 
     def compiled(self, dialect: Dialect) -> _Compiled | None:
         key = f"{dialect.name}+{dialect.driver}"
@@ -87,9 +89,20 @@ class Prepared:
         if compiled is None:
             result = connection.execute(self.statement, dict(params))
             return list(result.all()) if result.returns_rows else []
-        rows = _run(connection, compiled, compiled.values(params), many=False)
-        results = compiled.results
-        if results is None or not any(results):
+        rows, description = _run(connection, compiled, compiled.values(params), many=False)
+        if compiled.columns is None or not rows:
+            return rows
+        dialect = connection.dialect
+        key = f"{dialect.name}+{dialect.driver}"
+        if key not in self._results:
+            # As a Result makes them: each type's processor for the type code the driver reports
+            # (asyncpg's numeric types pick theirs by it).
+            made = tuple(
+                t.result_processor(dialect, d[1]) for t, d in zip(compiled.columns, description, strict=True)
+            )
+            self._results[key] = made if any(made) else None
+        results = self._results[key]
+        if results is None:
             return rows
         return [tuple(v if p is None else p(v) for v, p in zip(row, results, strict=True)) for row in rows]
 
@@ -134,16 +147,15 @@ def _compile(
     fixed = {k: b.effective_value for k, b in zip(keys, binds, strict=True) if not b.required}
     is_select = bool(getattr(statement, "is_select", False))
     returns_rows = bool(compiled.effective_returning) or is_select
-    results = None
+    columns = None
     if is_select:
-        columns: Any = statement  # a Select, which names its columns
-        results = tuple(
-            c.type.dialect_impl(dialect).result_processor(dialect, None) for c in columns.selected_columns
-        )
-    return _Compiled(compiled.string, keys, processors, returns_rows, fixed, results)
+        select: Any = statement  # a Select, which names its columns
+        columns = tuple(c.type.dialect_impl(dialect) for c in select.selected_columns)
+    return _Compiled(compiled.string, keys, processors, returns_rows, fixed, columns)
 
 
-def _run(connection: Connection, compiled: _Compiled, values: Any, *, many: bool) -> list[Any]:
+def _run(connection: Connection, compiled: _Compiled, values: Any, *, many: bool) -> tuple[list[Any], Any]:
+    """The rows (if the statement returns any) and the cursor's description of them."""
     cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     events = connection._has_events or connection.engine._has_events
     try:
@@ -154,6 +166,7 @@ def _run(connection: Connection, compiled: _Compiled, values: Any, *, many: bool
         else:
             cursor.execute(compiled.sql, values)
         rows = list(cursor.fetchall()) if compiled.returns_rows else []
+        description = cursor.description
         if events:
             connection.dispatch.after_cursor_execute(connection, cursor, compiled.sql, values, None, many)
     except Exception as exc:
@@ -161,4 +174,4 @@ def _run(connection: Connection, compiled: _Compiled, values: Any, *, many: bool
         connection._handle_dbapi_exception(exc, compiled.sql, values, cursor, None)
     finally:
         cursor.close()
-    return rows
+    return rows, description

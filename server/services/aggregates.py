@@ -10,7 +10,8 @@ before it reads anything under it, and re-reads what it acts on once the lock is
 - SQLite (the fast path): the transaction began with ``BEGIN IMMEDIATE``, which already holds the whole
   database, so a root is one read and a child and its root are one joined read.
 
-Both read the rows afresh (``populate_existing``), whatever the session held before.
+Both read the rows afresh (``populate_existing``), whatever the session held before, on the driver
+(``db/driver_rows.Rows``: the ORM's per-query set-up costs several times the SQL).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from sqlalchemy import Select, bindparam, select
 
+from ..db.driver_rows import Rows, loaded_columns
 from ..db.mission_models import Asset, Hop, Mission, ToolStep
 from ..db.models import PlanStep, ResearchPlan, SkillExecution
 from ..db.workflow_models import Workflow, WorkflowCompensation, WorkflowStep
@@ -38,17 +40,16 @@ class Root(Generic[R]):
     model: type[R]
     entity: str
     argument: str
-    lock: Select[Any] = field(init=False, repr=False)
+    lock: Rows = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         m: Any = self.model
         statement = (
-            select(m)
+            select(*loaded_columns(m))
             .where(m.id == bindparam("id"), m.tenant_id == bindparam("tenant"))
             .with_for_update()
-            .execution_options(populate_existing=True)
         )
-        object.__setattr__(self, "lock", statement)
+        object.__setattr__(self, "lock", Rows(statement, m))
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,8 @@ class Child(Generic[C, R]):
     parent: str
     entity: str
     root_id: Select[Any] = field(init=False, repr=False)
-    joined: Select[Any] = field(init=False, repr=False)
+    joined: Rows = field(init=False, repr=False)  # SQLite: the child and its root
+    by_id: Rows = field(init=False, repr=False)  # PostgreSQL: the child, once its root is locked
 
     def __post_init__(self) -> None:
         m: Any = self.model
@@ -68,8 +70,9 @@ class Child(Generic[C, R]):
         parent = getattr(m, self.parent)
         mine = (m.id == bindparam("id"), m.tenant_id == bindparam("tenant"))
         object.__setattr__(self, "root_id", select(parent).where(*mine))
-        joined = select(m, r).join(r, r.id == parent).where(*mine).execution_options(populate_existing=True)
-        object.__setattr__(self, "joined", joined)
+        joined = select(*loaded_columns(m), *loaded_columns(r)).join_from(m, r, r.id == parent).where(*mine)
+        object.__setattr__(self, "joined", Rows(joined, m, r))
+        object.__setattr__(self, "by_id", Rows(select(*loaded_columns(m)).where(m.id == bindparam("id")), m))
 
 
 PLAN = Root(ResearchPlan, "plan", "planId")
@@ -88,10 +91,10 @@ ASSET = Child(Asset, MISSION, "mission_id", "asset")
 async def lock_root(tx: Tx, root: Root[R], root_id: str, field: str | None = None) -> R:
     """The root row, locked for this transaction; NOT_FOUND (on ``field``) outside the tenant."""
     name = field or root.argument
-    row = await tx.session.scalar(root.lock, {"id": parse_id(root_id, name), "tenant": tx.tenant_id})
-    if row is None:
+    found = await root.lock.first(tx.session, {"id": parse_id(root_id, name), "tenant": tx.tenant_id})
+    if found is None:
         raise not_found(root.entity, root_id, [name])
-    return cast(R, row)
+    return cast(R, found[0])
 
 
 async def lock_child(tx: Tx, child: Child[C, R], child_id: str, field: str) -> tuple[R, C]:
@@ -99,7 +102,7 @@ async def lock_child(tx: Tx, child: Child[C, R], child_id: str, field: str) -> t
     cid = parse_id(child_id, field)
     params = {"id": cid, "tenant": tx.tenant_id}
     if tx.runtime.db.is_sqlite:
-        found = (await tx.session.execute(child.joined, params)).first()
+        found = await child.joined.first(tx.session, params)
         if found is None:
             raise not_found(child.entity, child_id, [field])
         return cast(R, found[1]), cast(C, found[0])
@@ -107,7 +110,7 @@ async def lock_child(tx: Tx, child: Child[C, R], child_id: str, field: str) -> t
     if root_id is None:
         raise not_found(child.entity, child_id, [field])
     root = await lock_root(tx, child.root, root_id, field)
-    row = await tx.session.get(child.model, cid, populate_existing=True)
+    row = await child.by_id.first(tx.session, {"id": cid})
     if row is None:  # removed between the two reads, before the lock was held
         raise not_found(child.entity, child_id, [field])
-    return root, row
+    return root, cast(C, row[0])

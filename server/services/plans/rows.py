@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
 from sqlalchemy import and_, bindparam, select
 
 from ...db import driver
+from ...db.driver_rows import Rows, loaded_columns
 from ...db.models import PlanStep, ResearchPlan
 from ...errors import not_found
 from ...events.kinds import AuditEvent, EngineEvent
@@ -25,23 +27,26 @@ from ..validation import parse_id
 # The hot path's statements are built once (bound parameters): building a select costs more than
 # SQLite takes to run it.
 _STEPS = select(PlanStep).where(PlanStep.plan_id == bindparam("plan")).order_by(PlanStep.step_order)
-_FIRST_PENDING = (
-    select(PlanStep)
+_FIRST_PENDING = Rows(
+    select(*loaded_columns(PlanStep))
     .where(PlanStep.plan_id == bindparam("plan"), PlanStep.status == StepStatus.PENDING.value)
     .order_by(PlanStep.step_order)
-    .limit(1)
+    .limit(1),
+    PlanStep,
 )
 # startNextStep's plan and the step it would start, in one read on SQLite (``lock_plan_and_next``).
-_PLAN_AND_FIRST_PENDING = (
-    select(ResearchPlan, PlanStep)
-    .outerjoin(
+_PLAN_AND_FIRST_PENDING = Rows(
+    select(*loaded_columns(ResearchPlan), *loaded_columns(PlanStep))
+    .outerjoin_from(
+        ResearchPlan,
         PlanStep,
         and_(PlanStep.plan_id == ResearchPlan.id, PlanStep.status == StepStatus.PENDING.value),
     )
     .where(ResearchPlan.id == bindparam("id"), ResearchPlan.tenant_id == bindparam("tenant"))
     .order_by(PlanStep.step_order)
-    .limit(1)
-    .execution_options(populate_existing=True)
+    .limit(1),
+    ResearchPlan,
+    PlanStep,
 )
 # On the driver (db/driver.py): each submitted result reads it, and no ORM object needs its rows.
 _STATUSES = driver.Prepared(select(PlanStep.status).where(PlanStep.plan_id == bindparam("plan")))
@@ -65,7 +70,7 @@ async def lock_plan_and_next(
         plan = await lock_plan(tx, plan_id, field)
         return plan, await first_pending_step(tx, plan.id)
     params = {"id": parse_id(plan_id, field), "tenant": tx.tenant_id}
-    found = (await tx.session.execute(_PLAN_AND_FIRST_PENDING, params)).first()
+    found = await _PLAN_AND_FIRST_PENDING.first(tx.session, params)
     if found is None:
         raise not_found(PLAN.entity, plan_id, [field])
     return found[0], found[1]
@@ -81,8 +86,8 @@ async def plan_steps(tx: Tx, plan_id: str) -> list[PlanStep]:
 
 
 async def first_pending_step(tx: Tx, plan_id: str) -> PlanStep | None:
-    step: PlanStep | None = await tx.session.scalar(_FIRST_PENDING, {"plan": plan_id})
-    return step
+    found = await _FIRST_PENDING.first(tx.session, {"plan": plan_id})
+    return None if found is None else cast(PlanStep, found[0])
 
 
 async def step_statuses(tx: Tx, plan_id: str) -> list[StepStatus]:

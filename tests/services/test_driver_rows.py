@@ -18,6 +18,7 @@ from server.db.driver_rows import Rows, loaded_columns
 from server.db.engine import Database
 from server.db.models import PlanStep, ResearchPlan
 from server.db.workflow_models import Workflow
+from server.services.plans import rows as plan_rows
 from tests.services.helpers import Flight
 from tests.services.workflow_helpers import WorkflowFlight
 
@@ -28,17 +29,8 @@ STEP_AND_PLAN = Rows(
     PlanStep,
     ResearchPlan,
 )
-PLAN_AND_STEP = Rows(
-    select(*loaded_columns(ResearchPlan), *loaded_columns(PlanStep))
-    .outerjoin_from(
-        ResearchPlan,
-        PlanStep,
-        (PlanStep.plan_id == ResearchPlan.id) & (PlanStep.status == bindparam("status")),
-    )
-    .where(ResearchPlan.id == bindparam("id")),
-    ResearchPlan,
-    PlanStep,
-)
+# startNextStep's own read: a plan and its first pending step, an outer join.
+PLAN_AND_STEP = plan_rows._PLAN_AND_FIRST_PENDING
 WORKFLOW = Rows(select(*loaded_columns(Workflow)).where(Workflow.id == bindparam("id")), Workflow)
 
 
@@ -147,7 +139,7 @@ async def test_a_row_the_session_holds_is_refreshed_and_stays_the_same_instance(
             text("UPDATE research_plans SET title = 'changed' WHERE id = :id"), {"id": plan_id}
         )
         assert held.title != "changed"
-        found = await PLAN_AND_STEP.first(session, {"id": plan_id, "status": "pending"})
+        found = await PLAN_AND_STEP.first(session, {"id": plan_id, "tenant": flight.tenant_id})
         assert found is not None
         assert found[0] is held
         assert held.title == "changed"
@@ -159,13 +151,17 @@ async def test_an_outer_join_that_finds_nothing_gives_none_for_that_model(
     db_url: str, flight: Flight
 ) -> None:
     created = await flight.create(1)
+    await flight.start(created.plan.id)  # its one step in progress: none pending
     async with flight.runtime.db.transaction() as session:
-        found = await PLAN_AND_STEP.first(session, {"id": created.plan.id, "status": "no such status"})
+        found = await PLAN_AND_STEP.first(session, {"id": created.plan.id, "tenant": flight.tenant_id})
         assert found is not None
         plan, step = found
         assert plan.id == created.plan.id
         assert step is None
-        assert await PLAN_AND_STEP.first(session, {"id": created.steps[0].id, "status": "pending"}) is None
+        assert (
+            await PLAN_AND_STEP.first(session, {"id": created.steps[0].id, "tenant": flight.tenant_id})
+            is None
+        )
 
 
 async def test_a_deferred_column_stays_unloaded_and_raises_as_on_an_orm_loaded_row(

@@ -11,6 +11,8 @@ round measures, one after the other:
   started and submitted, two transitions a step) for ``seconds`` (each agent ends the step it is on);
   the server's CPU per transition (plan creations included, as the scale series counts),
   transitions/s, request p50/p99;
+- ``strawberry_mutations``: the same 16 agents against the stock app's canned mutations
+  (``floor_apps mutations``): the stock libraries' CPU per transition for the same requests;
 - ``sql`` (SQLite only): the transition's statements in raw ``sqlite3`` on the same file, in this process,
   CPU per transition from ``time.process_time``.
 
@@ -19,7 +21,9 @@ Rounds interleave the parts so that a neighbour's load falls on all of them alik
 reported as the median of the rounds and their range, with the load average at each round. The floor of
 a transition over HTTP is the stock Strawberry request plus the raw SQL (the mutation's own GraphQL work,
 resolving two fields and their arguments, is not in it); ``fraction_of_floor`` is that floor over the
-measured CPU (1.0 would be nothing spent above it).
+measured CPU (1.0 would be nothing spent above it). The mutation floor is the stock app's canned
+mutations plus the raw SQL: the same requests through the same libraries, with the GraphQL work of
+the mutations in it; ``fraction_of_mutation_floor`` is that over the measured CPU.
 """
 
 from __future__ import annotations
@@ -139,6 +143,7 @@ def measure(
     servers = {
         "starlette": ServerProcess(url, argv=["bench.floor_apps", "starlette", "{port}"]),
         "strawberry": ServerProcess(url, argv=["bench.floor_apps", "strawberry", "{port}"]),
+        "mutations": ServerProcess(url, argv=["bench.floor_apps", "mutations", "{port}"]),
         "flightdeck": ServerProcess(url, FLIGHTDECK_OPERATION_LOG="true"),
     }
     if before:
@@ -155,6 +160,7 @@ def measure(
                 "strawberry": lambda: _requests(servers["strawberry"], seconds),
                 "flightdeck_typename": lambda: _requests(servers["flightdeck"], seconds),
                 "transition": lambda: _transitions(servers["flightdeck"], seconds),
+                "strawberry_mutations": lambda: _transitions(servers["mutations"], seconds),
             }
             if before:
                 parts["before_typename"] = lambda: _requests(servers["before"], seconds)
@@ -183,6 +189,15 @@ def measure(
     result["floor_cpu_us"] = _summary(floor)
     result["fraction_of_floor"] = _summary(
         [floor[i] / samples["transition"][i]["cpu_us"] for i in range(rounds)], 3
+    )
+    mutation_floor = [
+        samples["strawberry_mutations"][i]["cpu_us"]
+        + (samples["sql"][i]["cpu_us"] if "sql" in samples else 0.0)
+        for i in range(rounds)
+    ]
+    result["mutation_floor_cpu_us"] = _summary(mutation_floor)
+    result["fraction_of_mutation_floor"] = _summary(
+        [mutation_floor[i] / samples["transition"][i]["cpu_us"] for i in range(rounds)], 3
     )
     result["typename_over_stock"] = _summary(
         [

@@ -6,7 +6,14 @@ log) the same garbage-collector threshold and the same lean log records:
 
 - ``starlette``: a bare Starlette app whose ``POST /graphql`` answers a fixed JSON body;
 - ``strawberry``: a stock Strawberry app (its own ASGI ``GraphQL`` view, no middleware) with a one-field
-  schema and Strawberry's own parse and validation caches, which answers ``{ __typename }``.
+  schema and Strawberry's own parse and validation caches, which answers ``{ __typename }``;
+- ``mutations``: the same stock app with the three mutations a plan-step agent sends
+  (``createResearchPlan``, ``startNextStep``, ``submitStepResult``), declared with the arguments, input
+  types (every field, defaults included), enums and payload types of Flightdeck's schema that the
+  agent's operations reach, whose resolvers (coroutines, as any that awaits a database must be)
+  answer at once with canned objects: what Strawberry and
+  graphql-core spend on a transition's requests (parse, validation, variable coercion, input objects,
+  execution and completion of the payload, the JSON reply) with no state kept and no check run.
 
 Both answer ``GET /healthz`` so that ``ServerProcess``-style readiness works.
 """
@@ -14,7 +21,9 @@ Both answer ``GET /healthz`` so that ``ServerProcess``-style readiness works.
 from __future__ import annotations
 
 import gc
+import itertools
 import sys
+from enum import Enum
 
 import strawberry
 import uvicorn
@@ -24,6 +33,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from strawberry.asgi import GraphQL
 from strawberry.extensions import ParserCache, ValidationCache
+from strawberry.scalars import JSON
 
 from server.cli import uvicorn_options
 from server.config import load_settings
@@ -57,9 +67,159 @@ def strawberry_app() -> Starlette:
     )
 
 
+@strawberry.enum
+class StepType(Enum):
+    SEARCH = "search"
+    EXTRACT = "extract"
+    ANALYZE = "analyze"
+    CRITIQUE = "critique"
+    SYNTHESIZE = "synthesize"
+    CHECKPOINT = "checkpoint"
+    CUSTOM = "custom"
+
+
+@strawberry.enum
+class StepStatus(Enum):
+    PENDING = "pending"
+    IN_PROGRESS = "in_progress"
+    AWAITING_INPUT = "awaiting_input"
+    COMPLETED = "completed"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
+@strawberry.enum
+class NextStepOutcome(Enum):
+    STARTED = "started"
+    PLAN_COMPLETE = "plan_complete"
+    PLAN_FAILED = "plan_failed"
+    AWAITING_REVIEW = "awaiting_review"
+    NO_PENDING_STEPS = "no_pending_steps"
+
+
+@strawberry.enum
+class BranchOperator(Enum):
+    EQ = "eq"
+    GT = "gt"
+
+
+@strawberry.enum
+class BranchAction(Enum):
+    SKIP_TO = "skip_to"
+    FAIL = "fail"
+
+
+@strawberry.input
+class StepInput:
+    step_type: StepType
+    instructions: str
+    title: str = ""
+    output_formatting_notes: str | None = None
+
+
+@strawberry.input
+class BranchingConditionInput:
+    after_step_order: int
+    field: str
+    op: BranchOperator
+    value: JSON
+    action: BranchAction
+    target_step_order: int | None = None
+
+
+@strawberry.input
+class CreateResearchPlanInput:
+    research_question: str
+    steps: list[StepInput]
+    title: str = ""
+    branching_conditions: list[BranchingConditionInput] = strawberry.field(default_factory=list)
+    output_formatting_notes: str | None = None
+    session_id: str | None = None
+    stall_threshold_seconds: float | None = None
+
+
+@strawberry.input
+class SubmitStepResultInput:
+    step_id: strawberry.ID
+    result_summary: str
+    result_data: JSON | None = None
+    confidence: float | None = None
+    step_execution_report: str | None = None
+    output_formatting_notes: str | None = None
+
+
+@strawberry.type
+class UserError:
+    code: str
+    message: str
+
+
+@strawberry.type
+class ResearchPlan:
+    id: strawberry.ID
+
+
+@strawberry.type
+class PlanStep:
+    id: strawberry.ID
+    status: StepStatus
+
+
+@strawberry.type
+class CreateResearchPlanPayload:
+    plan: ResearchPlan | None
+    user_errors: list[UserError]
+
+
+@strawberry.type
+class StartNextStepPayload:
+    outcome: NextStepOutcome | None
+    step: PlanStep | None
+    user_errors: list[UserError]
+
+
+@strawberry.type
+class SubmitStepResultPayload:
+    step: PlanStep | None
+    user_errors: list[UserError]
+
+
+_ids = itertools.count()
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation
+    async def create_research_plan(self, input: CreateResearchPlanInput) -> CreateResearchPlanPayload:
+        return CreateResearchPlanPayload(
+            plan=ResearchPlan(id=strawberry.ID(f"p{next(_ids)}")), user_errors=[]
+        )
+
+    @strawberry.mutation
+    async def start_next_step(
+        self, plan_id: strawberry.ID, session_id: str | None = None
+    ) -> StartNextStepPayload:
+        step = PlanStep(id=strawberry.ID(f"s{next(_ids)}"), status=StepStatus.IN_PROGRESS)
+        return StartNextStepPayload(outcome=NextStepOutcome.STARTED, step=step, user_errors=[])
+
+    @strawberry.mutation
+    async def submit_step_result(self, input: SubmitStepResultInput) -> SubmitStepResultPayload:
+        step = PlanStep(id=input.step_id, status=StepStatus.COMPLETED)
+        return SubmitStepResultPayload(step=step, user_errors=[])
+
+
+def mutations_app() -> Starlette:
+    schema = strawberry.Schema(
+        Query, Mutation, extensions=[ParserCache(maxsize=256), ValidationCache(maxsize=256)]
+    )
+    return Starlette(
+        routes=[Route("/healthz", _health), Route("/graphql", GraphQL(schema), methods=["POST"])]
+    )
+
+
 def main() -> None:
     kind, port = sys.argv[1], int(sys.argv[2])
-    app = {"starlette": starlette_app, "strawberry": strawberry_app}[kind]()
+    app = {"starlette": starlette_app, "strawberry": strawberry_app, "mutations": mutations_app}[kind]()
     settings = load_settings(host="127.0.0.1", port=port)
     gc.set_threshold(settings.gc_threshold, *gc.get_threshold()[1:])
     lean_records()

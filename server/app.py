@@ -309,23 +309,7 @@ def _refusal(status: int, message: str, code: str, headers: dict[str, str]) -> R
 
 def process_state(runtime: Runtime) -> dict[str, Any]:
     """What the scrape-time gauges read: connection pools and the operation-log queue."""
-    db = runtime.db
-    engines = (
-        {"writer": db.write_engine}
-        if db.write_engine is db.read_engine
-        else {
-            "writer": db.write_engine,
-            "reader": db.read_engine,
-        }
-    )
-    pools: dict[str, dict[str, int]] = {}
-    for name, engine in engines.items():
-        pool: Any = engine.pool
-        pools[name] = {
-            "in_use": int(pool.checkedout()),
-            "idle": int(pool.checkedin()),
-            "capacity": db.capacity[name],
-        }
+    pools = runtime.db.pool_state()
     log = runtime.operation_log
     return {
         "pools": pools,

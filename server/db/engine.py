@@ -3,7 +3,8 @@
 SQLite: WAL, ``busy_timeout``, foreign keys, and every write transaction opened with ``BEGIN IMMEDIATE``
 on one write connection that an in-process lock hands out in turn (a pool of writers only sleeps in
 ``busy_timeout``); that connection runs on the event loop's thread without a greenlet hop per driver
-call (``sqlite_inline``). Reads use their own pool on aiosqlite's threads and never block the writer.
+call (``sqlite_inline``) and stays checked out of its pool between transactions. Reads use their own
+pool on aiosqlite's threads and never block the writer.
 PostgreSQL: one pool; callers lock their aggregate root with ``SELECT ... FOR UPDATE``.
 """
 
@@ -56,6 +57,7 @@ class Database:
             self.capacity = {"writer": 2 * pool_size}
         self._writer_lock = asyncio.Lock() if self.is_sqlite else None
         self._writer_session: AsyncSession | None = None
+        self._writer_connection: AsyncConnection | None = None
         self._write_sessions = async_sessionmaker(
             self.write_engine, expire_on_commit=False, sync_session_class=WriteSession
         )
@@ -79,8 +81,17 @@ class Database:
             # more than SQLite takes for most transactions. Here a close cannot be cut short: the
             # writer's driver calls never wait (sqlite_inline), so it runs to its end without
             # yielding to the loop. ``close`` leaves the session empty, as a new one.
+            #
+            # The session is bound to the writer's connection, kept checked out between transactions:
+            # a check-out makes a new ``Connection`` and its event dispatch, and the check-in resets
+            # the driver connection through the pool's finalizer, which together cost more than the
+            # BEGIN and COMMIT they wrap. Each transaction still begins and ends on it (the session
+            # begins the connection's transaction and commits or rolls it back; ``close`` leaves the
+            # connection with none open). One invalidated by a driver error reconnects at the next
+            # transaction, as any ``Connection`` does.
             if self._writer_session is None:
-                self._writer_session = self._write_sessions()
+                self._writer_connection = await self.write_engine.connect()
+                self._writer_session = self._write_sessions(bind=self._writer_connection)
             session = self._writer_session
             try:
                 async with session.begin():
@@ -88,6 +99,21 @@ class Database:
             finally:
                 session.info.clear()
                 await session.close()
+
+    def pool_state(self) -> dict[str, dict[str, int]]:
+        """Connections by pool (``writer``, and ``reader`` on SQLite): in use, idle, capacity. The SQLite
+        writer's one connection counts as in use while a transaction holds it, not while it is kept."""
+        engines = {"writer": self.write_engine}
+        if self.read_engine is not self.write_engine:
+            engines["reader"] = self.read_engine
+        state: dict[str, dict[str, int]] = {}
+        for name, engine in engines.items():
+            pool: Any = engine.pool
+            in_use, idle = int(pool.checkedout()), int(pool.checkedin())
+            if name == "writer" and self._writer_lock is not None and self._writer_connection is not None:
+                in_use, idle = (1, 0) if self._writer_lock.locked() else (0, 1)
+            state[name] = {"in_use": in_use, "idle": idle, "capacity": self.capacity[name]}
+        return state
 
     @asynccontextmanager
     async def reader(self) -> AsyncIterator[AsyncSession]:
@@ -110,6 +136,9 @@ class Database:
             yield conn
 
     async def dispose(self) -> None:
+        if self._writer_connection is not None:
+            connection, self._writer_connection, self._writer_session = self._writer_connection, None, None
+            await connection.close()
         await self.write_engine.dispose()
         if self.read_engine is not self.write_engine:
             await self.read_engine.dispose()

@@ -12,7 +12,8 @@ from typing import Any
 import greenlet
 import pytest
 from sqlalchemy import text
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, PendingRollbackError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from server.db.engine import Database
 from server.db.migrate import upgrade_async
@@ -178,6 +179,43 @@ async def test_the_writers_session_starts_each_transaction_empty_even_after_a_ca
             await session.execute(text("INSERT INTO t VALUES (2, 'kept')"))
         async with db.reader() as session:
             assert (await session.execute(text("SELECT v FROM t"))).scalars().all() == ["kept"]
-        assert db.write_engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+        # The writer's connection is kept between transactions, with none left open on it.
+        assert db.pool_state()["writer"] == {"in_use": 0, "idle": 1, "capacity": 1}
+        assert db.write_engine.pool.checkedout() == 1  # type: ignore[attr-defined]
+        async with db.transaction() as session:
+            raw = (await (await session.connection()).get_raw_connection()).dbapi_connection
+            assert db.pool_state()["writer"]["in_use"] == 1
+        assert raw is not None
+        assert not raw.in_transaction
+    finally:
+        await db.dispose()
+    assert db.write_engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+
+
+async def test_the_kept_writer_connection_reconnects_after_it_was_invalidated(tmp_path: Path) -> None:
+    """The writer's connection is kept between transactions; once invalidated (what a driver error
+    that means the connection is gone does), the next transaction runs on a new driver connection."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'd.db'}"
+    await upgrade_async(url)
+    db = Database(url)
+    try:
+
+        async def raw_connection(session: AsyncSession) -> object:
+            return (await (await session.connection()).get_raw_connection()).dbapi_connection
+
+        async with db.transaction() as session:
+            first = await raw_connection(session)
+
+        async def invalidated_inside() -> None:
+            async with db.transaction() as session:
+                assert await raw_connection(session) is first
+                await (await session.connection()).invalidate()
+
+        with pytest.raises(PendingRollbackError):  # the commit, on a connection invalidated under it
+            await invalidated_inside()
+        async with db.transaction() as session:
+            assert await raw_connection(session) is not first
+            assert (await session.execute(text("SELECT 1"))).scalar_one() == 1
+        assert db.pool_state()["writer"] == {"in_use": 0, "idle": 1, "capacity": 1}
     finally:
         await db.dispose()

@@ -15,7 +15,7 @@ log) the same garbage-collector threshold and the same lean log records:
   graphql-core spend on a transition's requests (parse, validation, variable coercion, input objects,
   execution and completion of the payload, the JSON reply) with no state kept and no check run.
 
-Both answer ``GET /healthz`` so that ``ServerProcess``-style readiness works.
+Each answers ``GET /healthz`` so that ``ServerProcess``-style readiness works.
 """
 
 from __future__ import annotations

@@ -305,6 +305,10 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _check_oauth(self) -> Settings:
+        if not self.oauth_issuer:
+            return self
+        # Imported here: it loads the MCP SDK, aiohttp and PyJWT, which a server without OAuth and
+        # every other command need not wait for.
         from .oauth import settings_problems
 
         if problems := settings_problems(self):
@@ -490,6 +494,8 @@ class Settings(BaseSettings):
     @field_validator("allowed_origins")
     @classmethod
     def _origins_only(cls, origins: list[str]) -> list[str]:
+        if not origins:
+            return []
         # Imported here: it loads Strawberry, which commands that set no origins need not wait for.
         from .origins import check_allowed_origins
 

@@ -140,6 +140,13 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def sqlite_copy(template: Path, folder: Path) -> str:
+    """The URL of a fresh copy of the migrated template in ``folder``."""
+    path = folder / "flightdeck.db"
+    shutil.copyfile(template, path)
+    return f"sqlite+aiosqlite:///{path}"
+
+
 @pytest.fixture(scope="session")
 def postgres_template() -> Iterator[str]:
     """One migrated PostgreSQL database per session, used as the TEMPLATE of each test's database."""
@@ -213,9 +220,7 @@ def postgres_databases(postgres_template: str) -> Iterator[_PostgresDatabases]:
 async def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     """A migrated, empty database of this test's own: a SQLite file, then a PostgreSQL database."""
     if request.param == "sqlite":
-        path = tmp_path / "flightdeck.db"
-        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
-        yield f"sqlite+aiosqlite:///{path}"
+        yield sqlite_copy(request.getfixturevalue("sqlite_template"), tmp_path)
         return
     databases: _PostgresDatabases = request.getfixturevalue("postgres_databases")
     name = await databases.take()

@@ -32,7 +32,7 @@ from playwright.async_api import (
 from server.clock import FakeClock
 from server.config import Settings
 from server.graphiql import FRONTEND_DIST
-from tests.conftest import LiveServer, _service_missing, start_server, stop_server
+from tests.conftest import LiveServer, _service_missing, sqlite_copy, start_server, stop_server
 from tests.waiting import patient
 
 # Playwright's expect() polls until its condition holds; its default 5 s is a hang bound that a loaded
@@ -175,6 +175,13 @@ class BrowserPage:
         self.page.on("pageerror", on_page_error)
         self.page.on("websocket", on_websocket)
         await context.route(lambda url: not is_loopback(url), refuse)
+
+
+@pytest.fixture
+def db_url(sqlite_template: Path, tmp_path: Path) -> str:
+    """Browser tests run on SQLite only (docs/decisions/0066-browser-tests-on-sqlite.md): the page sees
+    the same GraphQL whichever database is under it, and tests/api checks that face on both."""
+    return sqlite_copy(sqlite_template, tmp_path)
 
 
 @pytest.fixture

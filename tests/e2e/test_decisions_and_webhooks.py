@@ -1,4 +1,4 @@
-"""Decision terms and the Webhooks page in headless Chromium against a real server (both databases).
+"""Decision terms and the Webhooks page in headless Chromium against a real server.
 
 Reviews: each open decision shows its assignee, a countdown to its deadline with the default outcome,
 and an "escalated" mark; "mine" narrows it to the key's own; the server's decision timer (run once per

@@ -85,8 +85,6 @@ async def open_first_view(page: Page, url: str, theme: str) -> None:
     await page.wait_for_function(_WELCOME_HIGHLIGHTED, timeout=30_000)
 
 
-# GraphiQL's page reads nothing from the database: one run (SQLite) is enough.
-@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 async def test_graphiql_first_view_has_no_serious_axe_finding_in_either_theme_at_1280_or_390_px(
     live_server: LiveServer, browser_page: BrowserPage
 ) -> None:
@@ -120,7 +118,6 @@ async def dashboard_theme(browser_page: BrowserPage, url: str) -> str:
     return str(await browser_page.page.locator("html").get_attribute("data-theme"))
 
 
-@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 @pytest.mark.usefixtures("dashboard_built")
 async def test_graphiql_opens_in_the_dashboards_theme_and_its_own_theme_setting_is_the_dashboards(
     live_server: LiveServer, browser_page: BrowserPage

@@ -20,7 +20,6 @@ from tests.mcp.helpers import ok, steps
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("dashboard_built")]
 
 
-@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 async def test_a_plan_driven_over_stdio_appears_live_in_the_servers_dashboard(
     live_server: LiveServer, settings: Settings, browser_page: BrowserPage
 ) -> None:

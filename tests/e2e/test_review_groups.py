@@ -1,4 +1,4 @@
-"""The Reviews page with 500 open reviews in headless Chromium on a real server (both databases): one
+"""The Reviews page with 500 open reviews in headless Chromium on a real server: one
 group per domain, each a page of 20 one-line items read by cursor, the nearest deadline first and then
 the longest waiting, each naming its plan, workflow or mission, "select all" above each group's items,
 and the whole page at most 3,000 px tall at 1280 px wide; "select all" going on to a whole group of 150

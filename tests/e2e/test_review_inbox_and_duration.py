@@ -1,4 +1,4 @@
-"""In headless Chromium on both databases: the mission review list filtered, paged and
+"""In headless Chromium: the mission review list filtered, paged and
 counted by the server with its view in the URL; the tables sorted by duration; the overview's count
 equal to the API's totalCount when an old plan it does not hold changes."""
 

@@ -1,4 +1,4 @@
-"""The DAG, reviews and looks in headless Chromium on a real server (both databases): the ELK-laid-out DAG
+"""The DAG, reviews and looks in headless Chromium on a real server: the ELK-laid-out DAG
 with pan, zoom, fit and its cut-off cue; the Reviews page sorted by waiting time, with bulk decisions
 behind a confirmation and a unique name on every control; dark mode and the time zone; axe-core on
 every dashboard page, in both themes. Screenshots at 1280 and 390 px go to test-artifacts/."""
@@ -276,8 +276,6 @@ async def test_dark_mode_follows_the_system_and_the_toggle_times_show_their_zone
     assert_clean(browser_page)
 
 
-# GraphiQL's page reads nothing from the database: one run (SQLite) is enough.
-@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 async def test_graphiql_is_usable_at_phone_width(live_server: LiveServer, browser_page: BrowserPage) -> None:
     page = browser_page.page
     await page.set_viewport_size(PHONE)

@@ -138,7 +138,6 @@ async def test_stall_history_shows_alerts_from_before_the_page_opened_and_activi
 
 
 # The figures are the browser's: one database is enough (CI time); the other tests here run on both.
-@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 async def test_fifty_events_a_second_for_ten_seconds_reach_the_overview(
     live_server: LiveServer, client: GraphQLClient, browser_page: BrowserPage
 ) -> None:

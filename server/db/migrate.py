@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import sqlite3
 from pathlib import Path
 
@@ -67,6 +68,8 @@ async def upgrade_async(database_url: str) -> None:
     await asyncio.to_thread(upgrade, database_url)
 
 
+@functools.cache
 def head_revisions() -> frozenset[str]:
-    """The revisions a database must be at for this code (read from the shipped migrations)."""
+    """The revisions a database must be at for this code, read once a process from the shipped
+    migrations (they do not change while it runs; parsing them cost each server start ~16 ms)."""
     return frozenset(ScriptDirectory.from_config(alembic_config("")).get_heads())

@@ -16,7 +16,7 @@ from server.db.migrate import upgrade
 def test_one_short_round_measures_every_part(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'floor.db'}"
     upgrade(url)
-    result = floor.measure(url, 20, rounds=2, seconds=1.0)
+    result = floor.measure(url, 20, rounds=2, seconds=0.5)
     parts = ("starlette", "strawberry", "flightdeck_typename", "transition", "strawberry_mutations", "sql")
     for part in parts:
         figure = result[f"{part}_cpu_us"]

@@ -4,9 +4,9 @@ Every write locks the root its change belongs to (a plan, a workflow, a mission,
 before it reads anything under it, and re-reads what it acts on once the lock is held:
 
 - PostgreSQL: ``SELECT ... FOR UPDATE`` on the root. A child (a plan's step, a workflow's step or
-  compensation, a mission's hop, tool step or asset) is found through its root: its root's id is read,
-  the root locked, then the child read again as it is now. Every writer locks the root first, so
-  there is no deadlock and no stale child.
+  compensation, a mission's hop, tool step or asset) is found through its root: one statement locks
+  the root whose id the child names (the child's row itself is not locked), then the child is read
+  again as it is now. Every writer locks the root first, so there is no deadlock and no stale child.
 - SQLite (the fast path): the transaction began with ``BEGIN IMMEDIATE``, which already holds the whole
   database, so a root is one read and a child and its root are one joined read.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import bindparam, select
 
 from ..db.driver_rows import Rows, loaded_columns
 from ..db.mission_models import Asset, Hop, Mission, ToolStep
@@ -60,8 +60,8 @@ class Child(Generic[C, R]):
     root: Root[R]
     parent: str
     entity: str
-    root_id: Select[Any] = field(init=False, repr=False)
     joined: Rows = field(init=False, repr=False)  # SQLite: the child and its root
+    root_locked: Rows = field(init=False, repr=False)  # PostgreSQL: the root the child names, locked
     by_id: Rows = field(init=False, repr=False)  # PostgreSQL: the child, once its root is locked
 
     def __post_init__(self) -> None:
@@ -69,9 +69,14 @@ class Child(Generic[C, R]):
         r: Any = self.root.model
         parent = getattr(m, self.parent)
         mine = (m.id == bindparam("id"), m.tenant_id == bindparam("tenant"))
-        object.__setattr__(self, "root_id", select(parent).where(*mine))
         joined = select(*loaded_columns(m), *loaded_columns(r)).join_from(m, r, r.id == parent).where(*mine)
         object.__setattr__(self, "joined", Rows(joined, m, r))
+        root_locked = (
+            select(*loaded_columns(r))
+            .where(r.id == select(parent).where(*mine).scalar_subquery(), r.tenant_id == bindparam("tenant"))
+            .with_for_update()
+        )
+        object.__setattr__(self, "root_locked", Rows(root_locked, r))
         object.__setattr__(self, "by_id", Rows(select(*loaded_columns(m)).where(m.id == bindparam("id")), m))
 
 
@@ -106,10 +111,10 @@ async def lock_child(tx: Tx, child: Child[C, R], child_id: str, field: str) -> t
         if found is None:
             raise not_found(child.entity, child_id, [field])
         return cast(R, found[1]), cast(C, found[0])
-    root_id = await tx.session.scalar(child.root_id, params)
-    if root_id is None:
+    locked = await child.root_locked.first(tx.session, params)
+    if locked is None:
         raise not_found(child.entity, child_id, [field])
-    root = await lock_root(tx, child.root, root_id, field)
+    root = cast(R, locked[0])
     row = await child.by_id.first(tx.session, {"id": cid})
     if row is None:  # removed between the two reads, before the lock was held
         raise not_found(child.entity, child_id, [field])

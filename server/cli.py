@@ -103,7 +103,6 @@ def serve(
     import uvicorn
 
     from .app import create_app
-    from .metrics import watch_gc
 
     _migrate(settings)
     try:
@@ -113,12 +112,20 @@ def serve(
     except DevModeRefused as exc:
         typer.echo(f"refusing to bind {settings.host}: {exc}", err=True)
         raise typer.Exit(2) from None
-    gc.set_threshold(settings.gc_threshold, *gc.get_threshold()[1:])
-    watch_gc()
-    lean_records()
+    prepare_process(settings)
     uvicorn.run(
         create_app(settings, migrate=False, freeze_gc=settings.gc_freeze), **uvicorn_options(settings)
     )
+
+
+def prepare_process(settings: Settings) -> None:
+    """What ``serve`` sets for the whole process before the app starts: the collector's threshold and
+    its metrics, the lean log records (the in-process benchmark sets the same)."""
+    from .metrics import watch_gc
+
+    gc.set_threshold(settings.gc_threshold, *gc.get_threshold()[1:])
+    watch_gc()
+    lean_records()
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:

@@ -212,9 +212,17 @@ def record_user_errors(codes: Iterable[str]) -> None:
         USER_ERRORS.labels(code).inc()
 
 
+# A child per edge, kept: ``labels()`` costs a lock and a tuple of the label values each call, several
+# times the increment; the edges are bounded by the machines' tables.
+_transition_counts: dict[tuple[str, str, str], Any] = {}
+
+
 def record_transitions(changes: Iterable[tuple[str, str, str]]) -> None:
-    for machine, from_state, to_state in changes:
-        TRANSITIONS.labels(machine, from_state, to_state).inc()
+    for edge in changes:
+        count = _transition_counts.get(edge)
+        if count is None:
+            count = _transition_counts[edge] = TRANSITIONS.labels(*edge)
+        count.inc()
 
 
 def record_loop_pass(loop: str, started: float, ok: bool, items: int) -> None:

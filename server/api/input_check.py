@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import inspect
 import math
+import weakref
+from collections.abc import Callable, Iterable
 from enum import Enum
 from typing import Any
 
@@ -77,12 +79,42 @@ def argument_problems(field: StrawberryField, kwargs: dict[str, Any], names: Nam
     Paths follow the services' userErrors: the fields of an ``input`` object are named without it.
     """
     found: list[Problem] = []
-    for argument in field.arguments:
-        if argument.python_name in kwargs:
-            name = names.from_argument(argument)
+    for python_name, type_, name in _arguments(field, names):
+        if python_name in kwargs:
             path = [] if name == "input" else [name]
-            _walk(kwargs[argument.python_name], argument.type, path, names, found)
+            _walk(kwargs[python_name], type_, path, names, found)
     return found
+
+
+# What the walk reads of a field's arguments and an input type's fields, worked out once per schema
+# (its name converter): Strawberry resolves a field's type from its annotation on every read of
+# ``.type``. Keyed by identity, each entry holding what it is keyed by (so an id is never reused while
+# the entry lives); a schema's entries go with its converter.
+_Walked = tuple[tuple[str, Any, str], ...]
+_Known = dict[int, tuple[object, _Walked]]
+_WALKED: weakref.WeakKeyDictionary[NameConverter, _Known] = weakref.WeakKeyDictionary()
+
+
+def _arguments(field: StrawberryField, names: NameConverter) -> _Walked:
+    return _walked(
+        field, names, lambda: ((a.python_name, a.type, names.from_argument(a)) for a in field.arguments)
+    )
+
+
+def _fields(definition: Any, names: NameConverter) -> _Walked:
+    return _walked(
+        definition, names, lambda: ((f.python_name, f.type, names.from_field(f)) for f in definition.fields)
+    )
+
+
+def _walked(
+    owner: object, names: NameConverter, make: Callable[[], Iterable[tuple[str, Any, str]]]
+) -> _Walked:
+    known = _WALKED.setdefault(names, {})
+    entry = known.get(id(owner))
+    if entry is None:
+        entry = known[id(owner)] = (owner, tuple(make()))
+    return entry[1]
 
 
 def _walk(value: Any, type_: Any, path: list[str], names: NameConverter, found: list[Problem]) -> None:
@@ -103,8 +135,8 @@ def _walk(value: Any, type_: Any, path: list[str], names: NameConverter, found: 
         if not math.isfinite(value):
             found.append(_problem(path, f"is {value}: a number must be finite"))
     elif (definition := get_object_definition(value)) is not None:
-        for f in definition.fields:
-            _walk(getattr(value, f.python_name, None), f.type, [*path, names.from_field(f)], names, found)
+        for python_name, type_, name in _fields(definition, names):
+            _walk(getattr(value, python_name, None), type_, [*path, name], names, found)
 
 
 def _problem(path: list[str], why: str) -> Problem:

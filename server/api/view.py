@@ -20,7 +20,7 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
-from strawberry.http import GraphQLHTTPResponse
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
 from strawberry.types import ExecutionResult
@@ -194,6 +194,24 @@ class FlightdeckGraphQL(GraphQL[Context, None]):
         if not isinstance(value, dict | list):
             raise HTTPException(400, f"expected a JSON object with a query, got {_json_kind(value)}")
         return value
+
+    async def parse_http_body(self, request: Any) -> Any:
+        """A POST's one operation, read without parsing its Content-Type again (``request_problem`` has
+        refused every POST body that is not JSON; Strawberry builds an email message to parse it).
+        Anything else (GET, a batch, a member of the wrong kind, an Accept that asks for a stream) takes
+        Strawberry's own path and its answers; Starlette keeps the body, so it is read once."""
+        if request.method == "POST" and "multipart" not in request.headers.get("accept", "").lower():
+            data = self.parse_json(await request.get_body())
+            if isinstance(data, dict):
+                query, variables = data.get("query"), data.get("variables")
+                extensions = data.get("extensions")
+                if (
+                    isinstance(query, str | None)
+                    and isinstance(variables, dict | None)
+                    and isinstance(extensions, dict | None)
+                ):
+                    return GraphQLRequestData(query, variables, data.get("operationName"), extensions)
+        return await super().parse_http_body(request)
 
     def decode_json(self, data: str | bytes) -> object:
         return wire_json.loads(data)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Table, bindparam, event, inspect, update
+from sqlalchemy import Table, bindparam, event, update
 from sqlalchemy.orm import Mapper, Session
 from sqlalchemy.orm.attributes import flag_modified, instance_state, set_committed_value
 
@@ -60,7 +60,12 @@ def _after_rollback(session: Session) -> None:
 
 def write(session: Session, row: Any, values: dict[str, Any]) -> None:
     """Set ``values`` on ``row``; written by the session's next flush as a Core ``UPDATE``."""
-    state = inspect(row, raiseerr=False)
+    # The row's state read directly (an unmapped object has none): ``inspect`` goes through the
+    # inspection registry on every call.
+    try:
+        state = instance_state(row)
+    except AttributeError:
+        state = None
     if (
         state is None
         or not state.persistent

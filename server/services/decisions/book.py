@@ -13,9 +13,10 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, or_, select
 
 from ...db.decision_models import Decision, DecisionPolicy
+from ...db.driver_rows import Rows, loaded_columns
 from ...db.workflow_models import Workflow
 from ...events.decision_kinds import ENTITY, DecisionEvent
 from ...machines.decision import (
@@ -82,14 +83,34 @@ async def track_decisions(tx: Tx) -> None:
         await open_decision(tx, point, subject, root_id)
 
 
-async def _close(tx: Tx, changes: _Changes) -> None:
-    subjects = {subject for subject, _ in (*changes.answered, *changes.left)}
+# The most common close: a root (a plan, a workflow, a mission) ended and nothing else was answered or
+# left in the transaction. Built once and read on the driver (``driver_rows.Rows``); the general case
+# is built per call, its IN lists as long as the transaction's subjects and roots.
+_OPEN_UNDER_ROOT = Rows(
+    select(*loaded_columns(Decision)).where(
+        Decision.tenant_id == bindparam("tenant"),
+        or_(*(Decision.status == s.value for s in OPEN_STATUSES)),
+        Decision.root_id == bindparam("root"),
+    ),
+    Decision,
+)
+
+
+async def _open_decisions(tx: Tx, subjects: set[str], roots: set[str]) -> list[Decision]:
+    if not subjects and len(roots) == 1:
+        params = {"tenant": tx.tenant_id, "root": next(iter(roots))}
+        return [row[0] for row in await _OPEN_UNDER_ROOT.all(tx.session, params)]
     query = select(Decision).where(
         Decision.tenant_id == tx.tenant_id,
         Decision.status.in_([s.value for s in OPEN_STATUSES]),
-        or_(Decision.subject_id.in_(subjects), Decision.root_id.in_(changes.ended_roots)),
+        or_(Decision.subject_id.in_(subjects), Decision.root_id.in_(roots)),
     )
-    for decision in (await tx.session.scalars(query)).all():
+    return list((await tx.session.scalars(query)).all())
+
+
+async def _close(tx: Tx, changes: _Changes) -> None:
+    subjects = {subject for subject, _ in (*changes.answered, *changes.left)}
+    for decision in await _open_decisions(tx, subjects, changes.ended_roots):
         key = (decision.subject_id, decision.kind)
         outcome = changes.answered.get(key)
         if (

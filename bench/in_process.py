@@ -1,0 +1,183 @@
+"""The whole app in one process, driven through ASGI with no socket: for counting instructions.
+
+``python -m bench.in_process --rounds N`` creates a SQLite file of its own, starts the app's lifespan as
+``flightdeck serve`` would (its collector settings, log records and frozen start-up objects), and runs
+N rounds of 16 agents, each making a plan and walking 20 of its steps through ``startNextStep`` and
+``submitStepResult`` (640 transitions a round), with the operation log on. ``--app`` runs one of the
+floor's reference apps instead (``bench.floor_apps``: ``mutations`` takes the same agents' requests;
+``strawberry`` and ``starlette`` answer only ``--typename``, which sends ``{ __typename }`` as often).
+
+Under ``valgrind --tool=callgrind`` the difference between two runs of N and N+2 rounds is the cost of
+1,280 requests, start-up and migrations cancelled; instruction counts hold on a busy machine where
+CPU seconds do not. It prints the requests it made, so a run that failed is not counted, and (with two
+rounds or more) the process's CPU per request from the second round on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import tempfile
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from .transitions import CREATE, START, SUBMIT
+
+AGENTS = 16
+STEPS = 20
+
+Message = MutableMapping[str, Any]
+App = Callable[
+    [Message, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]], Awaitable[None]
+]
+
+
+async def _post(app: App, body: bytes) -> dict[str, Any]:
+    scope: Message = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/graphql",
+        "raw_path": b"/graphql",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"127.0.0.1:8000"),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+    sent = False
+    chunks: list[bytes] = []
+
+    async def receive() -> Message:
+        nonlocal sent
+        if sent:
+            await asyncio.Event().wait()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, send)
+    reply: dict[str, Any] = json.loads(b"".join(chunks))
+    if "errors" in reply:
+        raise RuntimeError(reply)
+    data: dict[str, Any] = reply["data"]
+    return data
+
+
+async def _call(app: App, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+    return await _post(app, json.dumps({"query": query, "variables": variables}).encode())
+
+
+async def _typename(app: App) -> int:
+    """As many ``{ __typename }`` requests as an agent's transitions (the per-request floor)."""
+    for _ in range(2 * STEPS):
+        await _call(app, "{ __typename }", {})
+    return 2 * STEPS
+
+
+async def _agent(app: App) -> int:
+    steps = [{"stepType": "SEARCH", "instructions": f"step {i}"} for i in range(STEPS)]
+    created = await _call(app, CREATE, {"input": {"researchQuestion": "bench", "steps": steps}})
+    plan_id = created["createResearchPlan"]["plan"]["id"]
+    for _ in range(STEPS):
+        step = (await _call(app, START, {"planId": plan_id}))["startNextStep"]["step"]
+        submitted = await _call(
+            app, SUBMIT, {"input": {"stepId": step["id"], "resultSummary": "ok", "confidence": 0.9}}
+        )
+        assert submitted["submitStepResult"]["userErrors"] == [], submitted
+    return 2 * STEPS
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+# The process's CPU seconds when the second round starts and when the last ends.
+cpu = [0.0, 0.0]
+
+
+async def _lifespan(app: App, rounds: int, agent: Callable[[App], Awaitable[int]]) -> int:
+    from_app: asyncio.Queue[Message] = asyncio.Queue()
+    to_app: asyncio.Queue[Message] = asyncio.Queue()
+    task = asyncio.ensure_future(
+        app({"type": "lifespan", "asgi": {"version": "3.0"}}, to_app.get, from_app.put)
+    )
+    await to_app.put({"type": "lifespan.startup"})
+    started = await from_app.get()
+    if started["type"] != "lifespan.startup.complete":
+        raise RuntimeError(started)
+    transitions = 0
+    try:
+        for i in range(rounds):
+            if i == 1:  # the first round warms the caches; CPU is counted from the second on
+                cpu[0] = _cpu()
+            transitions += sum(await asyncio.gather(*(agent(app) for _ in range(AGENTS))))
+        cpu[1] = _cpu()
+    finally:
+        await to_app.put({"type": "lifespan.shutdown"})
+        await from_app.get()
+        await task
+    return transitions
+
+
+def _app(kind: str, folder: str) -> App:
+    """Flightdeck as ``flightdeck serve`` runs it, or one of the floor's reference apps as
+    ``bench.floor_apps`` serves it (the same collector threshold and log records)."""
+    from server.config import Settings
+
+    settings = Settings(database_url=f"sqlite+aiosqlite:///{folder}/bench.db", operation_log=True)
+    if kind == "flightdeck":
+        from server.app import create_app
+        from server.cli import prepare_process
+
+        prepare_process(settings)
+        return create_app(settings, freeze_gc=settings.gc_freeze)
+    import gc
+
+    from server.logs import lean_records
+
+    from . import floor_apps
+
+    gc.set_threshold(settings.gc_threshold, *gc.get_threshold()[1:])
+    lean_records()
+    made: App = getattr(floor_apps, f"{kind}_app")()
+    return made
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--app", choices=["flightdeck", "mutations", "strawberry", "starlette"], default="flightdeck"
+    )
+    parser.add_argument(
+        "--typename", action="store_true", help="send `{ __typename }` instead of the agents' mutations"
+    )
+    args = parser.parse_args()
+    if args.app in ("strawberry", "starlette") and not args.typename:
+        parser.error(f"the {args.app} app answers only --typename")
+    with tempfile.TemporaryDirectory() as folder:
+        app = _app(args.app, folder)
+        transitions = asyncio.run(_lifespan(app, args.rounds, _typename if args.typename else _agent))
+        figures: dict[str, Any] = {"app": args.app, "requests": transitions}
+        if args.rounds > 1:
+            # The whole process, the harness's own JSON and ASGI messages included (a few % of it).
+            counted = transitions * (args.rounds - 1) / args.rounds
+            figures["cpu_us_per_request"] = round((cpu[1] - cpu[0]) / counted * 1e6, 1)
+        print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""The in-process harness: each app it drives answers every request it sends, and a run's figures say
+how many it made."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def _run(*args: str) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.in_process", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    figures: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize(
+    "args", [(), ("--typename",), ("--app", "mutations"), ("--app", "strawberry", "--typename")]
+)
+def test_every_request_of_two_rounds_is_answered(args: tuple[str, ...]) -> None:
+    # Two rounds of 16 agents, 40 requests each; a reply with errors (or a failed assertion on it)
+    # ends the run with an exception, so a count means every request was answered as expected.
+    figures = _run("--rounds", "2", *args)
+    assert figures["requests"] == 2 * 16 * 40
+    assert isinstance(figures["cpu_us_per_request"], float)
+    assert figures["cpu_us_per_request"] > 0
+
+
+def test_an_app_that_answers_only_typename_is_refused_the_agents() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.in_process", "--app", "starlette"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "answers only --typename" in done.stderr

@@ -24,12 +24,37 @@ def from_row(cls: type[T], row: object, /, **overrides: Any) -> T:
     """An instance of the Strawberry type ``cls`` from ``row``; ``overrides`` give the fields whose
     value is not the row's attribute of the same name."""
     names, read, enums = _columns(cast(type, cls), frozenset(overrides))
-    values = dict(zip(names, read(row), strict=True))
+    values = dict(zip(names, _read(read, type(row), names, row), strict=True))
     for name, enum in enums:
         if (value := values[name]) is not None:
             values[name] = enum(value)
     values.update(overrides)
     return cls(**values)
+
+
+def _read(read: Callable[[object], tuple[Any, ...]], kind: type, names: tuple[str, ...], row: Any) -> Any:
+    """The named values of ``row``: from its ``__dict__`` when each is a loaded column of a mapped row
+    (what the ORM's own attribute access returns then, without its descriptor per attribute); any
+    other way (an expired column, a property) through the attributes."""
+    direct = _direct(kind, names)
+    if direct is not None:
+        try:
+            return direct(row.__dict__)
+        except KeyError:  # expired or never loaded: the attribute loads it (or raises) as it would
+            pass
+    return read(row)
+
+
+@cache
+def _direct(kind: type, names: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]] | None:
+    mapper = getattr(kind, "__mapper__", None)
+    if mapper is None:
+        return None
+    columns = {p.key for p in mapper.column_attrs if not p.deferred}
+    if not names or not columns.issuperset(names):
+        return None
+    getter = operator.itemgetter(*names)
+    return getter if len(names) > 1 else lambda values: (getter(values),)
 
 
 @cache

@@ -30,15 +30,18 @@ connection's ``_has_events``, ``dispatch`` and ``_handle_dbapi_exception``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import Executable
 
+from .sqlite_inline import DRIVER as INLINE_DRIVER
+
 _Processor = Callable[[Any], Any] | None
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -52,13 +55,20 @@ class _Compiled:
     # timestamps parsed, as a Result would) are made from the driver's description of the first rows;
     # None for a statement whose RETURNING values are taken as the driver gives them.
     columns: tuple[Any, ...] | None = None
+    # The parameters that have a processor, by position: most are ids and plain text, which the driver
+    # takes as they are, so only these few are converted.
+    processed: tuple[tuple[int, Callable[[Any], Any]], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "processed", tuple((i, p) for i, p in enumerate(self.processors) if p))
 
     def values(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
         if self.fixed:
             params = {**self.fixed, **params}
-        return tuple(
-            params[k] if p is None else p(params[k]) for k, p in zip(self.keys, self.processors, strict=True)
-        )
+        taken = [params[k] for k in self.keys]
+        for i, process in self.processed:
+            taken[i] = process(taken[i])
+        return tuple(taken)
 
 
 class Prepared:
@@ -117,11 +127,21 @@ class Prepared:
         _run(connection, compiled, [compiled.values(r) for r in rows], many=True)
 
 
+async def run_sync(session: AsyncSession, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(the session's Session, *args)``, in its transaction. On the SQLite writer, whose driver calls
+    never wait (``sqlite_inline``), it is called directly; anywhere else through the greenlet that
+    ``AsyncSession.run_sync`` enters, which costs more than most of the reads it wraps."""
+    sync = session.sync_session
+    bind = sync.bind
+    if bind is not None and bind.dialect.driver == INLINE_DRIVER:
+        return fn(sync, *args)
+    return await session.run_sync(fn, *args)
+
+
 async def read(session: AsyncSession, statement: Prepared, params: Mapping[str, Any]) -> list[Any]:
     """The rows of the SELECT ``statement`` run on the driver in the session's transaction, after the
     session's pending changes are written (as the ORM's autoflush would before a query)."""
-    rows: list[Any] = await session.run_sync(_read, statement, params)
-    return rows
+    return await run_sync(session, _read, statement, params)
 
 
 def _read(session: Session, statement: Prepared, params: Mapping[str, Any]) -> list[Any]:
@@ -157,10 +177,15 @@ def _compile(
 def _run(connection: Connection, compiled: _Compiled, values: Any, *, many: bool) -> tuple[list[Any], Any]:
     """The rows (if the statement returns any) and the cursor's description of them."""
     cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    events = connection._has_events or connection.engine._has_events
+    # Only when some listener is there to hear them: an engine with any listener at all (the SQLite
+    # engines' connect and begin) sets ``_has_events``, and calling an empty listener list costs too.
+    dispatch = connection.dispatch
+    events = (connection._has_events or connection.engine._has_events) and bool(
+        dispatch.before_cursor_execute or dispatch.after_cursor_execute
+    )
     try:
         if events:
-            connection.dispatch.before_cursor_execute(connection, cursor, compiled.sql, values, None, many)
+            dispatch.before_cursor_execute(connection, cursor, compiled.sql, values, None, many)
         if many:
             cursor.executemany(compiled.sql, values)
         else:
@@ -168,7 +193,7 @@ def _run(connection: Connection, compiled: _Compiled, values: Any, *, many: bool
         rows = list(cursor.fetchall()) if compiled.returns_rows else []
         description = cursor.description
         if events:
-            connection.dispatch.after_cursor_execute(connection, cursor, compiled.sql, values, None, many)
+            dispatch.after_cursor_execute(connection, cursor, compiled.sql, values, None, many)
     except Exception as exc:
         # SQLAlchemy's own handler: its exception classes, and a lost connection invalidated.
         connection._handle_dbapi_exception(exc, compiled.sql, values, cursor, None)

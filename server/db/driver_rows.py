@@ -33,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapper, Session
 from sqlalchemy.orm.attributes import instance_state
 
-from .driver import Prepared
+from .driver import Prepared, run_sync
 
 
 @dataclass(frozen=True)
@@ -75,8 +75,7 @@ class Rows:
 
     async def all(self, session: AsyncSession, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         """Every row, as a tuple of instances (after the session's pending changes are flushed)."""
-        rows: list[tuple[Any, ...]] = await session.run_sync(self._load, params)
-        return rows
+        return await run_sync(session, self._load, params)
 
     async def first(self, session: AsyncSession, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
         rows = await self.all(session, params)

@@ -92,13 +92,17 @@ class Database:
             if self._writer_session is None:
                 self._writer_connection = await self.write_engine.connect()
                 self._writer_session = self._write_sessions(bind=self._writer_connection)
+            #
+            # Begun, committed and closed on the Session itself, not through AsyncSession's greenlet
+            # (one entered for each): the writer's driver calls never wait (``driver.run_sync``).
             session = self._writer_session
+            sync = session.sync_session
             try:
-                async with session.begin():
+                with sync.begin():
                     yield session
             finally:
                 session.info.clear()
-                await session.close()
+                sync.close()
 
     def pool_state(self) -> dict[str, dict[str, int]]:
         """Connections by pool (``writer``, and ``reader`` on SQLite): in use, idle, capacity. The SQLite

@@ -12,7 +12,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
-from ..db.driver import Prepared
+from ..db.driver import Prepared, run_sync
 from ..db.models import Event, TenantCounter
 
 EVENTS = cast(Table, Event.__table__)
@@ -82,13 +82,13 @@ async def write_events(session: AsyncSession, buffer: EventBuffer) -> None:
     transaction of the same tenant gets higher numbers and commits after this one.
     """
     if buffer.events:
-        await session.run_sync(_write_events, buffer)
+        await run_sync(session, _write_events, buffer)
 
 
 def _write_events(session: Session, buffer: EventBuffer) -> None:
     # The session's changes go first; then both statements run on its connection as Core, not through
     # the ORM (whose bulk-insert path cost more than SQLite took to run them). One call into the
-    # session's greenlet for all three (``run_sync``): each awaited call is a greenlet switch.
+    # session's greenlet for all three where one is needed (``driver.run_sync``).
     n = len(buffer.events)
     session.flush()
     connection = session.connection()

@@ -131,7 +131,8 @@ class BrowserPage:
             sent_during.pop(request, None)
 
         def on_failed(request: Request) -> None:
-            failure = f"{request.url}: {request.failure}"
+            # The resource type tells a fetch from a WebSocket's handshake (both go to /graphql).
+            failure = f"{request.url} ({request.resource_type}): {request.failure}"
             started = sent_during.pop(request, documents)
             if request.failure == "net::ERR_ABORTED" and started < documents:
                 self.left_behind.append(failure)

@@ -92,7 +92,6 @@ class Database:
             if self._writer_session is None:
                 self._writer_connection = await self.write_engine.connect()
                 self._writer_session = self._write_sessions(bind=self._writer_connection)
-            #
             # Begun, committed and closed on the Session itself, not through AsyncSession's greenlet
             # (one entered for each): the writer's driver calls never wait (``driver.run_sync``).
             session = self._writer_session

@@ -36,7 +36,7 @@ from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.scalars import JSON
 
 from server.cli import uvicorn_options
-from server.config import load_settings
+from server.config import Settings, load_settings
 from server.logs import lean_records
 
 
@@ -217,12 +217,21 @@ def mutations_app() -> Starlette:
     )
 
 
-def main() -> None:
-    kind, port = sys.argv[1], int(sys.argv[2])
-    app = {"starlette": starlette_app, "strawberry": strawberry_app, "mutations": mutations_app}[kind]()
-    settings = load_settings(host="127.0.0.1", port=port)
+APPS = {"starlette": starlette_app, "strawberry": strawberry_app, "mutations": mutations_app}
+
+
+def prepare_process(settings: Settings) -> None:
+    """What a reference server sets for its process before it starts: ``flightdeck serve``'s collector
+    threshold and lean log records (not its collector metrics, which the reference apps do not serve)."""
     gc.set_threshold(settings.gc_threshold, *gc.get_threshold()[1:])
     lean_records()
+
+
+def main() -> None:
+    kind, port = sys.argv[1], int(sys.argv[2])
+    app = APPS[kind]()
+    settings = load_settings(host="127.0.0.1", port=port)
+    prepare_process(settings)
     uvicorn.run(app, **uvicorn_options(settings))
 
 

@@ -144,15 +144,10 @@ def _app(kind: str, folder: str) -> App:
 
         prepare_process(settings)
         return create_app(settings, freeze_gc=settings.gc_freeze)
-    import gc
-
-    from server.logs import lean_records
-
     from . import floor_apps
 
-    gc.set_threshold(settings.gc_threshold, *gc.get_threshold()[1:])
-    lean_records()
-    made: App = getattr(floor_apps, f"{kind}_app")()
+    floor_apps.prepare_process(settings)
+    made: App = floor_apps.APPS[kind]()
     return made
 
 

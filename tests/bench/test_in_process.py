@@ -10,14 +10,18 @@ import sys
 import pytest
 
 
-def _run(*args: str) -> dict[str, object]:
-    done = subprocess.run(
+def _process(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-m", "bench.in_process", *args],
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
+
+
+def _run(*args: str) -> dict[str, object]:
+    done = _process(*args)
     assert done.returncode == 0, done.stderr
     figures: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
     return figures
@@ -37,12 +41,6 @@ def test_every_request_of_two_rounds_is_answered(args: tuple[str, ...]) -> None:
 
 
 def test_an_app_that_answers_only_typename_is_refused_the_agents() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.in_process", "--app", "starlette"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = _process("--app", "starlette")
     assert done.returncode == 2
     assert "answers only --typename" in done.stderr

@@ -6,6 +6,7 @@ N rounds of 16 agents, each making a plan and walking 20 of its steps through ``
 ``submitStepResult`` (640 transitions a round), with the operation log on. ``--app`` runs one of the
 floor's reference apps instead (``bench.floor_apps``: ``mutations`` takes the same agents' requests;
 ``strawberry`` and ``starlette`` answer only ``--typename``, which sends ``{ __typename }`` as often).
+``--plans N`` fills the database with N plans first, as the HTTP floor bench does.
 
 Under ``valgrind --tool=callgrind`` the difference between two runs of N and N+2 rounds is the cost of
 1,280 requests, start-up and migrations cancelled; instruction counts hold on a busy machine where
@@ -132,12 +133,20 @@ async def _lifespan(app: App, rounds: int, agent: Callable[[App], Awaitable[int]
     return transitions
 
 
-def _app(kind: str, folder: str) -> App:
+def _app(kind: str, folder: str, plans: int) -> App:
     """Flightdeck as ``flightdeck serve`` runs it, or one of the floor's reference apps as
-    ``bench.floor_apps`` serves it (the same collector threshold and log records)."""
+    ``bench.floor_apps`` serves it (the same collector threshold and log records), on a database that
+    ``plans`` plans (by the bulk loader) already fill."""
     from server.config import Settings
 
     settings = Settings(database_url=f"sqlite+aiosqlite:///{folder}/bench.db", operation_log=True)
+    if plans:
+        from server.db.migrate import upgrade
+
+        from . import loader
+
+        upgrade(settings.database_url)
+        loader.load(settings.database_url, plans)
     if kind == "flightdeck":
         from server.app import create_app
         from server.cli import prepare_process
@@ -157,6 +166,7 @@ def main() -> None:
     parser.add_argument(
         "--app", choices=["flightdeck", "mutations", "strawberry", "starlette"], default="flightdeck"
     )
+    parser.add_argument("--plans", type=int, default=0, help="plans the bulk loader adds first")
     parser.add_argument(
         "--typename", action="store_true", help="send `{ __typename }` instead of the agents' mutations"
     )
@@ -164,7 +174,7 @@ def main() -> None:
     if args.app in ("strawberry", "starlette") and not args.typename:
         parser.error(f"the {args.app} app answers only --typename")
     with tempfile.TemporaryDirectory() as folder:
-        app = _app(args.app, folder)
+        app = _app(args.app, folder, args.plans)
         transitions = asyncio.run(_lifespan(app, args.rounds, _typename if args.typename else _agent))
         figures: dict[str, Any] = {"app": args.app, "requests": transitions}
         if args.rounds > 1:

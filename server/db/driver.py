@@ -146,7 +146,25 @@ async def read(session: AsyncSession, statement: Prepared, params: Mapping[str, 
 
 def _read(session: Session, statement: Prepared, params: Mapping[str, Any]) -> list[Any]:
     session.flush()
-    return statement.execute(session.connection(), params)
+    return statement.execute(connection(session), params)
+
+
+_CONNECTION = "flightdeck.driver.connection"
+
+
+def connection(session: Session) -> Connection:
+    """``session.connection()``, kept in the session's ``info`` for the rest of its transaction: each
+    call of it goes through the session's transaction state machine, which costs more than most of
+    the statements run on what it returns. A new transaction (after a commit or rollback) or one that
+    is no longer active (a failed flush) asks the session again, which raises as it would."""
+    transaction = session.get_transaction()
+    kept = session.info.get(_CONNECTION)
+    if kept is not None and kept[0] is transaction and transaction is not None and transaction.is_active:
+        found: Connection = kept[1]
+        return found
+    made = session.connection()
+    session.info[_CONNECTION] = (session.get_transaction(), made)
+    return made
 
 
 def _compile(

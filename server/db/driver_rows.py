@@ -33,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapper, Session
 from sqlalchemy.orm.attributes import instance_state
 
-from .driver import Prepared, run_sync
+from .driver import Prepared, connection, run_sync
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class Rows:
         if session.dispatch.loaded_as_persistent:
             raise RuntimeError("a session with loaded_as_persistent listeners needs the ORM's own load")
         session.flush()
-        rows = self.prepared.execute(session.connection(), params)
+        rows = self.prepared.execute(connection(session), params)
         return [tuple(_instance(session, e, row) for e in self.entities) for row in rows]
 
 

@@ -25,7 +25,7 @@ from sqlalchemy import Table, bindparam, event, update
 from sqlalchemy.orm import Mapper, Session
 from sqlalchemy.orm.attributes import flag_modified, instance_state, set_committed_value
 
-from .driver import Prepared
+from .driver import Prepared, connection
 
 _PENDING = "write_through"  # Session.info key: {id(row): (row, mapper, set of attribute keys)}
 
@@ -110,7 +110,7 @@ def issue_pending(session: Session) -> None:
             session.expire(row, computed)
     if not batches:
         return
-    connection = session.connection()
+    on = connection(session)
     for (table, columns), (mapper, rows) in batches.items():
         statement = _UPDATES.get((table, columns))
         if statement is None:
@@ -121,9 +121,9 @@ def issue_pending(session: Session) -> None:
                 .values({mapper.columns[c]: bindparam(c) for c in columns})
             )
         if len(rows) > 1:
-            statement.executemany(connection, rows)
+            statement.executemany(on, rows)
         else:
-            statement.execute(connection, rows[0])
+            statement.execute(on, rows[0])
 
 
 def _plain(mapper: Mapper[Any]) -> frozenset[str]:

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
 from ..db.driver import Prepared, run_sync
+from ..db.driver import connection as driver_connection
 from ..db.models import Event, TenantCounter
 
 EVENTS = cast(Table, Event.__table__)
@@ -91,7 +92,7 @@ def _write_events(session: Session, buffer: EventBuffer) -> None:
     # session's greenlet for all three where one is needed (``driver.run_sync``).
     n = len(buffer.events)
     session.flush()
-    connection = session.connection()
+    connection = driver_connection(session)
     upsert = _ALLOCATE_SEQS[connection.dialect.name]
     ((last,),) = upsert.execute(connection, {"tenant": buffer.tenant_id, "n": n})
     first = int(last) - n + 1

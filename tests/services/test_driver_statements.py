@@ -25,7 +25,7 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, InvalidRequestError
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from server.db import driver, write_through
@@ -225,5 +225,58 @@ async def test_a_driver_read_sees_the_sessions_pending_changes(db_url: str) -> N
             write_through.write(session.sync_session, row, {"from_state": "written through"})
             (found,) = await driver.read(session, READ, {"tenant": "driver-test"})
             assert (found[1], found[4]) == ("changed by the ORM, not yet flushed", "written through")
+    finally:
+        await db.dispose()
+
+
+async def test_the_kept_connection_is_the_transactions_and_a_new_transaction_asks_again(db_url: str) -> None:
+    db = Database(db_url)
+    try:
+        async with db.transaction() as session:
+            sync = session.sync_session
+            first = await session.run_sync(driver.connection)
+            assert await session.run_sync(driver.connection) is first
+            assert first is await session.run_sync(lambda s: s.connection())
+        # A reader session that ends its transaction and begins another: the kept connection went
+        # back to the pool with the first, and the second gets its own.
+        async with db.reader() as reader:
+            before = await reader.run_sync(driver.connection)
+            await reader.commit()
+            assert (await reader.execute(text("SELECT 1"))).scalar_one() == 1  # begins the next one
+            after = await reader.run_sync(driver.connection)
+            assert after is not before and not after.closed
+            assert after is await reader.run_sync(lambda s: s.connection())
+        # On the writer, the next transaction is a new one even on the same session.
+        async with db.transaction() as session:
+            again = await session.run_sync(driver.connection)
+            assert again.in_transaction()
+            await session.run_sync(lambda s: INSERT.executemany(again, [_event(1)]))
+            if db.is_sqlite:
+                assert session.sync_session is sync
+    finally:
+        await db.dispose()
+
+
+async def test_after_a_failed_flush_the_kept_connection_is_refused_as_the_session_refuses(db_url: str) -> None:
+    db = Database(db_url)
+    try:
+        async with db.transaction() as session:
+            await session.run_sync(lambda s: INSERT.executemany(s.connection(), [_event(1)]))
+
+        class Refused(Exception):
+            pass
+
+        async def duplicate_then_ask() -> None:
+            async with db.transaction() as session:
+                await session.run_sync(driver.connection)
+                session.add(Event(**_event(1)))  # the same (tenant, seq): the flush fails
+                with pytest.raises(IntegrityError):
+                    await session.flush()
+                with pytest.raises(InvalidRequestError, match="rolled back"):
+                    await session.run_sync(driver.connection)
+                raise Refused
+
+        with pytest.raises(Refused):
+            await duplicate_then_ask()
     finally:
         await db.dispose()

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import resource
+import sqlite3
 import tempfile
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -177,6 +179,9 @@ def main() -> None:
         app = _app(args.app, folder, args.plans)
         transitions = asyncio.run(_lifespan(app, args.rounds, _typename if args.typename else _agent))
         figures: dict[str, Any] = {"app": args.app, "requests": transitions}
+        if args.app == "flightdeck":
+            with contextlib.closing(sqlite3.connect(f"{folder}/bench.db")) as db:
+                (figures["plans_in_database"],) = db.execute("SELECT count(*) FROM research_plans").fetchone()
         if args.rounds > 1:
             # The whole process, the harness's own JSON and ASGI messages included (a few % of it).
             counted = transitions * (args.rounds - 1) / args.rounds

@@ -39,6 +39,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import Executable
 
 from .sqlite_inline import DRIVER as INLINE_DRIVER
+from .sqlite_inline import InlineConnection
 
 _Processor = Callable[[Any], Any] | None
 T = TypeVar("T")
@@ -194,7 +195,10 @@ def _compile(
 
 def _run(connection: Connection, compiled: _Compiled, values: Any, *, many: bool) -> tuple[list[Any], Any]:
     """The rows (if the statement returns any) and the cursor's description of them."""
-    cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    dbapi: Any = connection.connection.dbapi_connection
+    # The SQLite writer's connection keeps one cursor for these statements (``sqlite_inline``).
+    kept = dbapi.statement_cursor if type(dbapi) is InlineConnection else None
+    cursor: Any = kept if kept is not None else dbapi.cursor()
     # Only when some listener is there to hear them: an engine with any listener at all (the SQLite
     # engines' connect and begin) sets ``_has_events``, and calling an empty listener list costs too.
     dispatch = connection.dispatch
@@ -213,8 +217,11 @@ def _run(connection: Connection, compiled: _Compiled, values: Any, *, many: bool
         if events:
             dispatch.after_cursor_execute(connection, cursor, compiled.sql, values, None, many)
     except Exception as exc:
+        if kept is not None:
+            dbapi.renew_statement_cursor()
         # SQLAlchemy's own handler: its exception classes, and a lost connection invalidated.
         connection._handle_dbapi_exception(exc, compiled.sql, values, cursor, None)
     finally:
-        cursor.close()
+        if kept is None:
+            cursor.close()
     return rows, description

@@ -48,6 +48,17 @@ class InlineCursor(sqlite3.Cursor):
 
 
 class InlineConnection(sqlite3.Connection):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # For ``driver.Prepared``, which runs each statement to its end (every row fetched) without
+        # yielding, so one plain cursor serves them all: opening and closing one per statement (a
+        # Python subclass's, through this class's ``cursor``) cost more than SQLite took for most.
+        self.statement_cursor = sqlite3.Cursor(self)
+
+    def renew_statement_cursor(self) -> None:
+        """A new one, for after a failed statement (SQLAlchemy's error handler closes the cursor)."""
+        self.statement_cursor = sqlite3.Cursor(self)
+
     def cursor(self, factory: Any = InlineCursor) -> Any:
         return super().cursor(factory)
 

@@ -40,6 +40,13 @@ def test_every_request_of_two_rounds_is_answered(args: tuple[str, ...]) -> None:
     assert figures["cpu_us_per_request"] > 0
 
 
+@pytest.mark.timeout(900)
+def test_a_run_on_a_filled_database_adds_its_agents_plans_to_the_loaded_ones() -> None:
+    figures = _run("--rounds", "1", "--plans", "300")
+    assert figures["requests"] == 16 * 40
+    assert figures["plans_in_database"] == 300 + 16
+
+
 def test_an_app_that_answers_only_typename_is_refused_the_agents() -> None:
     done = _process("--app", "starlette")
     assert done.returncode == 2

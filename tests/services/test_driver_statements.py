@@ -244,7 +244,8 @@ async def test_the_kept_connection_is_the_transactions_and_a_new_transaction_ask
             await reader.commit()
             assert (await reader.execute(text("SELECT 1"))).scalar_one() == 1  # begins the next one
             after = await reader.run_sync(driver.connection)
-            assert after is not before and not after.closed
+            assert after is not before
+            assert not after.closed
             assert after is await reader.run_sync(lambda s: s.connection())
         # On the writer, the next transaction is a new one even on the same session.
         async with db.transaction() as session:
@@ -257,7 +258,7 @@ async def test_the_kept_connection_is_the_transactions_and_a_new_transaction_ask
         await db.dispose()
 
 
-async def test_after_a_failed_flush_the_kept_connection_is_refused_as_the_session_refuses(db_url: str) -> None:
+async def test_after_a_failed_flush_the_kept_connection_is_refused_as_the_session_does(db_url: str) -> None:
     db = Database(db_url)
     try:
         async with db.transaction() as session:

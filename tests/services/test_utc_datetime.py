@@ -34,7 +34,8 @@ instants = st.datetimes(
 
 @given(instants)
 def test_the_sqlite_bind_writes_the_text_the_composed_path_writes(value: datetime) -> None:
-    assert FAST is not None and COMPOSED is not None
+    assert FAST is not None
+    assert COMPOSED is not None
     assert FAST(value) == COMPOSED(value)
 
 
@@ -68,4 +69,5 @@ async def test_a_round_trip_through_a_sqlite_file_gives_the_instant_back_in_utc(
     finally:
         await engine.dispose()
     assert stored == "2026-12-03 18:30:01.000000"
-    assert read == east and read.tzinfo is UTC
+    assert read == east
+    assert read.tzinfo is UTC

@@ -8,10 +8,11 @@ floor's reference apps instead (``bench.floor_apps``: ``mutations`` takes the sa
 ``strawberry`` and ``starlette`` answer only ``--typename``, which sends ``{ __typename }`` as often).
 ``--plans N`` fills the database with N plans first, as the HTTP floor bench does.
 
-Under ``valgrind --tool=callgrind`` the difference between two runs of N and N+2 rounds is the cost of
-1,280 requests, start-up and migrations cancelled; instruction counts hold on a busy machine where
-CPU seconds do not. It prints the requests it made, so a run that failed is not counted, and (with two
-rounds or more) the process's CPU per request from the second round on.
+Under valgrind the difference between two runs of N and N+2 rounds is the cost of 1,280 requests,
+start-up and migrations cancelled; instruction counts hold on a busy machine where CPU seconds do not.
+``bench.instructions`` runs the pair under cachegrind and prints the counts (and, with ``--cache``,
+the misses of this CPU's L1 and L2) per request. It prints the requests it made, so a run that failed
+is not counted, and (with two rounds or more) the process's CPU per request from the second round on.
 """
 
 from __future__ import annotations

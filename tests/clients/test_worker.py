@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from datetime import timedelta
@@ -79,7 +80,16 @@ class Workers:
     def lines(self) -> list[list[str]]:
         return [line.split() for line in self.log.read_text().splitlines()]
 
+    def ready(self) -> bool:
+        """Whether every running worker has its SIGTERM handler in (a slow start-up on a busy machine
+        must not meet the signal while the default action would still kill the process)."""
+        ready = {line[1] for line in self.lines() if line[0] == "ready"}
+        return all(str(pid) in ready for pid, proc in self.procs.items() if proc.poll() is None)
+
     def stop_all(self) -> dict[int, int | None]:
+        deadline = time.monotonic() + 60
+        while not self.ready() and time.monotonic() < deadline:
+            time.sleep(0.05)
         for proc in self.procs.values():
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)

@@ -1,7 +1,8 @@
 """A worker process for the client tests: ``python -m tests.clients.worker_app URL AGENT LOG``.
 
 Every handler appends a line to LOG (``O_APPEND``: lines from several processes never interleave):
-``start <step> <attempt> <pid>``, ``done <step> <attempt> <pid>``, ``undo <step> <pid>``.
+``ready <pid>`` (its SIGTERM handler is in), ``start <step> <attempt> <pid>``,
+``done <step> <attempt> <pid>``, ``undo <step> <pid>``.
 Step names steer it: ``hang*`` hangs on its first attempt (to be killed), the steps named in $FAIL_STEPS fail
 as VALIDATION after half a second, anything else completes at once; the undo of a step named
 ``*-undo-hangs`` hangs until the worker cancels it. $GRACE: the worker's grace on SIGTERM (seconds).
@@ -13,6 +14,7 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Callable
 
 from flightdeck_client import StepRun, ValidationFailed, Worker
 from flightdeck_client.generated.fragments import CompensationFields
@@ -50,7 +52,16 @@ def main() -> None:
         worker.step(name)(handle)
         worker.undo(name)(undo)
     logging.basicConfig(level=logging.WARNING)
-    worker.run()
+    asyncio.run(serve(worker, note))
+
+
+async def serve(worker: Worker, note: Callable[[str], None]) -> None:
+    running = asyncio.create_task(worker.serve())
+    # serve() installs its signal handlers before its first await: once it has run that far, a SIGTERM
+    # is the worker's to handle. Until then the default action would kill the process.
+    await asyncio.sleep(0)
+    note("ready")
+    await running
 
 
 if __name__ == "__main__":

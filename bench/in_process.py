@@ -6,6 +6,9 @@ N rounds of 16 agents, each making a plan and walking 20 of its steps through ``
 ``submitStepResult`` (640 transitions a round), with the operation log on. ``--app`` runs one of the
 floor's reference apps instead (``bench.floor_apps``: ``mutations`` takes the same agents' requests;
 ``strawberry`` and ``starlette`` answer only ``--typename``, which sends ``{ __typename }`` as often).
+Two more parts make the same transitions without an app: ``services`` calls the services directly in
+``unit_of_work`` transactions (the unit of work alone: no GraphQL, no request layer) and ``sql`` runs
+the transitions' statements in raw ``sqlite3`` (``bench.scale.sqlite_statements``, the floor's SQL).
 ``--plans N`` fills the database with N plans first, as the HTTP floor bench does.
 
 Under valgrind the difference between two runs of N and N+2 rounds is the cost of 1,280 requests,
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import resource
 import sqlite3
@@ -136,20 +140,71 @@ async def _lifespan(app: App, rounds: int, agent: Callable[[App], Awaitable[int]
     return transitions
 
 
-def _app(kind: str, folder: str, plans: int) -> App:
-    """Flightdeck as ``flightdeck serve`` runs it, or one of the floor's reference apps as
-    ``bench.floor_apps`` serves it (the same collector threshold and log records), on a database that
-    ``plans`` plans (by the bulk loader) already fill."""
+async def _direct(rounds: int, agent: Callable[[], Awaitable[int]]) -> int:
+    """``rounds`` rounds of ``AGENTS`` agents that need no app (the services called directly, the raw
+    SQL), CPU counted as ``_lifespan`` counts it."""
+    transitions = 0
+    for i in range(rounds):
+        if i == 1:
+            cpu[0] = _cpu()
+        transitions += sum(await asyncio.gather(*(agent() for _ in range(AGENTS))))
+    cpu[1] = _cpu()
+    return transitions
+
+
+async def _services(folder: str, rounds: int) -> int:
+    """The unit of work alone: each agent's plan created, started and submitted through the services,
+    as the mutations call them, in ``unit_of_work`` transactions on the same engine; no GraphQL, no
+    request layer."""
+    from server.cli import prepare_process
+    from server.clock import SystemClock
+    from server.db.engine import Database
+    from server.services.runtime import Runtime
+
+    from .transitions import service_agent
+
+    settings = _settings(folder)
+    prepare_process(settings)  # the collector's threshold as the server has it
+    runtime = Runtime(Database(settings.database_url), SystemClock(), settings)
+    if settings.gc_freeze:  # as the app's lifespan does once it is made
+        gc.collect()
+        gc.freeze()
+    try:
+        return await _direct(rounds, lambda: service_agent(runtime, STEPS))
+    finally:
+        await runtime.db.dispose()
+
+
+async def _sql(folder: str, rounds: int) -> int:
+    """The transitions' statements in raw ``sqlite3`` (``bench.scale.sqlite_statements``): each round
+    the same number of plans, steps and transitions as the agents' round."""
+    from .scale import CEILING_PLANS, sqlite_statements
+
+    assert CEILING_PLANS == AGENTS
+    done = 0
+
+    async def agent() -> int:
+        # One call runs every agent's plan: the first agent of a round runs it, the others count none.
+        nonlocal done
+        done += 1
+        if done % AGENTS != 1:
+            return 0
+        sqlite_statements(f"{folder}/bench.db", STEPS)
+        return AGENTS * 2 * STEPS
+
+    return await _direct(rounds, agent)
+
+
+def _settings(folder: str) -> Any:
     from server.config import Settings
 
-    settings = Settings(database_url=f"sqlite+aiosqlite:///{folder}/bench.db", operation_log=True)
-    if plans:
-        from server.db.migrate import upgrade
+    return Settings(database_url=f"sqlite+aiosqlite:///{folder}/bench.db", operation_log=True)
 
-        from . import loader
 
-        upgrade(settings.database_url)
-        loader.load(settings.database_url, plans)
+def _app(kind: str, folder: str) -> App:
+    """Flightdeck as ``flightdeck serve`` runs it, or one of the floor's reference apps as
+    ``bench.floor_apps`` serves it (the same collector threshold and log records)."""
+    settings = _settings(folder)
     if kind == "flightdeck":
         from server.app import create_app
         from server.cli import prepare_process
@@ -163,12 +218,13 @@ def _app(kind: str, folder: str, plans: int) -> App:
     return made
 
 
+APPS = ["flightdeck", "mutations", "strawberry", "starlette", "services", "sql"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument(
-        "--app", choices=["flightdeck", "mutations", "strawberry", "starlette"], default="flightdeck"
-    )
+    parser.add_argument("--app", choices=APPS, default="flightdeck")
     parser.add_argument("--plans", type=int, default=0, help="plans the bulk loader adds first")
     parser.add_argument(
         "--typename", action="store_true", help="send `{ __typename }` instead of the agents' mutations"
@@ -176,11 +232,27 @@ def main() -> None:
     args = parser.parse_args()
     if args.app in ("strawberry", "starlette") and not args.typename:
         parser.error(f"the {args.app} app answers only --typename")
+    if args.app in ("services", "sql") and args.typename:
+        parser.error(f"{args.app} makes transitions, not requests: no --typename")
     with tempfile.TemporaryDirectory() as folder:
-        app = _app(args.app, folder, args.plans)
-        transitions = asyncio.run(_lifespan(app, args.rounds, _typename if args.typename else _agent))
+        url = _settings(folder).database_url
+        if args.plans or args.app in ("services", "sql"):
+            from server.db.migrate import upgrade
+
+            upgrade(url)
+        if args.plans:
+            from . import loader
+
+            loader.load(url, args.plans)
+        if args.app == "services":
+            transitions = asyncio.run(_services(folder, args.rounds))
+        elif args.app == "sql":
+            transitions = asyncio.run(_sql(folder, args.rounds))
+        else:
+            app = _app(args.app, folder)
+            transitions = asyncio.run(_lifespan(app, args.rounds, _typename if args.typename else _agent))
         figures: dict[str, Any] = {"app": args.app, "requests": transitions}
-        if args.app == "flightdeck":
+        if args.app in ("flightdeck", "services", "sql"):
             with contextlib.closing(sqlite3.connect(f"{folder}/bench.db")) as db:
                 (figures["plans_in_database"],) = db.execute("SELECT count(*) FROM research_plans").fetchone()
         if args.rounds > 1:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .in_process import AGENTS, STEPS
+from .in_process import AGENTS, APPS, STEPS
 
 ROUNDS = (1, 3)  # the two runs whose difference is counted
 SYSFS = Path("/sys/devices/system/cpu/cpu0/cache")
@@ -112,9 +112,7 @@ def _run(rounds: int, out: Path, harness: list[str], cache: dict[str, Cache] | N
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--app", choices=["flightdeck", "mutations", "strawberry", "starlette"], default="flightdeck"
-    )
+    parser.add_argument("--app", choices=APPS, default="flightdeck")
     parser.add_argument("--typename", action="store_true", help="`{ __typename }` requests instead")
     parser.add_argument("--plans", type=int, default=0, help="plans loaded before the first round")
     parser.add_argument("--cache", action="store_true", help="simulate this CPU's L1 and L2 caches")

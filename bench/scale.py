@@ -144,9 +144,10 @@ def sqlite_ceiling(path: str) -> float:
     return sqlite_statements(path)["transitions_per_second"]
 
 
-def sqlite_statements(path: str) -> dict[str, float]:
+def sqlite_statements(path: str, steps: int = transitions.STEPS) -> dict[str, float]:
     """The server's per-transition statements in raw ``sqlite3`` on one connection, in this process:
-    transitions/s (wall) and the CPU one transition took (``time.process_time``, µs).
+    transitions/s (wall) and the CPU one transition took (``time.process_time``, µs); ``CEILING_PLANS``
+    plans of ``steps`` steps, each step started and submitted.
 
     Per step: a start transaction (the plan by id, the first pending step, the step and plan updates,
     the seq allocation, three events) and a submit transaction (the step joined to its plan, its update,
@@ -170,7 +171,7 @@ def sqlite_statements(path: str) -> dict[str, float]:
         db.executemany(
             "INSERT INTO plan_steps (id, tenant_id, plan_id, step_order, step_type, title, instructions,"
             " status, created_at, updated_at) VALUES (?, ?, ?, ?, 'search', '', 'x', 'pending', ?, ?)",
-            [(str(uuid.uuid4()), tenant, plan_id, n + 1, now, now) for n in range(transitions.STEPS)],
+            [(str(uuid.uuid4()), tenant, plan_id, n + 1, now, now) for n in range(steps)],
         )
         plans.append(plan_id)
     db.execute("COMMIT")
@@ -193,7 +194,7 @@ def sqlite_statements(path: str) -> dict[str, float]:
     count = 0
     started = time.perf_counter()
     cpu = time.process_time()
-    for _ in range(transitions.STEPS):
+    for _ in range(steps):
         for plan_id in plans:
             now = _now()
             db.execute("BEGIN IMMEDIATE")

@@ -79,13 +79,15 @@ async def over_http(database_url: str) -> float:
     return sum(counts) / elapsed
 
 
-async def service_agent(runtime: Runtime) -> int:
+async def service_agent(runtime: Runtime, steps: int = STEPS) -> int:
+    """One plan of ``steps`` steps driven through the services directly (no GraphQL, no HTTP): the
+    transitions it made."""
     async with unit_of_work(runtime, DEV_PRINCIPAL) as tx:
         created = await plan_create.create_research_plan(
-            tx, NewPlan("bench", [NewStep("search", f"step {i}") for i in range(STEPS)])
+            tx, NewPlan("bench", [NewStep("search", f"step {i}") for i in range(steps)])
         )
     transitions = 0
-    for _ in range(STEPS):
+    for _ in range(steps):
         async with unit_of_work(runtime, DEV_PRINCIPAL) as tx:
             nxt = await plan_execution.start_next_step(tx, created.plan.id)
         assert nxt.step is not None

@@ -150,7 +150,7 @@ def _read(session: Session, statement: Prepared, params: Mapping[str, Any]) -> l
     return statement.execute(connection(session), params)
 
 
-_CONNECTION = "flightdeck.driver.connection"
+CONNECTION_KEY = "flightdeck.driver.connection"
 
 
 def connection(session: Session) -> Connection:
@@ -159,13 +159,22 @@ def connection(session: Session) -> Connection:
     the statements run on what it returns. A new transaction (after a commit or rollback) or one that
     is no longer active (a failed flush) asks the session again, which raises as it would."""
     transaction = session.get_transaction()
-    kept = session.info.get(_CONNECTION)
+    kept = session.info.get(CONNECTION_KEY)
     if kept is not None and kept[0] is transaction and transaction is not None and transaction.is_active:
         found: Connection = kept[1]
         return found
     made = session.connection()
-    session.info[_CONNECTION] = (session.get_transaction(), made)
+    session.info[CONNECTION_KEY] = (session.get_transaction(), made)
     return made
+
+
+def reset_info(session: Session) -> None:
+    """Empty the session's ``info`` but for the connection ``connection`` keeps, which stays right for as
+    long as the session's transaction does."""
+    kept = session.info.get(CONNECTION_KEY)
+    session.info.clear()
+    if kept is not None:
+        session.info[CONNECTION_KEY] = kept
 
 
 def _compile(

@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -24,7 +24,9 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.orm import Session
 
+from . import driver
 from .driver import Prepared
 from .sqlite_inline import inline_creator, inline_url, reader_creator
 from .write_through import WriteSession
@@ -80,28 +82,31 @@ class Database:
             # AsyncSession's own exit uses (so that a cancellation cannot cut a close short), cost
             # more than SQLite takes for most transactions. Here a close cannot be cut short: the
             # writer's driver calls never wait (sqlite_inline), so it runs to its end without
-            # yielding to the loop. ``close`` leaves the session empty, as a new one.
+            # yielding to the loop. Each transaction leaves the session empty, as a new one.
             #
             # The session is bound to the writer's connection, kept checked out between transactions:
             # a check-out makes a new ``Connection`` and its event dispatch, and the check-in resets
             # the driver connection through the pool's finalizer, which together cost more than the
-            # BEGIN and COMMIT they wrap. Each transaction still begins and ends on it (the session
-            # begins the connection's transaction and commits or rolls it back; ``close`` leaves the
-            # connection with none open). One invalidated by a driver error reconnects at the next
-            # transaction, as any ``Connection`` does.
+            # BEGIN and COMMIT they wrap. The session's own transaction is kept too (``_begin_writer``):
+            # each database transaction begins and ends on the driver inside it. One invalidated by a
+            # driver error reconnects at the next transaction, as any ``Connection`` does.
             if self._writer_session is None:
                 self._writer_connection = await self.write_engine.connect()
                 self._writer_session = self._write_sessions(bind=self._writer_connection)
-            # Begun, committed and closed on the Session itself, not through AsyncSession's greenlet
+            # Begun, committed and reset on the Session itself, not through AsyncSession's greenlet
             # (one entered for each): the writer's driver calls never wait (``driver.run_sync``).
             session = self._writer_session
             sync = session.sync_session
+            _begin_writer(sync)
             try:
-                with sync.begin():
-                    yield session
+                yield session
+                _commit_writer(sync)
+            except BaseException:
+                _rollback_writer(sync)
+                raise
             finally:
-                session.info.clear()
-                sync.close()
+                sync.expunge_all()
+                driver.reset_info(sync)
 
     def pool_state(self) -> dict[str, dict[str, int]]:
         """Connections by pool (``writer``, and ``reader`` on SQLite): in use, idle, capacity. The SQLite
@@ -148,6 +153,72 @@ class Database:
 
 
 _READ_ONLY = {"postgresql_readonly": True}
+
+# The SQLite writer's transactions. Its session begins its own transaction (a ``SessionTransaction``,
+# and the connection's ``RootTransaction`` under it) once and keeps it: each database transaction is a
+# ``BEGIN IMMEDIATE`` and a ``COMMIT`` or ``ROLLBACK`` on the driver inside it, and the session is emptied
+# after each (``expunge_all``, as ``close`` does). Beginning, committing and closing the session's
+# transaction for every database transaction made a ``SessionTransaction`` (its four snapshot maps),
+# a ``RootTransaction`` and their state machines each time, which cost more than the BEGIN and COMMIT.
+# What the session's commit did that matters here is kept: its pending changes (``write``'s column
+# writes, then the ORM's) are flushed before the COMMIT, and a driver error goes through SQLAlchemy's
+# handler. A session transaction that can no longer go on (a failed flush, an invalidated connection)
+# is committed or rolled back by SQLAlchemy itself, which raises or resets as it does for any session;
+# the next transaction then begins a new one.
+_BEGIN_IMMEDIATE = Prepared(text("BEGIN IMMEDIATE"))
+
+
+def _usable(sync: Session) -> bool:
+    """Whether the session's transaction can carry another database transaction."""
+    transaction = sync.get_transaction()
+    return transaction is not None and transaction.is_active and not driver.connection(sync).invalidated
+
+
+def _begin_writer(sync: Session) -> None:
+    if sync.get_transaction() is not None and _usable(sync):
+        _BEGIN_IMMEDIATE.execute(driver.connection(sync), {})
+        return
+    if sync.get_transaction() is not None:
+        sync.rollback()
+    # A new session transaction: the connection's begins with it, and the engine's "begin" hook emits
+    # the BEGIN IMMEDIATE (``_configure_sqlite``).
+    driver.connection(sync)
+
+
+def _commit_writer(sync: Session) -> None:
+    if not _usable(sync):
+        sync.commit()  # raises as SQLAlchemy does for a transaction that cannot commit
+        return
+    sync.flush()
+    _end_on_driver(driver.connection(sync), commit=True)
+
+
+def _rollback_writer(sync: Session) -> None:
+    transaction = sync.get_transaction()
+    if transaction is None:
+        return
+    if transaction.is_active:
+        connection = driver.connection(sync)
+        if not connection.invalidated:
+            try:
+                _end_on_driver(connection, commit=False)
+                return
+            except Exception:  # SQLAlchemy's own rollback below ends the session's transaction
+                pass
+    sync.rollback()
+
+
+def _end_on_driver(connection: Connection, *, commit: bool) -> None:
+    """COMMIT or ROLLBACK on the DBAPI connection; a driver error through SQLAlchemy's handler (its
+    exception classes, a lost connection invalidated), as the connection's own commit does."""
+    dbapi: Any = connection.connection.dbapi_connection
+    try:
+        if commit:
+            dbapi.commit()
+        else:
+            dbapi.rollback()
+    except Exception as exc:
+        connection._handle_dbapi_exception(exc, None, None, None, None)
 
 
 def _configure_sqlite(engine: AsyncEngine, *, begin: str, query_only: bool = False) -> None:

@@ -29,7 +29,15 @@ def _run(*args: str) -> dict[str, object]:
 
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize(
-    "args", [(), ("--typename",), ("--app", "mutations"), ("--app", "strawberry", "--typename")]
+    "args",
+    [
+        (),
+        ("--typename",),
+        ("--app", "mutations"),
+        ("--app", "strawberry", "--typename"),
+        ("--app", "services"),
+        ("--app", "sql"),
+    ],
 )
 def test_every_request_of_two_rounds_is_answered(args: tuple[str, ...]) -> None:
     # Two rounds of 16 agents, 40 requests each; a reply with errors (or a failed assertion on it)
@@ -51,3 +59,19 @@ def test_an_app_that_answers_only_typename_is_refused_the_agents() -> None:
     done = _process("--app", "starlette")
     assert done.returncode == 2
     assert "answers only --typename" in done.stderr
+
+
+def test_the_parts_without_an_app_are_refused_typename() -> None:
+    done = _process("--app", "services", "--typename")
+    assert done.returncode == 2
+    assert "no --typename" in done.stderr
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("app", ["services", "sql"])
+def test_the_parts_without_an_app_make_a_plan_an_agent_as_the_agents_do(app: str) -> None:
+    """The services and the raw SQL make the same transitions as the agents' requests: a round is 16
+    plans of 20 steps, each step started and submitted."""
+    figures = _run("--app", app, "--rounds", "1")
+    assert figures["requests"] == 16 * 40
+    assert figures["plans_in_database"] == 16

@@ -1,0 +1,39 @@
+"""The layer table: each layer is the difference of two parts' medians, and the table shows them all."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.layers import layers, table
+
+
+def test_each_layer_is_the_difference_of_two_parts() -> None:
+    medians = {"sql": 200.0, "services": 550.0, "flightdeck": 1_100.0, "mutations": 300.0}
+    assert layers(medians) == {
+        "sql": 200.0,
+        "unit_of_work_python": 350.0,
+        "request_and_graphql": 550.0,
+        "stock_request_and_graphql": 300.0,
+        "transition": 1_100.0,
+        "mutation_floor": 500.0,
+    }
+
+
+def test_the_table_shows_every_part_with_its_range_and_every_layer_with_its_share() -> None:
+    runs = {
+        "sql": [190.0, 200.0, 230.0],
+        "services": [500.0, 550.0, 600.0],
+        "flightdeck": [1_000.0, 1_100.0, 1_300.0],
+        "mutations": [280.0, 300.0, 310.0],
+    }
+    counted = {"sql": 1.3e6, "services": 2.2e6, "flightdeck": 3.7e6, "mutations": 1.7e6}
+    text = table(runs, counted)
+    assert "| flightdeck | 1,100 | 1,000 to 1,300 | 3.700 |" in text
+    assert "| unit_of_work_python | 350 | 0.32 |" in text
+    assert "| mutation_floor | 500 | 0.45 |" in text
+    assert "M instructions" not in table(runs)
+
+
+def test_a_part_missing_from_the_runs_is_an_error() -> None:
+    with pytest.raises(KeyError):
+        layers({"sql": 1.0, "services": 2.0, "flightdeck": 3.0})

@@ -13,6 +13,9 @@ round measures, one after the other:
   transitions/s, request p50/p99;
 - ``strawberry_mutations``: the same 16 agents against the stock app's canned mutations
   (``floor_apps mutations``): the stock libraries' CPU per transition for the same requests;
+- ``strawberry_mutations_sql`` (SQLite only): the same agents against that app with the transition's
+  raw SQL in its resolvers (``floor_apps mutations_sql``), on the same file: the libraries and the
+  statements in one server process, sharing its caches;
 - ``sql`` (SQLite only): the transition's statements in raw ``sqlite3`` on the same file, in this process,
   CPU per transition from ``time.process_time``.
 
@@ -23,7 +26,9 @@ a transition over HTTP is the stock Strawberry request plus the raw SQL (the mut
 resolving two fields and their arguments, is not in it); ``fraction_of_floor`` is that floor over the
 measured CPU (1.0 would be nothing spent above it). The mutation floor is the stock app's canned
 mutations plus the raw SQL: the same requests through the same libraries, with the GraphQL work of
-the mutations in it; ``fraction_of_mutation_floor`` is that over the measured CPU.
+the mutations in it; ``fraction_of_mutation_floor`` is that over the measured CPU, and
+``fraction_of_one_process_floor`` the same for ``strawberry_mutations_sql``, where the two parts pay for
+sharing one process as a transition does.
 """
 
 from __future__ import annotations
@@ -146,6 +151,8 @@ def measure(
         "mutations": ServerProcess(url, argv=["bench.floor_apps", "mutations", "{port}"]),
         "flightdeck": ServerProcess(url, FLIGHTDECK_OPERATION_LOG="true"),
     }
+    if sqlite_file:
+        servers["mutations_sql"] = ServerProcess(url, argv=["bench.floor_apps", "mutations_sql", "{port}"])
     if before:
         servers["before"] = ServerProcess(url, cwd=before, FLIGHTDECK_OPERATION_LOG="true", PYTHONPATH=before)
     samples: dict[str, list[dict[str, float]]] = {}
@@ -162,6 +169,8 @@ def measure(
                 "transition": lambda: _transitions(servers["flightdeck"], seconds),
                 "strawberry_mutations": lambda: _transitions(servers["mutations"], seconds),
             }
+            if sqlite_file:
+                parts["strawberry_mutations_sql"] = lambda: _transitions(servers["mutations_sql"], seconds)
             if before:
                 parts["before_typename"] = lambda: _requests(servers["before"], seconds)
                 parts["before_transition"] = lambda: _transitions(servers["before"], seconds)
@@ -199,6 +208,11 @@ def measure(
     result["fraction_of_mutation_floor"] = _summary(
         [mutation_floor[i] / samples["transition"][i]["cpu_us"] for i in range(rounds)], 3
     )
+    if "strawberry_mutations_sql" in samples:
+        one_process = [samples["strawberry_mutations_sql"][i]["cpu_us"] for i in range(rounds)]
+        result["fraction_of_one_process_floor"] = _summary(
+            [one_process[i] / samples["transition"][i]["cpu_us"] for i in range(rounds)], 3
+        )
     result["typename_over_stock"] = _summary(
         [
             samples["flightdeck_typename"][i]["cpu_us"] / samples["strawberry"][i]["cpu_us"]

@@ -13,7 +13,9 @@ log) the same garbage-collector threshold and the same lean log records:
   agent's operations reach, whose resolvers (coroutines, as any that awaits a database must be)
   answer at once with canned objects: what Strawberry and
   graphql-core spend on a transition's requests (parse, validation, variable coercion, input objects,
-  execution and completion of the payload, the JSON reply) with no state kept and no check run.
+  execution and completion of the payload, the JSON reply) with no state kept and no check run;
+- ``mutations_sql``: ``mutations`` whose resolvers also run the transition's statements in raw ``sqlite3``
+  (``bench.scale.RawTransitions``) on the served SQLite file: the libraries and the SQL in one process.
 
 Each answers ``GET /healthz`` so that ``ServerProcess``-style readiness works.
 """
@@ -23,10 +25,13 @@ from __future__ import annotations
 import gc
 import itertools
 import sys
+from collections.abc import Callable
 from enum import Enum
+from typing import Any
 
 import strawberry
 import uvicorn
+from sqlalchemy.engine import make_url
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -208,16 +213,68 @@ class Mutation:
         return SubmitStepResultPayload(step=step, user_errors=[])
 
 
-def mutations_app() -> Starlette:
+# The raw statements ``mutations_sql`` runs (``bench.scale.RawTransitions``), on the database it serves
+# (one connection, made at start; the module is imported only by that app).
+_raw: list[Any] = []
+
+
+@strawberry.type
+class SqlMutation:
+    """``Mutation`` whose resolvers also run the transition's statements in raw ``sqlite3``."""
+
+    @strawberry.mutation
+    async def create_research_plan(self, input: CreateResearchPlanInput) -> CreateResearchPlanPayload:
+        (plan_id,) = _raw[0].create(1, len(input.steps))
+        return CreateResearchPlanPayload(plan=ResearchPlan(id=strawberry.ID(plan_id)), user_errors=[])
+
+    @strawberry.mutation
+    async def start_next_step(
+        self, plan_id: strawberry.ID, session_id: str | None = None
+    ) -> StartNextStepPayload:
+        step = PlanStep(id=strawberry.ID(_raw[0].start(plan_id)), status=StepStatus.IN_PROGRESS)
+        return StartNextStepPayload(outcome=NextStepOutcome.STARTED, step=step, user_errors=[])
+
+    @strawberry.mutation
+    async def submit_step_result(self, input: SubmitStepResultInput) -> SubmitStepResultPayload:
+        _raw[0].submit(input.step_id)
+        step = PlanStep(id=input.step_id, status=StepStatus.COMPLETED)
+        return SubmitStepResultPayload(step=step, user_errors=[])
+
+
+def _graphql_app(mutation: type) -> Starlette:
     schema = strawberry.Schema(
-        Query, Mutation, extensions=[ParserCache(maxsize=256), ValidationCache(maxsize=256)]
+        Query, mutation, extensions=[ParserCache(maxsize=256), ValidationCache(maxsize=256)]
     )
     return Starlette(
         routes=[Route("/healthz", _health), Route("/graphql", GraphQL(schema), methods=["POST"])]
     )
 
 
-APPS = {"starlette": starlette_app, "strawberry": strawberry_app, "mutations": mutations_app}
+def mutations_app(database: str) -> Starlette:
+    return _graphql_app(Mutation)
+
+
+def mutations_sql_app(database: str) -> Starlette:
+    """``mutations`` with the raw SQL in its resolvers, on the SQLite file ``database`` (migrated): the
+    stock libraries and the transition's statements sharing one process and its caches, as any
+    implementation of the same requests on this stack would."""
+    from .scale import RawTransitions
+
+    _raw[:] = [RawTransitions(database)]
+    return _graphql_app(SqlMutation)
+
+
+def _database_free(make: Callable[[], Starlette]) -> Callable[[str], Starlette]:
+    return lambda database: make()
+
+
+# Each app by name, made for the SQLite file it may use.
+APPS: dict[str, Callable[[str], Starlette]] = {
+    "starlette": _database_free(starlette_app),
+    "strawberry": _database_free(strawberry_app),
+    "mutations": mutations_app,
+    "mutations_sql": mutations_sql_app,
+}
 
 
 def prepare_process(settings: Settings) -> None:
@@ -229,8 +286,8 @@ def prepare_process(settings: Settings) -> None:
 
 def main() -> None:
     kind, port = sys.argv[1], int(sys.argv[2])
-    app = APPS[kind]()
     settings = load_settings(host="127.0.0.1", port=port)
+    app = APPS[kind](make_url(settings.database_url).database or "")
     prepare_process(settings)
     uvicorn.run(app, **uvicorn_options(settings))
 

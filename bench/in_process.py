@@ -5,7 +5,8 @@
 N rounds of 16 agents, each making a plan and walking 20 of its steps through ``startNextStep`` and
 ``submitStepResult`` (640 transitions a round), with the operation log on. ``--app`` runs one of the
 floor's reference apps instead (``bench.floor_apps``: ``mutations`` takes the same agents' requests;
-``strawberry`` and ``starlette`` answer only ``--typename``, which sends ``{ __typename }`` as often).
+``mutations_sql`` the same with the raw SQL in its resolvers; ``strawberry`` and ``starlette`` answer only
+``--typename``, which sends ``{ __typename }`` as often).
 Two more parts make the same transitions without an app: ``services`` calls the services directly in
 ``unit_of_work`` transactions (the unit of work alone: no GraphQL, no request layer) and ``sql`` runs
 the transitions' statements in raw ``sqlite3`` (``bench.scale.sqlite_statements``, the floor's SQL).
@@ -214,11 +215,11 @@ def _app(kind: str, folder: str) -> App:
     from . import floor_apps
 
     floor_apps.prepare_process(settings)
-    made: App = floor_apps.APPS[kind]()
+    made: App = floor_apps.APPS[kind](f"{folder}/bench.db")
     return made
 
 
-APPS = ["flightdeck", "mutations", "strawberry", "starlette", "services", "sql"]
+APPS = ["flightdeck", "mutations", "mutations_sql", "strawberry", "starlette", "services", "sql"]
 
 
 def main() -> None:
@@ -236,7 +237,7 @@ def main() -> None:
         parser.error(f"{args.app} makes transitions, not requests: no --typename")
     with tempfile.TemporaryDirectory() as folder:
         url = _settings(folder).database_url
-        if args.plans or args.app in ("services", "sql"):
+        if args.plans or args.app in ("services", "sql", "mutations_sql"):
             from server.db.migrate import upgrade
 
             upgrade(url)
@@ -252,7 +253,7 @@ def main() -> None:
             app = _app(args.app, folder)
             transitions = asyncio.run(_lifespan(app, args.rounds, _typename if args.typename else _agent))
         figures: dict[str, Any] = {"app": args.app, "requests": transitions}
-        if args.app in ("flightdeck", "services", "sql"):
+        if args.app in ("flightdeck", "services", "sql", "mutations_sql"):
             with contextlib.closing(sqlite3.connect(f"{folder}/bench.db")) as db:
                 (figures["plans_in_database"],) = db.execute("SELECT count(*) FROM research_plans").fetchone()
         if args.rounds > 1:

@@ -9,11 +9,15 @@ prints each part's CPU per transition (median and range of the K runs, each from
   the machines, the event log, decisions), without GraphQL or a request layer;
 - ``flightdeck``: the whole app through ASGI, as ``flightdeck serve`` runs it;
 - ``mutations``: the stock Strawberry app answering the same requests with canned objects: the
-  libraries' floor for the request and GraphQL part.
+  libraries' floor for the request and GraphQL part;
+- ``mutations_sql``: that app with the raw SQL run in its resolvers: the libraries and the statements in
+  one process, sharing its caches as any implementation of these requests on this stack does.
 
 Then the layers, from the medians: the SQL; the unit of work's Python (``services`` less ``sql``); the
-request and GraphQL part (``flightdeck`` less ``services``) beside the stock app's (``mutations``); and
-the whole against the mutation floor (``mutations`` plus ``sql``). No socket: what HTTP adds is the
+request and GraphQL part (``flightdeck`` less ``services``) beside the stock app's (``mutations``); the
+mutation floor measured apart (``mutations`` plus ``sql``) and in one process (``mutations_sql``), whose
+difference is what the two parts cost each other by sharing the core's caches; and the transition over
+the floor in one process. No socket: what HTTP adds is the
 floor bench's (``python -m bench --only floor``). With ``--instructions`` each part is also counted in
 instructions under cachegrind (``bench.instructions``, minutes a part), which hold on a busy machine.
 """
@@ -27,7 +31,7 @@ import subprocess
 import sys
 from typing import Any
 
-PARTS = ("sql", "services", "flightdeck", "mutations")
+PARTS = ("sql", "services", "flightdeck", "mutations", "mutations_sql")
 
 
 def _run(module: str, *args: str) -> dict[str, Any]:
@@ -58,6 +62,9 @@ def layers(medians: dict[str, float]) -> dict[str, float]:
         "stock_request_and_graphql": medians["mutations"],
         "transition": medians["flightdeck"],
         "mutation_floor": medians["mutations"] + medians["sql"],
+        "mutation_floor_in_one_process": medians["mutations_sql"],
+        "sharing_one_process": medians["mutations_sql"] - medians["mutations"] - medians["sql"],
+        "above_the_floor_in_one_process": medians["flightdeck"] - medians["mutations_sql"],
     }
 
 

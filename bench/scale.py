@@ -144,110 +144,134 @@ def sqlite_ceiling(path: str) -> float:
     return sqlite_statements(path)["transitions_per_second"]
 
 
-def sqlite_statements(path: str, steps: int = transitions.STEPS) -> dict[str, float]:
-    """The server's per-transition statements in raw ``sqlite3`` on one connection, in this process:
-    transitions/s (wall) and the CPU one transition took (``time.process_time``, µs); ``CEILING_PLANS``
-    plans of ``steps`` steps, each step started and submitted.
+class RawTransitions:
+    """The server's per-transition statements in raw ``sqlite3`` on one connection of its own.
 
-    Per step: a start transaction (the plan by id, the first pending step, the step and plan updates,
-    the seq allocation, three events) and a submit transaction (the step joined to its plan, its update,
-    the conditions after it, the plan's step statuses, the seq allocation, two events), two transitions
-    as the HTTP bench counts them.
+    ``create`` makes plans of pending steps in one transaction. ``start`` is a start transaction (the plan
+    by id, the first pending step, the step and plan updates, the seq allocation, three events) and
+    ``submit`` a submit transaction (the step joined to its plan, its update, the conditions after it,
+    the plan's step statuses, the seq allocation, two events): two transitions as the HTTP bench counts
+    them.
     """
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.execute("PRAGMA foreign_keys=ON")
-    tenant = "default"
-    plans = []
-    db.execute("BEGIN IMMEDIATE")
-    for _ in range(CEILING_PLANS):
-        plan_id, now = str(uuid.uuid4()), _now()
-        db.execute(
-            "INSERT INTO research_plans (id, tenant_id, title, research_question, status, created_at,"
-            " updated_at) VALUES (?, ?, '', 'ceiling', 'planning', ?, ?)",
-            (plan_id, tenant, now, now),
-        )
-        db.executemany(
-            "INSERT INTO plan_steps (id, tenant_id, plan_id, step_order, step_type, title, instructions,"
-            " status, created_at, updated_at) VALUES (?, ?, ?, ?, 'search', '', 'x', 'pending', ?, ?)",
-            [(str(uuid.uuid4()), tenant, plan_id, n + 1, now, now) for n in range(steps)],
-        )
-        plans.append(plan_id)
-    db.execute("COMMIT")
 
-    def events(rows: list[tuple[Any, ...]]) -> None:
-        (last,) = db.execute(
+    tenant = "default"
+
+    def __init__(self, path: str) -> None:
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def create(self, plans: int, steps: int) -> list[str]:
+        db, made = self.db, []
+        db.execute("BEGIN IMMEDIATE")
+        for _ in range(plans):
+            plan_id, now = str(uuid.uuid4()), _now()
+            db.execute(
+                "INSERT INTO research_plans (id, tenant_id, title, research_question, status, created_at,"
+                " updated_at) VALUES (?, ?, '', 'ceiling', 'planning', ?, ?)",
+                (plan_id, self.tenant, now, now),
+            )
+            db.executemany(
+                "INSERT INTO plan_steps (id, tenant_id, plan_id, step_order, step_type, title, instructions,"
+                " status, created_at, updated_at) VALUES (?, ?, ?, ?, 'search', '', 'x', 'pending', ?, ?)",
+                [(str(uuid.uuid4()), self.tenant, plan_id, n + 1, now, now) for n in range(steps)],
+            )
+            made.append(plan_id)
+        db.execute("COMMIT")
+        return made
+
+    def _events(self, rows: list[tuple[Any, ...]]) -> None:
+        (last,) = self.db.execute(
             "INSERT INTO tenant_counters (tenant_id, last_seq) VALUES (?, ?)"
             " ON CONFLICT (tenant_id) DO UPDATE SET last_seq = (tenant_counters.last_seq + excluded.last_seq)"
             " RETURNING last_seq",
-            (tenant, len(rows)),
+            (self.tenant, len(rows)),
         ).fetchone()
         first = last - len(rows) + 1
-        db.executemany(
+        self.db.executemany(
             "INSERT INTO events (tenant_id, seq, entity_type, entity_id, root_type, root_id, kind,"
             " from_state, to_state, actor, data, created_at)"
             " VALUES (?, ?, ?, ?, 'plan', ?, ?, ?, ?, 'dev', ?, ?)",
-            [(tenant, first + i, *r) for i, r in enumerate(rows)],
+            [(self.tenant, first + i, *r) for i, r in enumerate(rows)],
         )
 
-    count = 0
-    started = time.perf_counter()
-    cpu = time.process_time()
-    for _ in range(steps):
-        for plan_id in plans:
-            now = _now()
-            db.execute("BEGIN IMMEDIATE")
-            db.execute(
-                "SELECT * FROM research_plans WHERE id = ? AND tenant_id = ?", (plan_id, tenant)
-            ).fetchall()
-            (step_id, *_) = db.execute(
-                "SELECT * FROM plan_steps WHERE plan_id = ? AND status = ?"
-                " ORDER BY step_order LIMIT ? OFFSET ?",
-                (plan_id, "pending", 1, 0),
-            ).fetchone()
-            db.execute(
-                "UPDATE plan_steps SET status=?, started_at=?, updated_at=? WHERE id = ?",
-                ("in_progress", now, now, step_id),
-            )
-            db.execute(
-                "UPDATE research_plans SET status=?, updated_at=? WHERE id = ?", ("executing", now, plan_id)
-            )
-            events(
-                [
-                    ("step", step_id, plan_id, "step_transitioned", "pending", "in_progress", "{}", now),
-                    ("plan", plan_id, plan_id, "plan_transitioned", "planning", "executing", "{}", now),
-                    ("step", step_id, plan_id, "step_started", None, None, '{"stepOrder": 1}', now),
-                ]
-            )
-            db.execute("COMMIT")
-            now = _now()
-            db.execute("BEGIN IMMEDIATE")
-            db.execute(
-                "SELECT * FROM plan_steps JOIN research_plans ON research_plans.id = plan_steps.plan_id"
-                " WHERE plan_steps.id = ? AND plan_steps.tenant_id = ?",
-                (step_id, tenant),
-            ).fetchall()
-            db.execute(
-                "UPDATE plan_steps SET status=?, result_summary=?, confidence=?, completed_at=?, updated_at=?"
-                " WHERE id = ?",
-                ("completed", "ok", 0.9, now, now, step_id),
-            )
-            db.execute(
-                "SELECT * FROM branching_conditions WHERE after_step_id = ? ORDER BY position", (step_id,)
-            ).fetchall()
-            db.execute("SELECT status FROM plan_steps WHERE plan_id = ?", (plan_id,)).fetchall()
-            events(
-                [
-                    ("step", step_id, plan_id, "step_transitioned", "in_progress", "completed", "{}", now),
-                    ("step", step_id, plan_id, "step_completed", None, None, '{"confidence": 0.9}', now),
-                ]
-            )
-            db.execute("COMMIT")
-            count += 2
-    elapsed = time.perf_counter() - started
-    cpu = time.process_time() - cpu
-    db.close()
+    def start(self, plan_id: str) -> str:
+        """The plan's first pending step started: its id."""
+        db, now = self.db, _now()
+        db.execute("BEGIN IMMEDIATE")
+        db.execute(
+            "SELECT * FROM research_plans WHERE id = ? AND tenant_id = ?", (plan_id, self.tenant)
+        ).fetchall()
+        (step_id, *_) = db.execute(
+            "SELECT * FROM plan_steps WHERE plan_id = ? AND status = ? ORDER BY step_order LIMIT ? OFFSET ?",
+            (plan_id, "pending", 1, 0),
+        ).fetchone()
+        db.execute(
+            "UPDATE plan_steps SET status=?, started_at=?, updated_at=? WHERE id = ?",
+            ("in_progress", now, now, step_id),
+        )
+        db.execute(
+            "UPDATE research_plans SET status=?, updated_at=? WHERE id = ?", ("executing", now, plan_id)
+        )
+        self._events(
+            [
+                ("step", step_id, plan_id, "step_transitioned", "pending", "in_progress", "{}", now),
+                ("plan", plan_id, plan_id, "plan_transitioned", "planning", "executing", "{}", now),
+                ("step", step_id, plan_id, "step_started", None, None, '{"stepOrder": 1}', now),
+            ]
+        )
+        db.execute("COMMIT")
+        return str(step_id)
+
+    def submit(self, step_id: str) -> None:
+        db, now = self.db, _now()
+        db.execute("BEGIN IMMEDIATE")
+        (row,) = db.execute(
+            "SELECT * FROM plan_steps JOIN research_plans ON research_plans.id = plan_steps.plan_id"
+            " WHERE plan_steps.id = ? AND plan_steps.tenant_id = ?",
+            (step_id, self.tenant),
+        ).fetchall()
+        plan_id = row[2]
+        db.execute(
+            "UPDATE plan_steps SET status=?, result_summary=?, confidence=?, completed_at=?, updated_at=?"
+            " WHERE id = ?",
+            ("completed", "ok", 0.9, now, now, step_id),
+        )
+        db.execute(
+            "SELECT * FROM branching_conditions WHERE after_step_id = ? ORDER BY position", (step_id,)
+        ).fetchall()
+        db.execute("SELECT status FROM plan_steps WHERE plan_id = ?", (plan_id,)).fetchall()
+        self._events(
+            [
+                ("step", step_id, plan_id, "step_transitioned", "in_progress", "completed", "{}", now),
+                ("step", step_id, plan_id, "step_completed", None, None, '{"confidence": 0.9}', now),
+            ]
+        )
+        db.execute("COMMIT")
+
+
+def sqlite_statements(path: str, steps: int = transitions.STEPS) -> dict[str, float]:
+    """``RawTransitions`` on ``path`` in this process: ``CEILING_PLANS`` plans of ``steps`` steps, each
+    step started and submitted; transitions/s (wall) and the CPU one transition took
+    (``time.process_time``, µs, the plans' creation left out)."""
+    raw = RawTransitions(path)
+    try:
+        plans = raw.create(CEILING_PLANS, steps)
+        count = 0
+        started = time.perf_counter()
+        cpu = time.process_time()
+        for _ in range(steps):
+            for plan_id in plans:
+                raw.submit(raw.start(plan_id))
+                count += 2
+        elapsed = time.perf_counter() - started
+        cpu = time.process_time() - cpu
+    finally:
+        raw.close()
     return {"transitions_per_second": count / elapsed, "cpu_us_per_transition": cpu * 1e6 / count}
 
 

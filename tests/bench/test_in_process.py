@@ -34,6 +34,7 @@ def _run(*args: str) -> dict[str, object]:
         (),
         ("--typename",),
         ("--app", "mutations"),
+        ("--app", "mutations_sql"),
         ("--app", "strawberry", "--typename"),
         ("--app", "services"),
         ("--app", "sql"),

@@ -1,6 +1,6 @@
 """A transition's CPU by layer, in one process: what the SQL, the unit of work and the request take.
 
-``python -m bench.layers [--repeats K] [--rounds N] [--plans P]`` runs four parts of
+``python -m bench.layers [--repeats K] [--rounds N] [--plans P]`` runs five parts of
 ``bench.in_process`` K times each, interleaved, every run a process and a SQLite file of its own, and
 prints each part's CPU per transition (median and range of the K runs, each from its rounds 2 to N):
 
@@ -17,9 +17,9 @@ Then the layers, from the medians: the SQL; the unit of work's Python (``service
 request and GraphQL part (``flightdeck`` less ``services``) beside the stock app's (``mutations``); the
 mutation floor measured apart (``mutations`` plus ``sql``) and in one process (``mutations_sql``), whose
 difference is what the two parts cost each other by sharing the core's caches; and the transition over
-the floor in one process. No socket: what HTTP adds is the
-floor bench's (``python -m bench --only floor``). With ``--instructions`` each part is also counted in
-instructions under cachegrind (``bench.instructions``, minutes a part), which hold on a busy machine.
+the floor in one process. No socket: what HTTP adds is the floor bench's (``python -m bench --only
+floor``). With ``--instructions`` each part is also counted in instructions under cachegrind
+(``bench.instructions``, minutes a part), which hold on a busy machine.
 """
 
 from __future__ import annotations

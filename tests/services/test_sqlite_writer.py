@@ -6,6 +6,7 @@ import asyncio
 import inspect
 import sqlite3
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -225,87 +226,79 @@ async def test_the_kept_writer_connection_reconnects_after_it_was_invalidated(tm
         await db.dispose()
 
 
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    """A migrated SQLite file's engines, disposed of after the test."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'writer.db'}"
+    await upgrade_async(url)
+    made = Database(url)
+    yield made
+    await made.dispose()
+
+
 async def test_each_database_transaction_begins_and_ends_inside_the_sessions_kept_transaction(
-    tmp_path: Path,
+    db: Database,
 ) -> None:
     """The writer session's own transaction outlives the database transactions: each of those is a
     BEGIN IMMEDIATE and a COMMIT on the driver, and between them the connection holds none open."""
-    url = f"sqlite+aiosqlite:///{tmp_path / 'k.db'}"
-    await upgrade_async(url)
-    db = Database(url)
     statements: list[str] = []
-    try:
-        async with db.transaction() as session:
-            kept = session.sync_session.get_transaction()
-            raw = (await (await session.connection()).get_raw_connection()).dbapi_connection
-            raw.set_trace_callback(statements.append)
-            session.add(TenantCounter(tenant_id="a", last_seq=1))
-        assert not raw.in_transaction
-        async with db.transaction() as session:
-            assert session.sync_session.get_transaction() is kept
-            assert raw.in_transaction
-            counter = await session.get(TenantCounter, "a")
-            assert counter is not None
-            counter.last_seq = 2
-        assert not raw.in_transaction
-        async with db.reader() as session:
-            assert (await session.get(TenantCounter, "a")).last_seq == 2  # type: ignore[union-attr]
-    finally:
-        await db.dispose()
+    async with db.transaction() as session:
+        kept = session.sync_session.get_transaction()
+        raw = (await (await session.connection()).get_raw_connection()).dbapi_connection
+        raw.set_trace_callback(statements.append)
+        session.add(TenantCounter(tenant_id="a", last_seq=1))
+    assert not raw.in_transaction
+    async with db.transaction() as session:
+        assert session.sync_session.get_transaction() is kept
+        assert raw.in_transaction
+        counter = await session.get(TenantCounter, "a")
+        assert counter is not None
+        counter.last_seq = 2
+    assert not raw.in_transaction
+    async with db.reader() as session:
+        assert (await session.get(TenantCounter, "a")).last_seq == 2  # type: ignore[union-attr]
     begun = [s for s in statements if s in ("BEGIN IMMEDIATE", "COMMIT")]
     assert begun == ["COMMIT", "BEGIN IMMEDIATE", "COMMIT"]
 
 
 async def test_a_failed_flush_ends_the_sessions_transaction_and_the_next_one_begins_anew(
-    tmp_path: Path,
+    db: Database,
 ) -> None:
     """An ORM flush that fails deactivates the session's transaction: SQLAlchemy rolls it back, nothing
     of it is written, and the next transaction begins a new session transaction on the same writer."""
-    url = f"sqlite+aiosqlite:///{tmp_path / 'f.db'}"
-    await upgrade_async(url)
-    db = Database(url)
-    try:
-        async with db.transaction() as session:
-            session.add(TenantCounter(tenant_id="a", last_seq=1))
-            first = session.sync_session.get_transaction()
+    async with db.transaction() as session:
+        session.add(TenantCounter(tenant_id="a", last_seq=1))
+        first = session.sync_session.get_transaction()
 
-        async def duplicate() -> None:
-            async with db.transaction() as session:
-                session.add(TenantCounter(tenant_id="b", last_seq=1))
-                await session.flush()
-                session.add(TenantCounter(tenant_id="a", last_seq=9))  # the key again
-
-        with pytest.raises(IntegrityError, match="UNIQUE"):
-            await duplicate()
+    async def duplicate() -> None:
         async with db.transaction() as session:
-            assert session.sync_session.get_transaction() is not first
-            session.add(TenantCounter(tenant_id="c", last_seq=1))
-        async with db.reader() as session:
-            rows = (await session.execute(text("SELECT tenant_id, last_seq FROM tenant_counters"))).all()
-    finally:
-        await db.dispose()
+            session.add(TenantCounter(tenant_id="b", last_seq=1))
+            await session.flush()
+            session.add(TenantCounter(tenant_id="a", last_seq=9))  # the key again
+
+    with pytest.raises(IntegrityError, match="UNIQUE"):
+        await duplicate()
+    async with db.transaction() as session:
+        assert session.sync_session.get_transaction() is not first
+        session.add(TenantCounter(tenant_id="c", last_seq=1))
+    async with db.reader() as session:
+        rows = (await session.execute(text("SELECT tenant_id, last_seq FROM tenant_counters"))).all()
     assert sorted(tuple(r) for r in rows) == [("a", 1), ("c", 1)]
 
 
-async def test_a_transaction_that_raises_writes_nothing_and_the_kept_one_goes_on(tmp_path: Path) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'r.db'}"
-    await upgrade_async(url)
-    db = Database(url)
-    try:
-        async with db.transaction() as session:
-            kept = session.sync_session.get_transaction()
+async def test_a_transaction_that_raises_writes_nothing_and_the_kept_one_goes_on(db: Database) -> None:
+    async with db.transaction() as session:
+        kept = session.sync_session.get_transaction()
 
-        async def refused() -> None:
-            async with db.transaction() as session:
-                session.add(TenantCounter(tenant_id="gone", last_seq=1))
-                await session.flush()
-                raise ValueError("refused after writing")
-
-        with pytest.raises(ValueError, match="refused"):
-            await refused()
+    async def refused() -> None:
         async with db.transaction() as session:
-            assert session.sync_session.get_transaction() is kept
-            assert list(session.identity_map.values()) == []
-            assert await session.get(TenantCounter, "gone") is None
-    finally:
-        await db.dispose()
+            session.add(TenantCounter(tenant_id="gone", last_seq=1))
+            await session.flush()
+            raise ValueError("refused after writing")
+
+    with pytest.raises(ValueError, match="refused"):
+        await refused()
+    async with db.transaction() as session:
+        assert session.sync_session.get_transaction() is kept
+        assert list(session.identity_map.values()) == []
+        assert await session.get(TenantCounter, "gone") is None

@@ -29,7 +29,7 @@ import json
 import resource
 import sqlite3
 import tempfile
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
 from .transitions import CREATE, START, SUBMIT
@@ -127,30 +127,28 @@ async def _lifespan(app: App, rounds: int, agent: Callable[[App], Awaitable[int]
     started = await from_app.get()
     if started["type"] != "lifespan.startup.complete":
         raise RuntimeError(started)
-    transitions = 0
     try:
-        for i in range(rounds):
-            if i == 1:  # the first round warms the caches; CPU is counted from the second on
-                cpu[0] = _cpu()
-            transitions += sum(await asyncio.gather(*(agent(app) for _ in range(AGENTS))))
-        cpu[1] = _cpu()
+        return await _rounds(rounds, lambda: _together(agent(app) for _ in range(AGENTS)))
     finally:
         await to_app.put({"type": "lifespan.shutdown"})
         await from_app.get()
         await task
-    return transitions
 
 
-async def _direct(rounds: int, agent: Callable[[], Awaitable[int]]) -> int:
-    """``rounds`` rounds of ``AGENTS`` agents that need no app (the services called directly, the raw
-    SQL), CPU counted as ``_lifespan`` counts it."""
+async def _rounds(rounds: int, one_round: Callable[[], Awaitable[int]]) -> int:
+    """``rounds`` rounds, each the transitions or requests ``one_round`` makes; the process's CPU is
+    counted from the second round on (the first warms the caches)."""
     transitions = 0
     for i in range(rounds):
         if i == 1:
             cpu[0] = _cpu()
-        transitions += sum(await asyncio.gather(*(agent() for _ in range(AGENTS))))
+        transitions += await one_round()
     cpu[1] = _cpu()
     return transitions
+
+
+async def _together(agents: Iterable[Awaitable[int]]) -> int:
+    return sum(await asyncio.gather(*agents))
 
 
 async def _services(folder: str, rounds: int) -> int:
@@ -171,7 +169,7 @@ async def _services(folder: str, rounds: int) -> int:
         gc.collect()
         gc.freeze()
     try:
-        return await _direct(rounds, lambda: service_agent(runtime, STEPS))
+        return await _rounds(rounds, lambda: _together(service_agent(runtime, STEPS) for _ in range(AGENTS)))
     finally:
         await runtime.db.dispose()
 
@@ -182,18 +180,12 @@ async def _sql(folder: str, rounds: int) -> int:
     from .scale import CEILING_PLANS, sqlite_statements
 
     assert CEILING_PLANS == AGENTS
-    done = 0
 
-    async def agent() -> int:
-        # One call runs every agent's plan: the first agent of a round runs it, the others count none.
-        nonlocal done
-        done += 1
-        if done % AGENTS != 1:
-            return 0
+    async def one_round() -> int:
         sqlite_statements(f"{folder}/bench.db", STEPS)
         return AGENTS * 2 * STEPS
 
-    return await _direct(rounds, agent)
+    return await _rounds(rounds, one_round)
 
 
 def _settings(folder: str) -> Any:

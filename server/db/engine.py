@@ -175,7 +175,7 @@ def _usable(sync: Session) -> bool:
 
 
 def _begin_writer(sync: Session) -> None:
-    if sync.get_transaction() is not None and _usable(sync):
+    if _usable(sync):
         _BEGIN_IMMEDIATE.execute(driver.connection(sync), {})
         return
     if sync.get_transaction() is not None:

@@ -67,6 +67,25 @@ def test_every_cursor_hook_the_asyncio_layer_calls_is_on_the_inline_cursor() -> 
         assert all(inspect.iscoroutinefunction(getattr(cursor, name)) for name in called)
 
 
+def test_the_reader_connections_thread_takes_the_queue_aiosqlite_fills() -> None:
+    """``sqlite_inline._serve_reader`` replaces aiosqlite's worker: it reads the same queue, the same
+    stop sentinel, and the attribute the connection keeps its ``sqlite3`` connection in."""
+    import aiosqlite
+    import aiosqlite.core as core
+
+    assert version("aiosqlite") == sqlite_inline.AIOSQLITE_VERIFIED_WITH, (
+        "aiosqlite changed: re-check sqlite_inline._serve_reader against aiosqlite/core.py's worker"
+    )
+    connection = aiosqlite.connect(":memory:")
+    assert {"_tx", "_thread", "_connection"} <= set(vars(connection))
+    assert not connection._thread.is_alive()  # started by ``__await__``, after the creator replaced it
+    assert "self._thread.start()" in inspect.getsource(core.Connection.__await__)
+    assert "return _STOP_RUNNING_SENTINEL" in inspect.getsource(core.Connection.stop)
+    worker = inspect.getsource(core._connection_worker_thread)
+    assert "future, function = tx.get()" in worker
+    assert "call_soon_threadsafe(set_result, future, result)" in worker
+
+
 def test_every_internal_the_driver_statements_use_is_where_they_read_it() -> None:
     from sqlalchemy import Column, Integer, MetaData, Table, insert
     from sqlalchemy.engine import Connection

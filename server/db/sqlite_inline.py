@@ -17,18 +17,21 @@ the loop.
 
 This is the one place that depends on library internals on the database side: ``is_async``, the pool
 class the asyncio engine accepts, and the cursor's ``_async_soft_close`` (the one hook
-``AsyncSession.execute`` calls on a driver's cursor). ``tests/test_library_pins.py`` fails when the
-installed SQLAlchemy is not ``VERIFIED_WITH`` or that hook changes.
+``AsyncSession.execute`` calls on a driver's cursor); and, for the readers, aiosqlite's call queue and
+stop sentinel (``_serve_reader``). ``tests/test_library_pins.py`` fails when the installed SQLAlchemy
+is not ``VERIFIED_WITH``, aiosqlite not ``AIOSQLITE_VERIFIED_WITH``, or one of those changes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import aiosqlite
+import aiosqlite.core as aiosqlite_core
 from sqlalchemy import pool
 from sqlalchemy.dialects import registry
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
@@ -106,7 +109,14 @@ def reader_creator(path: str) -> Callable[[], Awaitable[aiosqlite.Connection]]:
 
     async def opened() -> aiosqlite.Connection:
         connection = aiosqlite.connect(path)
-        connection._thread.daemon = True  # as SQLAlchemy's dialect sets it: never blocks interpreter exit
+        # aiosqlite's own thread runs each call and hands the result to the asking loop; where that
+        # loop has closed meanwhile (a server stopped while a connect or a query was on the thread),
+        # handing it over raises in the thread and the connection is left open with no thread to
+        # close it. This one runs the same queue and, when the asking loop is gone, closes the
+        # connection instead. Daemon, as SQLAlchemy's dialect sets it: never blocks interpreter exit.
+        connection._thread = threading.Thread(
+            target=_serve_reader, args=(connection,), name="flightdeck-sqlite-reader", daemon=True
+        )
         return await connection
 
     async def connect() -> aiosqlite.Connection:
@@ -126,3 +136,49 @@ def _close_orphan(opening: asyncio.Future[aiosqlite.Connection]) -> None:
     closing = asyncio.ensure_future(opening.result().close())
     _ORPHANS.add(closing)
     closing.add_done_callback(_ORPHANS.discard)
+
+
+AIOSQLITE_VERIFIED_WITH = "0.22.1"  # aiosqlite, whose core.py (its worker and Connection) was checked
+
+
+def _serve_reader(connection: aiosqlite.Connection) -> None:
+    """The reader connection's thread: each queued call run in turn, its outcome handed to the future
+    of the loop that asked, until aiosqlite's stop sentinel. A loop that has closed cannot take it:
+    nothing will use the connection again, so it is closed here and the thread ends."""
+    calls = connection._tx
+    while True:
+        future, call = calls.get()
+        try:
+            outcome: Any = call()
+            failed = False
+        except BaseException as exc:  # handed to the caller, as aiosqlite does
+            outcome, failed = exc, True
+        if future is not None and not _hand_over(future, outcome, failed=failed):
+            # The connect's own outcome too: aiosqlite keeps the connection only once the loop has it.
+            for opened in (connection._connection, outcome):
+                if isinstance(opened, sqlite3.Connection):
+                    opened.close()
+            connection._connection = None
+            return
+        if outcome is aiosqlite_core._STOP_RUNNING_SENTINEL:
+            return
+
+
+def _hand_over(future: asyncio.Future[Any], outcome: Any, *, failed: bool) -> bool:
+    """Whether the outcome reached the future's loop (False: that loop is closed)."""
+    try:
+        future.get_loop().call_soon_threadsafe(_settle, future, outcome, failed)
+    except RuntimeError:
+        if future.get_loop().is_closed():
+            return False
+        raise
+    return True
+
+
+def _settle(future: asyncio.Future[Any], outcome: Any, failed: bool) -> None:
+    if future.done():  # cancelled while the call ran
+        return
+    if failed:
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)

@@ -6,7 +6,7 @@ import asyncio
 import inspect
 import sqlite3
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +109,22 @@ class _Tracked(sqlite3.Connection):
         super().close()
 
 
+def _connect_when_released(
+    entered: threading.Event, release: threading.Event, opened: list[_Tracked]
+) -> Callable[..., sqlite3.Connection]:
+    """A ``sqlite3.connect`` that says it has begun, then waits for ``release`` before opening."""
+    real_connect = sqlite3.connect
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        entered.set()
+        release.wait(10)
+        connection = real_connect(*args, factory=_Tracked, **kwargs)
+        opened.append(connection)
+        return connection
+
+    return connect
+
+
 async def test_a_reader_connect_cancelled_while_the_file_opens_closes_the_connection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -117,14 +133,7 @@ async def test_a_reader_connect_cancelled_while_the_file_opens_closes_the_connec
     db = Database(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}")
     entered, release = threading.Event(), threading.Event()
     opened: list[_Tracked] = []
-    real_connect = sqlite3.connect
-
-    def slow_connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
-        entered.set()
-        release.wait(10)
-        connection = real_connect(*args, factory=_Tracked, **kwargs)
-        opened.append(connection)
-        return connection
+    slow_connect = _connect_when_released(entered, release, opened)
 
     async def read() -> None:
         async with db.read_connection() as connection:
@@ -148,6 +157,53 @@ async def test_a_reader_connect_cancelled_while_the_file_opens_closes_the_connec
         release.set()
         monkeypatch.undo()
         await db.dispose()
+
+
+def test_a_reader_connect_still_opening_when_its_loop_closes_is_closed_on_its_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server stopped while a reader connection opens: its loop cancels the request and closes before
+    the file is open. The connection's thread cannot hand it over; it closes it, raising nothing (an
+    exception there reached whichever test ran next as an unhandled-thread-exception error)."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'r.db'}"
+    entered, release = threading.Event(), threading.Event()
+    opened: list[_Tracked] = []
+    slow_connect = _connect_when_released(entered, release, opened)
+
+    async def serve_until_stopped() -> None:
+        db = Database(url)
+
+        async def read() -> None:
+            async with db.read_connection() as connection:
+                await connection.execute(text("SELECT 1"))
+
+        reading = asyncio.create_task(read())
+        assert await asyncio.to_thread(entered.wait, 10)
+        assert not reading.done()
+        # Returning stops the loop as a server's shutdown does: pending tasks cancelled, loop closed.
+
+    raised: list[BaseException | None] = []
+    previous_hook = threading.excepthook
+    threading.excepthook = lambda args: raised.append(args.exc_value)
+    monkeypatch.setattr(sqlite3, "connect", slow_connect)
+    try:
+        before = set(threading.enumerate())
+        server = threading.Thread(target=asyncio.run, args=(serve_until_stopped(),))
+        server.start()
+        server.join(30)
+        assert not server.is_alive()
+        release.set()
+        readers = [t for t in set(threading.enumerate()) - before if t.name == "flightdeck-sqlite-reader"]
+        assert len(readers) == 1
+        readers[0].join(30)
+        assert not readers[0].is_alive(), "the reader's thread did not end"
+    finally:
+        release.set()
+        threading.excepthook = previous_hook
+        monkeypatch.undo()
+    assert raised == []
+    assert len(opened) == 1
+    assert opened[0].closed, "the connection opened after its loop closed was left open"
 
 
 async def test_the_writers_session_starts_each_transaction_empty_even_after_a_cancelled_one(

@@ -10,7 +10,9 @@ floor's reference apps instead (``bench.floor_apps``: ``mutations`` takes the sa
 Two more parts make the same transitions without an app: ``services`` calls the services directly in
 ``unit_of_work`` transactions (the unit of work alone: no GraphQL, no request layer) and ``sql`` runs
 the transitions' statements in raw ``sqlite3`` (``bench.scale.sqlite_statements``, the floor's SQL).
-``--plans N`` fills the database with N plans first, as the HTTP floor bench does.
+``--plans N`` fills the database with N plans first, as the HTTP floor bench does. ``--database-url``
+runs ``flightdeck`` or ``services`` on that PostgreSQL database instead (emptied and migrated first, as
+the floor bench's ``--postgres-url``), and prints its backends' CPU per transition beside the process's.
 
 Under valgrind the difference between two runs of N and N+2 rounds is the cost of 1,280 requests,
 start-up and migrations cancelled; instruction counts hold on a busy machine where CPU seconds do not.
@@ -23,15 +25,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import json
 import resource
-import sqlite3
 import tempfile
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
+from .scale import database_cpu_now
 from .transitions import CREATE, START, SUBMIT
 
 AGENTS = 16
@@ -113,8 +114,11 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-# The process's CPU seconds when the second round starts and when the last ends.
+# The process's CPU seconds when the second round starts and when the last ends; on PostgreSQL, its
+# backends' too (``bench.scale.database_cpu``: each backend then alive, one opened meanwhile from zero).
 cpu = [0.0, 0.0]
+backends: list[dict[int, float]] = [{}, {}]
+DATABASE_URL: list[str] = []  # set by --database-url
 
 
 async def _lifespan(app: App, rounds: int, agent: Callable[[App], Awaitable[int]]) -> int:
@@ -141,9 +145,13 @@ async def _rounds(rounds: int, one_round: Callable[[], Awaitable[int]]) -> int:
     transitions = 0
     for i in range(rounds):
         if i == 1:
+            if DATABASE_URL:
+                backends[0] = await database_cpu_now(DATABASE_URL[0])
             cpu[0] = _cpu()
         transitions += await one_round()
     cpu[1] = _cpu()
+    if DATABASE_URL:
+        backends[1] = await database_cpu_now(DATABASE_URL[0])
     return transitions
 
 
@@ -151,7 +159,7 @@ async def _together(agents: Iterable[Awaitable[int]]) -> int:
     return sum(await asyncio.gather(*agents))
 
 
-async def _services(folder: str, rounds: int) -> int:
+async def _services(settings: Any, rounds: int) -> int:
     """The unit of work alone: each agent's plan created, started and submitted through the services,
     as the mutations call them, in ``unit_of_work`` transactions on the same engine; no GraphQL, no
     request layer."""
@@ -162,7 +170,6 @@ async def _services(folder: str, rounds: int) -> int:
 
     from .transitions import service_agent
 
-    settings = _settings(folder)
     prepare_process(settings)  # the collector's threshold as the server has it
     runtime = Runtime(Database(settings.database_url), SystemClock(), settings)
     if settings.gc_freeze:  # as the app's lifespan does once it is made
@@ -188,16 +195,15 @@ async def _sql(folder: str, rounds: int) -> int:
     return await _rounds(rounds, one_round)
 
 
-def _settings(folder: str) -> Any:
+def _settings(folder: str, database_url: str | None = None) -> Any:
     from server.config import Settings
 
-    return Settings(database_url=f"sqlite+aiosqlite:///{folder}/bench.db", operation_log=True)
+    return Settings(database_url=database_url or f"sqlite+aiosqlite:///{folder}/bench.db", operation_log=True)
 
 
-def _app(kind: str, folder: str) -> App:
+def _app(kind: str, folder: str, settings: Any) -> App:
     """Flightdeck as ``flightdeck serve`` runs it, or one of the floor's reference apps as
     ``bench.floor_apps`` serves it (the same collector threshold and log records)."""
-    settings = _settings(folder)
     if kind == "flightdeck":
         from server.app import create_app
         from server.cli import prepare_process
@@ -214,6 +220,21 @@ def _app(kind: str, folder: str) -> App:
 APPS = ["flightdeck", "mutations", "mutations_sql", "strawberry", "starlette", "services", "sql"]
 
 
+def _plans_in_database(url: str) -> int:
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    async def count() -> int:
+        engine = create_async_engine(url)
+        try:
+            async with engine.connect() as db:
+                return int((await db.execute(text("SELECT count(*) FROM research_plans"))).scalar_one())
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(count())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2)
@@ -222,14 +243,24 @@ def main() -> None:
     parser.add_argument(
         "--typename", action="store_true", help="send `{ __typename }` instead of the agents' mutations"
     )
+    parser.add_argument(
+        "--database-url", help="flightdeck or services on this PostgreSQL database (emptied!), not SQLite"
+    )
     args = parser.parse_args()
     if args.app in ("strawberry", "starlette") and not args.typename:
         parser.error(f"the {args.app} app answers only --typename")
     if args.app in ("services", "sql") and args.typename:
         parser.error(f"{args.app} makes transitions, not requests: no --typename")
+    if args.database_url and args.app not in ("flightdeck", "services"):
+        parser.error("--database-url runs flightdeck or services; the other parts are SQLite's")
     with tempfile.TemporaryDirectory() as folder:
-        url = _settings(folder).database_url
-        if args.plans or args.app in ("services", "sql", "mutations_sql"):
+        settings = _settings(folder, args.database_url)
+        url = settings.database_url
+        if args.database_url:
+            from .__main__ import fresh_postgres
+
+            fresh_postgres(url)
+        elif args.plans or args.app in ("services", "sql", "mutations_sql"):
             from server.db.migrate import upgrade
 
             upgrade(url)
@@ -237,21 +268,25 @@ def main() -> None:
             from . import loader
 
             loader.load(url, args.plans)
+        if args.database_url:
+            DATABASE_URL.append(url)
         if args.app == "services":
-            transitions = asyncio.run(_services(folder, args.rounds))
+            transitions = asyncio.run(_services(settings, args.rounds))
         elif args.app == "sql":
             transitions = asyncio.run(_sql(folder, args.rounds))
         else:
-            app = _app(args.app, folder)
+            app = _app(args.app, folder, settings)
             transitions = asyncio.run(_lifespan(app, args.rounds, _typename if args.typename else _agent))
         figures: dict[str, Any] = {"app": args.app, "requests": transitions}
         if args.app in ("flightdeck", "services", "sql", "mutations_sql"):
-            with contextlib.closing(sqlite3.connect(f"{folder}/bench.db")) as db:
-                (figures["plans_in_database"],) = db.execute("SELECT count(*) FROM research_plans").fetchone()
+            figures["plans_in_database"] = _plans_in_database(url)
         if args.rounds > 1:
             # The whole process, the harness's own JSON and ASGI messages included (a few % of it).
             counted = transitions * (args.rounds - 1) / args.rounds
             figures["cpu_us_per_request"] = round((cpu[1] - cpu[0]) / counted * 1e6, 1)
+            if args.database_url:
+                used = sum(after - backends[0].get(pid, 0.0) for pid, after in backends[1].items())
+                figures["database_cpu_us_per_request"] = round(used / counted * 1e6, 1)
         print(json.dumps(figures))
 
 

@@ -20,6 +20,11 @@ difference is what the two parts cost each other by sharing the core's caches; a
 the floor in one process. No socket: what HTTP adds is the floor bench's (``python -m bench --only
 floor``). With ``--instructions`` each part is also counted in instructions under cachegrind
 (``bench.instructions``, minutes a part), which hold on a busy machine.
+
+``--postgres-url URL`` (a database of the bench's own: each run empties it) adds ``services`` and
+``flightdeck`` on PostgreSQL, with its backends' CPU per transition, and their layers: the unit of work's
+Python there beside SQLite's (what the asyncpg path costs the process over the inline SQLite writer),
+the request and GraphQL part, and the transition's CPU with the backends'.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import sys
 from typing import Any
 
 PARTS = ("sql", "services", "flightdeck", "mutations", "mutations_sql")
+POSTGRES_PARTS = ("services", "flightdeck")  # ``<part>_postgres`` in the runs
 
 
 def _run(module: str, *args: str) -> dict[str, Any]:
@@ -42,14 +48,22 @@ def _run(module: str, *args: str) -> dict[str, Any]:
     return reply
 
 
-def measure(repeats: int, rounds: int, plans: int) -> dict[str, list[float]]:
-    """Each part's CPU µs per transition, one figure a run, the parts interleaved."""
-    runs: dict[str, list[float]] = {part: [] for part in PARTS}
+def measure(repeats: int, rounds: int, plans: int, postgres_url: str | None = None) -> dict[str, list[float]]:
+    """Each part's CPU µs per transition, one figure a run, the parts interleaved; with a PostgreSQL
+    database, its parts' too (``<part>_postgres``) and their backends' (``<part>_postgres_database``)."""
+    parts = [(part, ()) for part in PARTS]
+    if postgres_url:
+        parts += [(f"{part}_postgres", ("--database-url", postgres_url)) for part in POSTGRES_PARTS]
+    runs: dict[str, list[float]] = {name: [] for name, _ in parts}
     for number in range(repeats):
-        order = list(PARTS) if number % 2 == 0 else list(reversed(PARTS))
-        for part in order:
-            figures = _run("bench.in_process", "--app", part, "--rounds", str(rounds), "--plans", str(plans))
-            runs[part].append(float(figures["cpu_us_per_request"]))
+        for name, extra in parts if number % 2 == 0 else list(reversed(parts)):
+            part = name.removesuffix("_postgres")
+            figures = _run(
+                "bench.in_process", "--app", part, "--rounds", str(rounds), "--plans", str(plans), *extra
+            )
+            runs[name].append(float(figures["cpu_us_per_request"]))
+            if extra:
+                runs.setdefault(f"{name}_database", []).append(float(figures["database_cpu_us_per_request"]))
     return runs
 
 
@@ -68,6 +82,18 @@ def layers(medians: dict[str, float]) -> dict[str, float]:
     }
 
 
+def postgres_layers(medians: dict[str, float]) -> dict[str, float]:
+    """The PostgreSQL transition's layers, from the medians (server process and backends apart)."""
+    return {
+        "unit_of_work_python": medians["services_postgres"],
+        "over_sqlites_unit_of_work": medians["services_postgres"] - medians["services"],
+        "request_and_graphql": medians["flightdeck_postgres"] - medians["services_postgres"],
+        "server_process": medians["flightdeck_postgres"],
+        "database_backends": medians["flightdeck_postgres_database"],
+        "transition": medians["flightdeck_postgres"] + medians["flightdeck_postgres_database"],
+    }
+
+
 def table(runs: dict[str, list[float]], counted: dict[str, float] | None = None) -> str:
     medians = {part: statistics.median(values) for part, values in runs.items()}
     lines = ["| part | CPU µs a transition, median | range |" + (" M instructions |" if counted else "")]
@@ -75,12 +101,15 @@ def table(runs: dict[str, list[float]], counted: dict[str, float] | None = None)
     for part, values in runs.items():
         row = f"| {part} | {medians[part]:,.0f} | {min(values):,.0f} to {max(values):,.0f} |"
         if counted:
-            row += f" {counted[part] / 1e6:.3f} |"
+            row += f" {counted[part] / 1e6:.3f} |" if part in counted else " |"
         lines.append(row)
-    split = layers(medians)
-    lines += ["", "| layer | CPU µs | share of the transition |", "|---|---|---|"]
-    for name, value in split.items():
-        lines.append(f"| {name} | {value:,.0f} | {value / split['transition']:.2f} |")
+    splits = [("", layers(medians))]
+    if "flightdeck_postgres" in medians:
+        splits.append(("PostgreSQL ", postgres_layers(medians)))
+    for title, split in splits:
+        lines += ["", f"| {title}layer | CPU µs | share of the transition |", "|---|---|---|"]
+        for name, value in split.items():
+            lines.append(f"| {name} | {value:,.0f} | {value / split['transition']:.2f} |")
     return "\n".join(lines)
 
 
@@ -90,10 +119,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="rounds of 640 transitions a run")
     parser.add_argument("--plans", type=int, default=0, help="plans loaded before each run")
     parser.add_argument("--instructions", action="store_true", help="also count each part in instructions")
+    parser.add_argument("--postgres-url", help="also run services and flightdeck on this (emptied!) database")
     args = parser.parse_args()
     if args.repeats < 1 or args.rounds < 2:
         parser.error("at least one repeat and two rounds (the first warms up and is not counted)")
-    runs = measure(args.repeats, args.rounds, args.plans)
+    runs = measure(args.repeats, args.rounds, args.plans, args.postgres_url)
     counted = None
     if args.instructions:
         counted = {

@@ -49,24 +49,24 @@ async def list_latency(url: str) -> dict[str, float]:
 def database_cpu(url: str) -> dict[int, float]:
     """CPU seconds so far of each PostgreSQL backend serving ``url``'s database (a server on this
     machine: its processes are read in /proc); empty for SQLite, which runs inside the server."""
+    return asyncio.run(database_cpu_now(url))
+
+
+async def database_cpu_now(url: str) -> dict[int, float]:
+    """``database_cpu`` from inside a running event loop."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         return {}
+    import asyncpg
 
-    async def pids() -> list[int]:
-        import asyncpg
-
-        conn = await asyncpg.connect(parsed.set(drivername="postgresql").render_as_string(False))
-        try:
-            rows = await conn.fetch(
-                "SELECT pid FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
-        finally:
-            await conn.close()
-        return [int(r["pid"]) for r in rows]
-
-    return {pid: process_cpu_seconds(pid) for pid in asyncio.run(pids())}
+    conn = await asyncpg.connect(parsed.set(drivername="postgresql").render_as_string(False))
+    try:
+        rows = await conn.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    finally:
+        await conn.close()
+    return {int(r["pid"]): process_cpu_seconds(int(r["pid"])) for r in rows}
 
 
 @dataclass

@@ -3,6 +3,7 @@ how many it made."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -76,3 +77,22 @@ def test_the_parts_without_an_app_make_a_plan_an_agent_as_the_agents_do(app: str
     figures = _run("--app", app, "--rounds", "1")
     assert figures["requests"] == 16 * 40
     assert figures["plans_in_database"] == 16
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("app", ["flightdeck", "services"])
+@pytest.mark.parametrize("db_url", [pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True)
+async def test_on_postgresql_a_run_reports_the_backends_cpu_beside_its_own(app: str, db_url: str) -> None:
+    """``--database-url``: the same agents on a PostgreSQL database of the run's own (emptied and
+    migrated first), and the CPU its backends used per transition."""
+    figures = await asyncio.to_thread(_run, "--app", app, "--rounds", "2", "--database-url", db_url)
+    assert figures["requests"] == 2 * 16 * 40
+    assert figures["plans_in_database"] == 2 * 16
+    assert isinstance(figures["database_cpu_us_per_request"], float)
+    assert figures["database_cpu_us_per_request"] > 0
+
+
+def test_the_parts_that_run_only_on_sqlite_are_refused_a_database_url() -> None:
+    done = _process("--app", "sql", "--database-url", "postgresql+asyncpg://unused@127.0.0.1/unused")
+    assert done.returncode == 2
+    assert "the other parts are SQLite's" in done.stderr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.layers import layers, table
+from bench.layers import layers, postgres_layers, table
 
 
 def test_each_layer_is_the_difference_of_two_parts() -> None:
@@ -48,3 +48,31 @@ def test_the_table_shows_every_part_with_its_range_and_every_layer_with_its_shar
 def test_a_part_missing_from_the_runs_is_an_error() -> None:
     with pytest.raises(KeyError):
         layers({"sql": 1.0, "services": 2.0, "flightdeck": 3.0, "mutations": 1.0})
+
+
+def test_with_postgresql_the_table_adds_its_layers_with_the_backends_apart() -> None:
+    runs = {
+        "sql": [200.0],
+        "services": [550.0],
+        "flightdeck": [1_100.0],
+        "mutations": [300.0],
+        "mutations_sql": [800.0],
+        "services_postgres": [1_500.0],
+        "services_postgres_database": [700.0],
+        "flightdeck_postgres": [2_400.0],
+        "flightdeck_postgres_database": [800.0],
+    }
+    assert postgres_layers({part: values[0] for part, values in runs.items()}) == {
+        "unit_of_work_python": 1_500.0,
+        "over_sqlites_unit_of_work": 950.0,
+        "request_and_graphql": 900.0,
+        "server_process": 2_400.0,
+        "database_backends": 800.0,
+        "transition": 3_200.0,
+    }
+    text = table(
+        runs, {"sql": 1.3e6, "services": 2.2e6, "flightdeck": 3.7e6, "mutations": 1.7e6, "mutations_sql": 3e6}
+    )
+    assert "| flightdeck_postgres | 2,400 | 2,400 to 2,400 | |" in text
+    assert "| PostgreSQL layer | CPU µs | share of the transition |" in text
+    assert "| database_backends | 800 | 0.25 |" in text

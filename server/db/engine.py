@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import event, text
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -52,9 +53,8 @@ class Database:
             _configure_sqlite(self.write_engine, begin="BEGIN IMMEDIATE")
             _configure_sqlite(self.read_engine, begin="BEGIN", query_only=True)
         else:
-            self.write_engine = create_async_engine(
-                self.url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True
-            )
+            self.write_engine = create_async_engine(self.url, pool_size=pool_size, max_overflow=pool_size)
+            _replace_closed_at_checkout(self.write_engine)
             self.read_engine = self.write_engine
             self.capacity = {"writer": 2 * pool_size}
         self._writer_lock = asyncio.Lock() if self.is_sqlite else None
@@ -219,6 +219,24 @@ def _end_on_driver(connection: Connection, *, commit: bool) -> None:
             dbapi.rollback()
     except Exception as exc:
         connection._handle_dbapi_exception(exc, None, None, None, None)
+
+
+def _replace_closed_at_checkout(engine: AsyncEngine) -> None:
+    """A pooled PostgreSQL connection the server has ended (a restart, a terminated backend, an idle
+    timeout) is replaced when it is checked out, before a transaction uses it.
+
+    asyncpg learns of the end as soon as the loop reads the server's goodbye or the socket's close, so
+    ``is_closed()`` answers without a round trip. SQLAlchemy's ``pool_pre_ping`` asked the server
+    instead: a BEGIN, an empty query and a ROLLBACK before every transaction, three round trips more
+    than the transaction's own (docs/decisions/0069-postgresql-connections-checked-without-a-ping.md).
+    What neither catches, an end that arrives after the check-out, fails that one transaction;
+    SQLAlchemy then invalidates the pool, and the next check-out reconnects."""
+
+    @event.listens_for(engine.sync_engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        if dbapi_connection.driver_connection.is_closed():
+            # The pool drops it and checks out another (a new connection if need be), up to 3 times.
+            raise DisconnectionError("the server ended this pooled connection")
 
 
 def _configure_sqlite(engine: AsyncEngine, *, begin: str, query_only: bool = False) -> None:

@@ -235,7 +235,8 @@ def _replace_closed_at_checkout(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "checkout")
     def _on_checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
         if dbapi_connection.driver_connection.is_closed():
-            # The pool drops it and checks out another (a new connection if need be), up to 3 times.
+            # The pool invalidates it and opens a new connection in its place (SQLAlchemy's checkout
+            # retries): each dead connection is replaced as it is checked out, the live ones kept.
             raise DisconnectionError("the server ended this pooled connection")
 
 

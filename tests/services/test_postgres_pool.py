@@ -65,3 +65,34 @@ async def test_a_transaction_on_a_live_pooled_connection_sends_no_ping(db_url: s
         assert sent == ["BEGIN;", "COMMIT;"]
     finally:
         await db.dispose()
+
+
+@on_postgres
+async def test_after_every_pooled_backend_ended_as_in_a_restart_each_is_replaced_as_it_is_checked_out(
+    db_url: str,
+) -> None:
+    db = Database(db_url, pool_size=2)
+    both_in = asyncio.Barrier(2)
+
+    async def held_together() -> tuple[int, Any]:
+        async with db.transaction() as session:
+            pid = int((await session.execute(text(WHOAMI))).scalar_one())
+            raw = await (await session.connection()).get_raw_connection()
+            await both_in.wait()  # two connections checked out at once: both stay in the pool after
+            return pid, raw.driver_connection
+
+    try:
+        ended = await asyncio.gather(held_together(), held_together())
+        pids = {pid for pid, _ in ended}
+        assert len(pids) == 2
+        await _admin(f"SELECT pg_terminate_backend(pid) FROM unnest(ARRAY{sorted(pids)}) AS pid")
+        for _ in range(500):
+            if all(connection.is_closed() for _, connection in ended):
+                break
+            await asyncio.sleep(0.01)
+        assert all(connection.is_closed() for _, connection in ended)
+        both_in = asyncio.Barrier(2)
+        replaced = await asyncio.gather(held_together(), held_together())
+        assert {pid for pid, _ in replaced}.isdisjoint(pids)
+    finally:
+        await db.dispose()

@@ -17,11 +17,14 @@ on_postgres = pytest.mark.parametrize(
 WHOAMI = "SELECT pg_backend_pid()"
 
 
-async def _backend(db: Database) -> tuple[int, Any]:
-    """The backend's pid a transaction ran on, and its asyncpg connection."""
+async def _backend(db: Database, together: asyncio.Barrier | None = None) -> tuple[int, Any]:
+    """The backend's pid a transaction ran on, and its asyncpg connection; with ``together``, the
+    transaction waits there for the others, so that each holds a connection of its own."""
     async with db.transaction() as session:
         pid = int((await session.execute(text(WHOAMI))).scalar_one())
         raw = await (await session.connection()).get_raw_connection()
+        if together is not None:
+            await together.wait()
         return pid, raw.driver_connection
 
 
@@ -72,17 +75,14 @@ async def test_after_every_pooled_backend_ended_as_in_a_restart_each_is_replaced
     db_url: str,
 ) -> None:
     db = Database(db_url, pool_size=2)
-    both_in = asyncio.Barrier(2)
 
-    async def held_together() -> tuple[int, Any]:
-        async with db.transaction() as session:
-            pid = int((await session.execute(text(WHOAMI))).scalar_one())
-            raw = await (await session.connection()).get_raw_connection()
-            await both_in.wait()  # two connections checked out at once: both stay in the pool after
-            return pid, raw.driver_connection
+    async def two_at_once() -> list[tuple[int, Any]]:
+        # Two connections checked out at once: both stay in the pool after.
+        together = asyncio.Barrier(2)
+        return list(await asyncio.gather(_backend(db, together), _backend(db, together)))
 
     try:
-        ended = await asyncio.gather(held_together(), held_together())
+        ended = await two_at_once()
         pids = {pid for pid, _ in ended}
         assert len(pids) == 2
         await _admin(f"SELECT pg_terminate_backend(pid) FROM unnest(ARRAY{sorted(pids)}) AS pid")
@@ -91,8 +91,7 @@ async def test_after_every_pooled_backend_ended_as_in_a_restart_each_is_replaced
                 break
             await asyncio.sleep(0.01)
         assert all(connection.is_closed() for _, connection in ended)
-        both_in = asyncio.Barrier(2)
-        replaced = await asyncio.gather(held_together(), held_together())
+        replaced = await two_at_once()
         assert {pid for pid, _ in replaced}.isdisjoint(pids)
     finally:
         await db.dispose()

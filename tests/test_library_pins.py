@@ -69,7 +69,9 @@ def test_every_cursor_hook_the_asyncio_layer_calls_is_on_the_inline_cursor() -> 
 
 def test_the_reader_connections_thread_takes_the_queue_aiosqlite_fills() -> None:
     """``sqlite_inline._serve_reader`` replaces aiosqlite's worker: it reads the same queue, the same
-    stop sentinel, and the attribute the connection keeps its ``sqlite3`` connection in."""
+    stop sentinel, and the attribute the connection keeps its ``sqlite3`` connection in.
+    ``sqlite_inline.ReaderCalls`` replaces the queue: aiosqlite and SQLAlchemy's dialect only put on
+    it with ``put_nowait``, and only the worker takes from it."""
     import aiosqlite
     import aiosqlite.core as core
 
@@ -83,6 +85,11 @@ def test_the_reader_connections_thread_takes_the_queue_aiosqlite_fills() -> None
     assert "return _STOP_RUNNING_SENTINEL" in inspect.getsource(core.Connection.stop)
     worker = inspect.getsource(core._connection_worker_thread)
     assert "future, function = tx.get()" in worker
+    from sqlalchemy.dialects.sqlite import aiosqlite as dialect
+
+    for source in (inspect.getsource(core), inspect.getsource(dialect)):
+        uses = {line.split("_tx", 1)[1].split("(")[0] for line in source.splitlines() if "_tx." in line}
+        assert uses == {".put_nowait"}, uses
     assert "call_soon_threadsafe(set_result, future, result)" in worker
 
 

@@ -18,13 +18,15 @@ the loop.
 This is the one place that depends on library internals on the database side: ``is_async``, the pool
 class the asyncio engine accepts, and the cursor's ``_async_soft_close`` (the one hook
 ``AsyncSession.execute`` calls on a driver's cursor); and, for the readers, aiosqlite's call queue and
-stop sentinel (``_serve_reader``). ``tests/test_library_pins.py`` fails when the installed SQLAlchemy
-is not ``VERIFIED_WITH``, aiosqlite not ``AIOSQLITE_VERIFIED_WITH``, or one of those changes.
+stop sentinel (``_serve_reader``, ``ReaderCalls``). ``tests/test_library_pins.py`` fails when the
+installed SQLAlchemy is not ``VERIFIED_WITH``, aiosqlite not ``AIOSQLITE_VERIFIED_WITH``, or one of
+those changes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import queue
 import sqlite3
 import threading
 from collections.abc import Awaitable, Callable
@@ -114,6 +116,7 @@ def reader_creator(path: str) -> Callable[[], Awaitable[aiosqlite.Connection]]:
         # handing it over raises in the thread and the connection is left open with no thread to
         # close it. This one runs the same queue and, when the asking loop is gone, closes the
         # connection instead. Daemon, as SQLAlchemy's dialect sets it: never blocks interpreter exit.
+        connection._tx = ReaderCalls()  # type: ignore[assignment]
         connection._thread = threading.Thread(
             target=_serve_reader, args=(connection,), name="flightdeck-sqlite-reader", daemon=True
         )
@@ -141,27 +144,82 @@ def _close_orphan(opening: asyncio.Future[aiosqlite.Connection]) -> None:
 AIOSQLITE_VERIFIED_WITH = "0.22.1"  # aiosqlite, whose core.py (its worker and Connection) was checked
 
 
+Call = tuple[asyncio.Future[Any] | None, Callable[[], Any]]
+
+
+class ReaderCalls:
+    """A reader connection's call queue (aiosqlite's ``Connection._tx``) that still answers once its
+    thread has ended.
+
+    The thread ends at the first stop, as aiosqlite's does, but a connection can be stopped twice:
+    SQLAlchemy terminates one whose user was cancelled with a graceful ``close()`` under a shield and,
+    when the wait for that is cancelled too, a forced ``stop()``; the graceful close then ends with a
+    ``stop()`` of its own, queued behind the first one's sentinel. With aiosqlite's queue nothing ran
+    that call: its task waited forever, and so did whatever awaited the task (a feed's closing, a
+    loop's shutdown). Here a call that comes once the thread is done is run where it is queued, on a
+    connection already closed: a stop returns the sentinel, anything else fails as a closed
+    connection does."""
+
+    def __init__(self) -> None:
+        self._calls: queue.SimpleQueue[Call] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._ended = False
+
+    def put_nowait(self, item: Call) -> None:
+        with self._lock:
+            if not self._ended:
+                self._calls.put_nowait(item)
+                return
+        _answer(*item)
+
+    def get(self) -> Call:
+        return self._calls.get()
+
+    def end(self) -> None:
+        """The thread is done: calls still queued are answered now, later ones when queued."""
+        with self._lock:
+            self._ended = True
+        while True:
+            try:
+                item = self._calls.get_nowait()
+            except queue.Empty:
+                return
+            _answer(*item)
+
+
+def _answer(future: asyncio.Future[Any] | None, call: Callable[[], Any]) -> None:
+    outcome, failed = _run(call)
+    if future is not None:
+        _hand_over(future, outcome, failed=failed)  # a closed loop: no one is left to ask
+
+
+def _run(call: Callable[[], Any]) -> tuple[Any, bool]:
+    try:
+        return call(), False
+    except BaseException as exc:  # handed to the caller, as aiosqlite does
+        return exc, True
+
+
 def _serve_reader(connection: aiosqlite.Connection) -> None:
     """The reader connection's thread: each queued call run in turn, its outcome handed to the future
     of the loop that asked, until aiosqlite's stop sentinel. A loop that has closed cannot take it:
     nothing will use the connection again, so it is closed here and the thread ends."""
-    calls = connection._tx
-    while True:
-        future, call = calls.get()
-        try:
-            outcome: Any = call()
-            failed = False
-        except BaseException as exc:  # handed to the caller, as aiosqlite does
-            outcome, failed = exc, True
-        if future is not None and not _hand_over(future, outcome, failed=failed):
-            # The connect's own outcome too: aiosqlite keeps the connection only once the loop has it.
-            for opened in (connection._connection, outcome):
-                if isinstance(opened, sqlite3.Connection):
-                    opened.close()
-            connection._connection = None
-            return
-        if outcome is aiosqlite_core._STOP_RUNNING_SENTINEL:
-            return
+    calls: ReaderCalls = connection._tx  # type: ignore[assignment]
+    try:
+        while True:
+            future, call = calls.get()
+            outcome, failed = _run(call)
+            if future is not None and not _hand_over(future, outcome, failed=failed):
+                # The connect's own outcome too: aiosqlite keeps the connection only once the loop has it.
+                for opened in (connection._connection, outcome):
+                    if isinstance(opened, sqlite3.Connection):
+                        opened.close()
+                connection._connection = None
+                return
+            if outcome is aiosqlite_core._STOP_RUNNING_SENTINEL:
+                return
+    finally:
+        calls.end()
 
 
 def _hand_over(future: asyncio.Future[Any], outcome: Any, *, failed: bool) -> bool:

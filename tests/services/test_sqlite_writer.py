@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import aiosqlite.core as aiosqlite_core
 import greenlet
 import pytest
 from sqlalchemy import text
@@ -20,6 +21,7 @@ from server.db import driver
 from server.db.engine import Database
 from server.db.migrate import upgrade_async
 from server.db.models import TenantCounter
+from server.db.sqlite_inline import reader_creator
 
 
 async def _thread_running_sql(session: object) -> int:
@@ -204,6 +206,31 @@ def test_a_reader_connect_still_opening_when_its_loop_closes_is_closed_on_its_th
     assert raised == []
     assert len(opened) == 1
     assert opened[0].closed, "the connection opened after its loop closed was left open"
+
+
+async def test_a_reader_stopped_again_after_its_thread_ended_is_answered(tmp_path: Path) -> None:
+    """SQLAlchemy terminating a reader whose user was cancelled: a graceful close under a shield, a
+    forced stop when the wait for it is cancelled too, then the close's own stop, queued behind the
+    first one's sentinel. The thread ends at the first; the later calls are answered all the same (a
+    task waiting for one forever kept a feed, then its loop, from ever closing)."""
+    connection = await reader_creator(str(tmp_path / "r.db"))()
+    closing = asyncio.create_task(connection.close())
+    await asyncio.sleep(0)  # the graceful close has queued its call
+    connection.stop()  # the forced stop, queued behind it
+    await asyncio.wait_for(closing, 30)  # without an answer to the close's own stop: never done
+    connection._thread.join(30)
+    assert not connection._thread.is_alive()
+
+    # Later still: a stop returns as a stop does, anything else fails as on a closed connection.
+    stopped = connection.stop()
+    assert stopped is not None
+    assert await asyncio.wait_for(stopped, 30) is aiosqlite_core._STOP_RUNNING_SENTINEL
+    late: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    closed = sqlite3.connect(":memory:")
+    closed.close()
+    connection._tx.put_nowait((late, closed.cursor))
+    with pytest.raises(sqlite3.ProgrammingError):
+        await asyncio.wait_for(late, 30)
 
 
 async def test_the_writers_session_starts_each_transaction_empty_even_after_a_cancelled_one(

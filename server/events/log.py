@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, insert
+from sqlalchemy import BigInteger, String, Table, bindparam, column, insert, text
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -15,6 +16,7 @@ from sqlalchemy.orm import Session
 from ..db.driver import Prepared, run_sync
 from ..db.driver import connection as driver_connection
 from ..db.models import Event, TenantCounter
+from ..db.types import JSONType, UTCDateTime
 
 EVENTS = cast(Table, Event.__table__)
 
@@ -75,6 +77,39 @@ INSERTED_COLUMNS = tuple(c.name for c in EVENTS.columns if c.autoincrement is no
 _ALLOCATE_SEQS = {"postgresql": _allocate_seqs(pg_insert), "sqlite": _allocate_seqs(sqlite_insert)}
 _INSERT_EVENTS = Prepared(insert(EVENTS), INSERTED_COLUMNS, many=True)
 
+# The columns each event gives; the rest are the transaction's (tenant, actor, time) or allocated (seq).
+_PER_EVENT = ("entity_type", "entity_id", "root_type", "root_id", "kind", "from_state", "to_state", "data")
+# PostgreSQL: the counter's advance and the event rows in one statement, where the two above take a
+# round trip each. The upsert in the CTE runs once and locks the counter row to commit, as above; the
+# rows come from one array per column, numbered by ``WITH ORDINALITY`` in the order given. Each
+# parameter is typed: asyncpg's dialect casts it so in the SQL (``$5::VARCHAR[]``), which ``unnest``
+# needs to know its arrays' types, and converts the values as the Core path would (JSON, timestamps).
+_WRITE_EVENTS_POSTGRES = Prepared(
+    text(
+        f"""
+WITH counter AS (
+    INSERT INTO tenant_counters (tenant_id, last_seq, archived_through) VALUES (:tenant, :n, 0)
+    ON CONFLICT (tenant_id) DO UPDATE SET last_seq = tenant_counters.last_seq + excluded.last_seq
+    RETURNING last_seq
+)
+INSERT INTO events (tenant_id, seq, {", ".join(_PER_EVENT)}, actor, created_at)
+SELECT :tenant, counter.last_seq - :n + e.ord, {", ".join(f"e.{name}" for name in _PER_EVENT)}, :actor,
+    :created_at
+FROM counter, unnest({", ".join(f":{name}" for name in _PER_EVENT)})
+    WITH ORDINALITY AS e({", ".join(_PER_EVENT)}, ord)
+RETURNING seq
+""".strip()
+    )
+    .bindparams(
+        bindparam("tenant", type_=String),
+        bindparam("n", type_=BigInteger),
+        bindparam("actor", type_=String),
+        bindparam("created_at", type_=UTCDateTime),
+        *(bindparam(name, type_=ARRAY(JSONType if name == "data" else String)) for name in _PER_EVENT),
+    )
+    .columns(column("seq", BigInteger))
+)
+
 
 async def write_events(session: AsyncSession, buffer: EventBuffer) -> None:
     """Insert the buffered events with consecutive ``seq`` values.
@@ -93,6 +128,9 @@ def _write_events(session: Session, buffer: EventBuffer) -> None:
     n = len(buffer.events)
     session.flush()
     connection = driver_connection(session)
+    if connection.dialect.name == "postgresql":
+        _write_events_postgres(connection, buffer)
+        return
     upsert = _ALLOCATE_SEQS[connection.dialect.name]
     ((last,),) = upsert.execute(connection, {"tenant": buffer.tenant_id, "n": n})
     first = int(last) - n + 1
@@ -117,3 +155,18 @@ def _write_events(session: Session, buffer: EventBuffer) -> None:
             for seq, e in zip(buffer.seqs, buffer.events, strict=True)
         ],
     )
+
+
+def _write_events_postgres(connection: Any, buffer: EventBuffer) -> None:
+    events = buffer.events
+    rows = _WRITE_EVENTS_POSTGRES.execute(
+        connection,
+        {
+            "tenant": buffer.tenant_id,
+            "n": len(events),
+            "actor": buffer.actor,
+            "created_at": buffer.now,
+            **{name: [getattr(e, name) for e in events] for name in _PER_EVENT},
+        },
+    )
+    buffer.seqs = sorted(int(seq) for (seq,) in rows)

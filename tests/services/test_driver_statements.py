@@ -281,3 +281,48 @@ async def test_after_a_failed_flush_the_kept_connection_is_refused_as_the_sessio
             await duplicate_then_ask()
     finally:
         await db.dispose()
+
+
+async def test_the_event_log_write_stores_what_the_core_path_writes_numbered_in_order(db_url: str) -> None:
+    """``write_events`` (on PostgreSQL the counter's advance and the rows in one statement, on SQLite
+    two): each event's row is what the Core insert writes for it, numbered in the buffer's order, the
+    counter going on from where the last transaction left it."""
+    from server.events.log import EventBuffer, write_events
+
+    db = Database(db_url)
+    made = [_event(0), _event(0, from_state=None, to_state="done", data={}), _event(0, kind="other ✓")]
+    written: list[list[int]] = []
+    sent: list[str] = []
+
+    def heard(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if statement.split()[0] not in ("BEGIN", "COMMIT"):
+            sent.append(statement.split()[0])
+
+    event.listen(db.write_engine.sync_engine, "before_cursor_execute", heard)
+    try:
+        for _ in range(2):
+            buffer = EventBuffer("driver-test", made[0]["actor"], made[0]["created_at"])
+            for e in made:
+                fields = {k: e[k] for k in ("entity_type", "entity_id", "root_type", "root_id")}
+                buffer.record(
+                    e["kind"], **fields, from_state=e["from_state"], to_state=e["to_state"], data=e["data"]
+                )
+            async with db.transaction() as session:
+                await write_events(session, buffer)
+            written.append(buffer.seqs)
+        async with db.transaction() as session:
+            core_rows = [e | {"seq": 100 + i} for i, e in enumerate(made)]
+            await session.run_sync(lambda s: s.connection().execute(insert(EVENTS), core_rows))
+        one_transaction = ["WITH"] if db.dialect == "postgresql" else ["INSERT", "INSERT"]
+        assert sent[: len(one_transaction)] == one_transaction
+        assert written == [[1, 2, 3], [4, 5, 6]]
+        core = await _stored(db, [100, 101, 102])
+        for seqs in written:
+            assert [r[1:] for r in await _stored(db, seqs)] == [r[1:] for r in core]
+        async with db.read_connection() as conn:
+            counter = await conn.scalar(
+                text("SELECT last_seq FROM tenant_counters WHERE tenant_id = 'driver-test'")
+            )
+        assert counter == 6
+    finally:
+        await db.dispose()

@@ -10,6 +10,7 @@ from sqlalchemy import BigInteger, String, Table, bindparam, column, insert, tex
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
@@ -157,7 +158,7 @@ def _write_events(session: Session, buffer: EventBuffer) -> None:
     )
 
 
-def _write_events_postgres(connection: Any, buffer: EventBuffer) -> None:
+def _write_events_postgres(connection: Connection, buffer: EventBuffer) -> None:
     events = buffer.events
     rows = _WRITE_EVENTS_POSTGRES.execute(
         connection,
